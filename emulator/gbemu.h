@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gbemu.h - libgbemu: bring an emulated grid up and down, change links at
+ * runtime, describe the live grid.  The CLI in gridemu.c is a thin layer over
+ * this; experiments and tests link it too.
+ *
+ * Layout of a live grid with prefix P (default "gb"):
+ *   - one network namespace per topology node, named "P-<node>", visible to
+ *     `ip netns` (/run/netns/P-<node>);
+ *   - link k of the topology appears as interface "d<k>" at both ends
+ *     (a veth pair under the netem backend, a TUN device pair joined by
+ *     gridemu-tapd under the tap backend);
+ *   - every node has one /32 data address on each of its data interfaces and
+ *     static routes computed by gb_topo_route(); routers forward;
+ *   - a management namespace "P-mgmt" is an unshaped router that reaches
+ *     every host through interface "m0" (host side), for MPI launch and RPC;
+ *   - state lives in $GRIDBED_RUNDIR/P/ (default /run/gridbed/P/): a lock, a
+ *     copy of the topology, state.json, the tap daemon's files.
+ * The host's root namespace is never modified (ARCHITECTURE.md decision 3).
+ */
+#ifndef GRIDBED_GBEMU_H
+#define GRIDBED_GBEMU_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "gbtopo.h"
+
+#ifndef GB_WUR
+#define GB_WUR __attribute__((warn_unused_result))
+#endif
+
+#define GB_PREFIX_DEFAULT "gb"
+#define GB_RUNDIR_DEFAULT "/run/gridbed"
+#define GB_PREFIX_MAX 8
+
+struct nl_sock;
+struct gb_shaper;
+
+/** What a failing call explains to the CLI: one line, no newline. */
+struct gb_err {
+	char msg[512];
+};
+
+/** A live (or being built) grid. */
+struct gb_grid {
+	char prefix[GB_PREFIX_MAX + 1];
+	char rundir[256];          /**< $GRIDBED_RUNDIR/prefix */
+	struct gb_topo *topo;
+	const struct gb_shaper *shaper;
+	int *nsfd;                 /**< per node, -1 when not open */
+	struct nl_sock **sk;       /**< per node, NULL when not open */
+	int mgmt_nsfd;
+	struct nl_sock *mgmt_sk;
+	int lockfd;
+	pid_t tapd_pid;            /**< tap backend: the delay-line daemon */
+	int verbose;
+};
+
+/** Options for gb_grid_up(). */
+struct gb_up_opts {
+	const char *backend;       /**< "auto", "netem" or "tap" */
+	const char *tapd_path;     /**< NULL: next to the running executable */
+	int verbose;
+};
+
+/**
+ * gb_grid_open() - prepare a handle for prefix @prefix (NULL = default or
+ * $GRIDBED_PREFIX) and take its lock: @exclusive for commands that change
+ * the grid (up, down, link set), shared for those that only read it.
+ * Return: 0, -EBUSY if another gridemu holds the lock, -EINVAL for a bad
+ * prefix, or -errno; @e explains.
+ */
+GB_WUR int gb_grid_open(struct gb_grid *g, const char *prefix, int exclusive,
+			  struct gb_err *e);
+
+/** gb_grid_close() - release everything the handle holds; idempotent. */
+void gb_grid_close(struct gb_grid *g);
+
+/**
+ * gb_grid_up() - build the grid of topology file @path.
+ * Validation and all pre-flight checks happen before anything is created;
+ * on any later failure everything created is removed again.
+ * Return: 0, -EINVAL (bad topology: @e holds "file:line:col: msg"),
+ * -EEXIST (a grid with this prefix is up), -EADDRINUSE (address block
+ * overlaps a host route), or -errno.
+ */
+GB_WUR int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
+		      struct gb_err *e);
+
+/**
+ * gb_grid_down() - remove everything of this prefix: from the state file if
+ * there is one, and by prefix otherwise (after a crash or SIGKILL of `up`).
+ * @removed: number of namespaces removed (may be NULL).
+ * Return: 0 (also when there was nothing to remove) or -errno.
+ */
+int gb_grid_down(struct gb_grid *g, int *removed, struct gb_err *e);
+
+/**
+ * gb_grid_attach() - load the state of the live grid of this prefix (topology
+ * copy, backend, live link parameters) and open its namespaces.
+ * Return: 0, -ENOENT if no grid is up, or -errno.
+ */
+GB_WUR int gb_grid_attach(struct gb_grid *g, struct gb_err *e);
+
+/** Parameters for gb_grid_link_set(); only fields whose GB_LD_* bit is set apply. */
+struct gb_link_change {
+	struct gb_linkdir p;       /**< values; p.set says which */
+	int dir;                   /**< 0 = a>b, 1 = b>a, -1 = both */
+};
+
+/**
+ * gb_grid_link_set() - change link @name (or one direction) at runtime,
+ * touching only that link's qdiscs / delay-line entries.
+ */
+GB_WUR int gb_grid_link_set(struct gb_grid *g, const char *name,
+			    const struct gb_link_change *c, struct gb_err *e);
+
+/**
+ * gb_grid_status() - describe an attached grid: hosts (name, cluster, site,
+ * namespace, data and management address) and links with their live
+ * parameters, as text or JSON.
+ */
+int gb_grid_status(struct gb_grid *g, FILE *out, int json);
+
+/** gb_grid_link_show() - one line per directed link with live parameters. */
+int gb_grid_link_show(struct gb_grid *g, FILE *out);
+
+/** gb_grid_nsname() - "prefix-node" into @buf. */
+const char *gb_grid_nsname(const struct gb_grid *g, const char *node, char *buf, size_t len);
+
+/**
+ * gb_grid_exec() - exec @argv inside host/node @node's namespace (does not
+ * return on success).
+ */
+int gb_grid_exec(struct gb_grid *g, const char *node, char **argv, struct gb_err *e);
+
+/**
+ * gb_write_script() - print an iproute2 shell script that builds (or with
+ * GB_SCRIPT_DOWN, removes) the same grid as gb_grid_up() with the netem
+ * backend (GB_SCRIPT_NO_NETEM: rate only, for kernels without netem); the
+ * setup-speed benchmark compares gridemu against it.
+ */
+#define GB_SCRIPT_DOWN     (1u << 0)
+#define GB_SCRIPT_NO_NETEM (1u << 1)
+int gb_write_script(const struct gb_topo *t, const char *prefix, unsigned flags, FILE *out);
+
+/** gb_ifname() - interface name of link @k ("d<k>"). */
+const char *gb_ifname(int k, char buf[16]);
+
+/** gb_grid_backend() - the name of the grid's shaping backend ("netem", "tap", or ""). */
+const char *gb_grid_backend(const struct gb_grid *g);
+
+/** gb_err_set() - printf into @e (library code never prints). */
+__attribute__((format(printf, 2, 3))) void gb_err_set(struct gb_err *e, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gridemu - build, shape, inspect and tear down an emulated grid.
+ *
+ * Only this file prints; everything else returns -errno and a message.
+ * Exit status: 0 success, 1 failure, 2 bad usage or bad input (a malformed
+ * topology, an unknown link or backend).
+ */
+#include "gbemu.h"
+#include "probe.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *prefix_opt;
+
+/* One line on stderr, "gridemu: " first; returns @code for the exit status. */
+static int die(int code, const char *what, const char *msg)
+{
+	fprintf(stderr, "gridemu: %s%s\n", what, msg);
+	return code;
+}
+
+static int open_grid(struct gb_grid *g, int exclusive)
+{
+	struct gb_err e = { "" };
+	int err = gb_grid_open(g, prefix_opt, exclusive, &e);
+	if (err < 0)
+		return die(err == -EBUSY || err == -EINVAL ? 2 : 1, "", e.msg);
+	return 0;
+}
+
+static int attach(struct gb_grid *g)
+{
+	struct gb_err e = { "" };
+	int r = open_grid(g, 0);
+	if (r)
+		return r;
+	if (gb_grid_attach(g, &e) < 0) {
+		gb_grid_close(g);
+		return die(1, "", e.msg);
+	}
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---------------------------------------------------------------- up */
+
+static int usage_up(FILE *f)
+{
+	fprintf(f, "usage: gridemu up FILE [--backend auto|netem|tap] [--quiet]\n"
+		"  Build the grid described by topology FILE (see docs/topology-format.md).\n"
+		"  auto picks netem when the kernel has sch_netem, else the tap delay line.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int cmd_up(int argc, char **argv)
+{
+	static const struct option lo[] = { { "backend", required_argument, 0, 'b' },
+					    { "quiet", no_argument, 0, 'q' },
+					    { "help", no_argument, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	struct gb_up_opts o = { .backend = "auto" };
+	int quiet = 0, c;
+	while ((c = getopt_long(argc, argv, "+b:qh", lo, NULL)) != -1) {
+		if (c == 'b')
+			o.backend = optarg;
+		else if (c == 'q')
+			quiet = 1;
+		else
+			return usage_up(c == 'h' ? stdout : stderr);
+	}
+	if (optind != argc - 1)
+		return usage_up(stderr);
+
+	struct gb_grid g;
+	struct gb_err e = { "" };
+	int r = open_grid(&g, 1);
+	if (r)
+		return r;
+	double t0 = now();
+	int err = gb_grid_up(&g, argv[optind], &o, &e);
+	double el = now() - t0;
+	if (err < 0) {
+		gb_grid_close(&g);
+		return die(err == -EINVAL || err == -EEXIST || err == -EADDRINUSE ? 2 : 1, "",
+			   e.msg);
+	}
+	if (!quiet)
+		printf("grid '%s' up: %d hosts, %d nodes, %d links, backend %s, prefix %s, "
+		       "in %.3f s\n", g.topo->name, g.topo->nhosts, g.topo->nnodes,
+		       g.topo->nlinks, gb_grid_backend(&g), g.prefix, el);
+	gb_grid_close(&g);
+	return 0;
+}
+
+/* -------------------------------------------------------------- down */
+
+static int cmd_down(int argc, char **argv)
+{
+	if (argc > 1) {
+		int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+		fprintf(help ? stdout : stderr,
+			"usage: gridemu down\n  Remove everything the grid of this prefix created, "
+			"even after a crash.\n");
+		return help ? 0 : 2;
+	}
+	struct gb_grid g;
+	struct gb_err e = { "" };
+	int removed = 0, r = open_grid(&g, 1);
+	if (r)
+		return r;
+	double t0 = now();
+	int err = gb_grid_down(&g, &removed, &e);
+	gb_grid_close(&g);
+	if (err < 0)
+		return die(1, "", e.msg);
+	printf("grid '%s' down: %d namespaces removed in %.3f s\n", g.prefix, removed, now() - t0);
+	return 0;
+}
+
+/* ------------------------------------------------------------ status */
+
+static int cmd_status(int argc, char **argv)
+{
+	int json = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else {
+			int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+			fprintf(help ? stdout : stderr, "usage: gridemu status [--json]\n");
+			return help ? 0 : 2;
+		}
+	}
+	struct gb_grid g;
+	int r = attach(&g);
+	if (r)
+		return r;
+	gb_grid_status(&g, stdout, json);
+	gb_grid_close(&g);
+	return 0;
+}
+
+/* -------------------------------------------------------------- exec */
+
+static int cmd_exec(int argc, char **argv)
+{
+	if (argc < 4 || strcmp(argv[2], "--")) {
+		int help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+		fprintf(help ? stdout : stderr, "usage: gridemu exec NODE -- CMD [ARG...]\n"
+			"  Run CMD inside NODE's network namespace.\n");
+		return help ? 0 : 2;
+	}
+	struct gb_grid g;
+	struct gb_err e = { "" };
+	int r = open_grid(&g, 0);
+	if (r)
+		return r;
+	/* Without the state file we still exec: it names the node's namespace
+	 * directly, which is what a user debugging a half-built grid wants. */
+	gb_grid_exec(&g, argv[1], argv + 3, &e);
+	gb_grid_close(&g);
+	return die(e.msg[0] && strstr(e.msg, "no node") ? 2 : 127, "", e.msg);
+}
+
+/* -------------------------------------------------------------- link */
+
+static int usage_link(FILE *f)
+{
+	fprintf(f, "usage: gridemu link show\n"
+		"       gridemu link set LINK [dir A>B] [delay T] [jitter T] [loss P%%] [rate R] "
+		"[limit N]\n"
+		"  Change one link (or one direction of it) at runtime; other links are not "
+		"touched.\n"
+		"  T: 25ms, 100us; P: 1%%; R: 45mbit, 1gbit; N: packets.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
+			struct gb_link_change *c)
+{
+	const struct gb_topo *t = g->topo;
+	memset(c, 0, sizeof(*c));
+	c->dir = -1;
+	for (int i = 0; i < argc; i++) {
+		char key[32], *val;
+		char *eq = strchr(argv[i], '=');
+		if (eq) {
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - argv[i]), argv[i]);
+			val = eq + 1;
+		} else {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "gridemu: link set: '%s' needs a value\n", argv[i]);
+				return 2;
+			}
+			snprintf(key, sizeof(key), "%s", argv[i]);
+			val = argv[++i];
+		}
+		int bad = 0;
+		if (!strcmp(key, "dir")) {
+			char ab[80], ba[80];
+			const char *na = t->nodes[t->links[k].a].name, *nb = t->nodes[t->links[k].b].name;
+			snprintf(ab, sizeof(ab), "%s>%s", na, nb);
+			snprintf(ba, sizeof(ba), "%s>%s", nb, na);
+			if (!strcmp(val, ab) || !strcmp(val, "a>b"))
+				c->dir = 0;
+			else if (!strcmp(val, ba) || !strcmp(val, "b>a"))
+				c->dir = 1;
+			else {
+				fprintf(stderr, "gridemu: link '%s': direction '%s' is not %s or %s\n",
+					t->links[k].name, val, ab, ba);
+				return 2;
+			}
+		} else if (!strcmp(key, "delay")) {
+			bad = gb_parse_time(val, &c->p.delay_ns) < 0;
+			c->p.set |= GB_LD_DELAY;
+		} else if (!strcmp(key, "jitter")) {
+			bad = gb_parse_time(val, &c->p.jitter_ns) < 0;
+			c->p.set |= GB_LD_JITTER;
+		} else if (!strcmp(key, "loss")) {
+			bad = gb_parse_loss(val, &c->p.loss) < 0;
+			c->p.set |= GB_LD_LOSS;
+		} else if (!strcmp(key, "rate")) {
+			bad = strcmp(val, "unlimited") && gb_parse_rate(val, &c->p.rate_bps) < 0;
+			c->p.set |= GB_LD_RATE;
+		} else if (!strcmp(key, "limit")) {
+			char *end;
+			long v = strtol(val, &end, 10);
+			bad = *end || v <= 0 || v > 1000000;
+			c->p.limit = (uint32_t)v;
+			c->p.set |= GB_LD_LIMIT;
+		} else {
+			fprintf(stderr, "gridemu: link set: unknown parameter '%s' (delay, jitter, "
+				"loss, rate, limit, dir)\n", key);
+			return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "gridemu: link '%s': %s '%s' is not valid\n", t->links[k].name,
+				key, val);
+			return 2;
+		}
+	}
+	if (!c->p.set) {
+		fprintf(stderr, "gridemu: link set: nothing to change\n");
+		return 2;
+	}
+	return 0;
+}
+
+static int cmd_link(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_link(stderr);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return usage_link(stdout);
+	struct gb_grid g;
+	struct gb_err e = { "" };
+	int r;
+	if (!strcmp(argv[1], "show")) {
+		if ((r = attach(&g)))
+			return r;
+		gb_grid_link_show(&g, stdout);
+		gb_grid_close(&g);
+		return 0;
+	}
+	if (strcmp(argv[1], "set") || argc < 3)
+		return usage_link(stderr);
+	if ((r = open_grid(&g, 1)))
+		return r;
+	if (gb_grid_attach(&g, &e) < 0) {
+		gb_grid_close(&g);
+		return die(1, "", e.msg);
+	}
+	int k = gb_topo_find_link(g.topo, argv[2]);
+	if (k < 0) {
+		fprintf(stderr, "gridemu: no link '%s' in grid '%s' (see 'gridemu link show')\n",
+			argv[2], g.prefix);
+		gb_grid_close(&g);
+		return 2;
+	}
+	struct gb_link_change c;
+	if ((r = parse_change(&g, k, argc - 3, argv + 3, &c))) {
+		gb_grid_close(&g);
+		return r;
+	}
+	int err = gb_grid_link_set(&g, argv[2], &c, &e);
+	gb_grid_close(&g);
+	if (err < 0)
+		return die(err == -ENOENT || err == -EINVAL ? 2 : 1, "", e.msg);
+	return 0;
+}
+
+/* ------------------------------------------------------------ script */
+
+static int cmd_script(int argc, char **argv)
+{
+	unsigned flags = 0;
+	const char *file = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--down"))
+			flags |= GB_SCRIPT_DOWN;
+		else if (!strcmp(argv[i], "--no-netem"))
+			flags |= GB_SCRIPT_NO_NETEM;
+		else if (argv[i][0] != '-' && !file)
+			file = argv[i];
+		else {
+			int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+			fprintf(help ? stdout : stderr,
+				"usage: gridemu script FILE [--down] [--no-netem]\n"
+				"  Print the iproute2 shell script equivalent to 'gridemu up FILE'\n"
+				"  (--no-netem: rate only, for kernels without sch_netem).\n");
+			return help ? 0 : 2;
+		}
+	}
+	if (!file)
+		return die(2, "script: ", "which topology file?");
+	struct gb_topo *t = NULL;
+	struct gb_diag d;
+	if (gb_topo_load(file, &t, &d) < 0) {
+		fprintf(stderr, "%s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+		return 2;
+	}
+	const char *p = prefix_opt ? prefix_opt : getenv("GRIDBED_PREFIX");
+	gb_write_script(t, p && *p ? p : GB_PREFIX_DEFAULT, flags, stdout);
+	gb_topo_free(t);
+	return 0;
+}
+
+/* ------------------------------------------------------------- probe */
+
+static int find_node_or_die(const struct gb_topo *t, const char *name)
+{
+	int i = gb_topo_find_node(t, name);
+	if (i < 0)
+		fprintf(stderr, "gridemu: no node '%s' in grid '%s'\n", name, t->name);
+	return i;
+}
+
+static void path_info(const struct gb_topo *t, int s, int d, double *rtt, uint64_t *rate)
+{
+	uint64_t fw = 0, bw = 0, r1 = 0, r2 = 0;
+	gb_topo_path_metrics(t, s, d, &fw, &r1);
+	gb_topo_path_metrics(t, d, s, &bw, &r2);
+	*rtt = (double)(fw + bw) / 1e9;
+	*rate = r1;
+}
+
+static int cmd_probe(int argc, char **argv)
+{
+	struct gb_probe_opts o = { .count = 20, .interval = 0.01, .tcp_seconds = 2 };
+	const char *pos[2] = { NULL, NULL };
+	int np = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--count") && i + 1 < argc)
+			o.count = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tcp") && i + 1 < argc)
+			o.tcp_seconds = atof(argv[++i]);
+		else if (argv[i][0] != '-' && np < 2)
+			pos[np++] = argv[i];
+		else {
+			int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+			fprintf(help ? stdout : stderr,
+				"usage: gridemu probe SRC DST [--count N] [--tcp SECONDS]\n"
+				"  UDP echo RTTs and TCP goodput from SRC to DST over the data plane.\n");
+			return help ? 0 : 2;
+		}
+	}
+	if (np != 2)
+		return die(2, "probe: ", "need SRC and DST");
+	struct gb_grid g;
+	struct gb_err e = { "" };
+	int r = attach(&g);
+	if (r)
+		return r;
+	int s = find_node_or_die(g.topo, pos[0]), d = find_node_or_die(g.topo, pos[1]);
+	if (s < 0 || d < 0) {
+		gb_grid_close(&g);
+		return 2;
+	}
+	struct gb_probe_result pr;
+	if (gb_probe(&g, s, d, &o, &pr, &e) < 0) {
+		gb_grid_close(&g);
+		return die(1, "", e.msg);
+	}
+	double rtt;
+	uint64_t rate;
+	path_info(g.topo, s, d, &rtt, &rate);
+	printf("%s -> %s: %d/%d echoes, rtt min/p50/p99/max %.3f/%.3f/%.3f/%.3f ms "
+	       "(configured %.3f ms)", pos[0], pos[1], pr.received, pr.sent, pr.rtt_min * 1e3,
+	       pr.rtt_p50 * 1e3, pr.rtt_p99 * 1e3, pr.rtt_max * 1e3, rtt * 1e3);
+	if (o.tcp_seconds > 0)
+		printf(", tcp %.2f Mbit/s (bottleneck %.2f Mbit/s)", pr.tcp_bps / 1e6,
+		       (double)rate / 1e6);
+	printf("\n");
+	gb_grid_close(&g);
+	return 0;
+}
+
+/* -------------------------------------------------------------- demo */
+
+static volatile sig_atomic_t interrupted;
+static void on_int(int sig)
+{
+	interrupted = 1;
+}
+
+/*
+ * The README's default job until the campaign runner exists: bring the grid
+ * up, print its summary and a fidelity table measured over the data plane
+ * (one path from the root host to every other cluster), tear it down.
+ */
+static int cmd_demo(int argc, char **argv)
+{
+	const char *file = argc > 1 ? argv[1] : GRIDBED_SOURCE_DIR "/topologies/teragrid.yaml";
+	const char *backend = argc > 2 ? argv[2] : "auto";
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: gridemu demo [FILE [BACKEND]]\n"
+		       "  Up, summary, fidelity table, down (default: topologies/teragrid.yaml).\n");
+		return 0;
+	}
+	struct gb_grid g;
+	struct gb_err e = { "" };
+	struct gb_up_opts o = { .backend = backend };
+	int r = open_grid(&g, 1);
+	if (r)
+		return r;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_int;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	double t0 = now();
+	int err = gb_grid_up(&g, file, &o, &e);
+	if (err < 0) {
+		gb_grid_close(&g);
+		return die(err == -EINVAL || err == -EEXIST || err == -EADDRINUSE ? 2 : 1, "",
+			   e.msg);
+	}
+	printf("== grid up in %.3f s ==\n", now() - t0);
+	const struct gb_topo *t = g.topo;
+	printf("grid '%s': %d hosts in %d clusters at %d sites, %d nodes, %d links, backend %s\n",
+	       t->name, t->nhosts, t->nclusters, t->nsites, t->nnodes, t->nlinks, gb_grid_backend(&g));
+	for (int c = 0; c < t->nclusters; c++)
+		printf("  %-8s site %-8s %3d hosts  %s .. %s\n", t->clusters[c].name,
+		       t->sites[t->clusters[c].site].name, t->clusters[c].nhosts,
+		       t->nodes[t->clusters[c].first_host].name,
+		       t->nodes[t->clusters[c].first_host + t->clusters[c].nhosts - 1].name);
+
+	int src = gb_topo_find_node(t, "c2-1");
+	if (src < 0 || src >= t->nhosts)
+		src = 0;
+	printf("\n== fidelity: from %s, 20 UDP echoes and 2 s of TCP per path ==\n",
+	       t->nodes[src].name);
+	printf("%-16s %10s %10s %10s %8s %12s %12s %7s\n", "path", "rtt-conf", "rtt-p50",
+	       "rtt-p99", "err", "bottleneck", "tcp", "ratio");
+	struct gb_probe_opts po = { .count = 20, .interval = 0.005, .tcp_seconds = 2 };
+	for (int c = 0; c < t->nclusters && !interrupted; c++) {
+		int d = t->clusters[c].first_host;
+		if (d == src)
+			d = t->clusters[c].nhosts > 1 ? d + 1 : -1;
+		if (d < 0)
+			continue;
+		struct gb_probe_result pr;
+		if (gb_probe(&g, src, d, &po, &pr, &e) < 0) {
+			fprintf(stderr, "gridemu: %s\n", e.msg);
+			continue;
+		}
+		double rtt;
+		uint64_t rate;
+		char path[64];
+		path_info(t, src, d, &rtt, &rate);
+		snprintf(path, sizeof(path), "%s>%s", t->nodes[src].name, t->nodes[d].name);
+		printf("%-16s %8.3fms %8.3fms %8.3fms %+7.1f%% %7.1fMbit/s %7.1fMbit/s %6.1f%%\n",
+		       path, rtt * 1e3, pr.rtt_p50 * 1e3, pr.rtt_p99 * 1e3,
+		       rtt > 0 ? (pr.rtt_p50 - rtt) / rtt * 100 : 0, (double)rate / 1e6,
+		       pr.tcp_bps / 1e6, rate ? pr.tcp_bps / (double)rate * 100 : 0);
+		fflush(stdout);
+	}
+	t0 = now();
+	int removed = 0;
+	err = gb_grid_down(&g, &removed, &e);
+	gb_grid_close(&g);
+	if (err < 0)
+		return die(1, "", e.msg);
+	printf("\n== grid down in %.3f s (%d namespaces removed) ==\n", now() - t0, removed);
+	return interrupted ? 130 : 0;
+}
+
+/* ------------------------------------------------------------- table */
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "up", cmd_up, "build the grid of a topology file" },
+	{ "down", cmd_down, "remove everything the grid created (also after a crash)" },
+	{ "status", cmd_status, "hosts, addresses and live link parameters" },
+	{ "exec", cmd_exec, "run a command inside a node" },
+	{ "link", cmd_link, "show links, or change one at runtime" },
+	{ "probe", cmd_probe, "measure RTT and TCP goodput between two nodes" },
+	{ "script", cmd_script, "print the equivalent iproute2 script" },
+	{ "demo", cmd_demo, "up, summary, fidelity table, down" },
+	{ "help", cmd_help, "this text" },
+};
+
+static int cmd_help(int argc, char **argv)
+{
+	printf("usage: gridemu [--prefix P] COMMAND [ARGS]   (COMMAND --help for more)\n\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		printf("  %-8s %s\n", cmds[i].name, cmds[i].summary);
+	printf("\nenvironment: GRIDBED_PREFIX (default gb), GRIDBED_RUNDIR (default "
+	       "/run/gridbed), GRIDBED_TAPD\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "--prefix") && i + 1 < argc) {
+			prefix_opt = argv[i + 1];
+			i += 2;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			return cmd_help(0, NULL);
+		} else {
+			fprintf(stderr, "gridemu: unknown option '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		cmd_help(0, NULL);
+		return 2;
+	}
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
+		if (!strcmp(argv[i], cmds[c].name))
+			return cmds[c].fn(argc - i, argv + i);
+	fprintf(stderr, "gridemu: unknown command '%s' (see gridemu help)\n", argv[i]);
+	return 2;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * netns.h - named network namespaces, compatible with iproute2's
+ * /run/netns/NAME convention so that `ip netns exec` works on a live grid.
+ *
+ * A namespace is created without ever leaving the caller in it: the calling
+ * thread unshares, bind-mounts its new namespace onto /run/netns/NAME and
+ * switches back to the namespace it started in (STYLE.md practice 4).
+ */
+#ifndef GRIDBED_NETNS_H
+#define GRIDBED_NETNS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifndef GB_WUR
+#define GB_WUR __attribute__((warn_unused_result))
+#endif
+
+#define GB_NETNS_DIR "/run/netns"
+
+/**
+ * gb_netns_create() - create the named namespace @name.
+ * Return: an O_CLOEXEC fd of the new namespace (>= 0), -EEXIST if the name
+ * is taken, or -errno.  On failure nothing is left behind.
+ */
+GB_WUR int gb_netns_create(const char *name);
+
+/** gb_netns_open() - fd of an existing named namespace, or -errno. */
+GB_WUR int gb_netns_open(const char *name);
+
+/**
+ * gb_netns_delete() - unmount and remove /run/netns/@name.  The namespace
+ * itself disappears when no process and no fd holds it any more.
+ * Return: 0, or -ENOENT if it did not exist, or -errno.
+ */
+int gb_netns_delete(const char *name);
+
+/** gb_netns_exists() - 1 if /run/netns/@name exists, else 0. */
+int gb_netns_exists(const char *name);
+
+/**
+ * struct gb_nsguard - a saved "current namespace", restored by
+ * gb_nsguard_leave().  Enter/leave nest strictly.
+ */
+struct gb_nsguard {
+	int saved;
+};
+
+/** gb_nsguard_enter() - save the current netns and switch to @nsfd. */
+GB_WUR int gb_nsguard_enter(struct gb_nsguard *g, int nsfd);
+
+/** gb_nsguard_leave() - switch back; safe to call twice. */
+void gb_nsguard_leave(struct gb_nsguard *g);
+
+/**
+ * gb_netns_inode() - the inode number identifying the namespace behind
+ * @nsfd, to recognise processes that live in it (/proc/PID/ns/net).
+ */
+int gb_netns_inode(int nsfd, unsigned long *ino);
+
+/**
+ * gb_netns_list_prefix() - names in /run/netns starting with "@prefix-".
+ * @names: receives a malloc'd array of malloc'd strings (free with
+ * gb_strv_free()).  Return: count >= 0 or -errno.
+ */
+GB_WUR int gb_netns_list_prefix(const char *prefix, char ***names);
+
+/** gb_strv_free() - free an array from gb_netns_list_prefix(). */
+void gb_strv_free(char **v, int n);
+
+/**
+ * gb_netns_kill_procs() - SIGKILL every process (except the caller) whose
+ * network namespace is one of @inos, then wait until they are gone (up to
+ * ~2 s).  Return: number of processes signalled.
+ */
+int gb_netns_kill_procs(const unsigned long *inos, int ninos);
+
+#endif

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nl.c - rtnetlink through libnl-route-3 (ARCHITECTURE.md decision 1).
+ */
+#include "nl.h"
+#include "netns.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/if.h>
+#include <linux/if_addr.h>
+#include <linux/ip.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/link/inet.h>
+#include <netlink/route/link/inet6.h>
+#include <netlink/route/link/veth.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/route/qdisc/netem.h>
+#include <netlink/route/qdisc/tbf.h>
+#include <netlink/route/route.h>
+#include <netlink/route/tc.h>
+
+#ifndef IN6_ADDR_GEN_MODE_NONE
+#define IN6_ADDR_GEN_MODE_NONE 1
+#endif
+
+int gb_nle2errno(int nle)
+{
+	switch (nle < 0 ? -nle : nle) {
+	case 0: return 0;
+	case NLE_EXIST: return -EEXIST;
+	case NLE_NOMEM: return -ENOMEM;
+	case NLE_OBJ_NOTFOUND: return -ENOENT;
+	case NLE_PERM: return -EPERM;
+	case NLE_OPNOTSUPP: return -EOPNOTSUPP;
+	case NLE_INVAL: return -EINVAL;
+	case NLE_NODEV: return -ENODEV;
+	case NLE_BUSY: return -EBUSY;
+	case NLE_RANGE: return -ERANGE;
+	case NLE_NOADDR: return -EADDRNOTAVAIL;
+	case NLE_AGAIN: return -EAGAIN;
+	case NLE_MSGSIZE: return -EMSGSIZE;
+	case NLE_NOACCESS: return -EACCES;
+	case NLE_AF_NOSUPPORT: return -EAFNOSUPPORT;
+	default: return -EIO;
+	}
+}
+
+int gb_nl_open(int nsfd, struct nl_sock **out)
+{
+	struct gb_nsguard g = { -1 };
+	struct nl_sock *sk = NULL;
+	int err;
+
+	*out = NULL;
+	if (!(sk = nl_socket_alloc()))
+		return -ENOMEM;
+	/* The socket belongs to the namespace it is created in, for good. */
+	if ((err = gb_nsguard_enter(&g, nsfd)) < 0)
+		goto cleanup;
+	err = nl_connect(sk, NETLINK_ROUTE);
+	gb_nsguard_leave(&g);
+	if (err < 0) {
+		err = gb_nle2errno(err);
+		goto cleanup;
+	}
+	/* Large buffers: a 1000-route namespace dumps a lot. */
+	nl_socket_set_buffer_size(sk, 1 << 20, 1 << 20);
+	*out = sk;
+	return 0;
+cleanup:
+	nl_socket_free(sk);
+	return err;
+}
+
+void gb_nl_close(struct nl_sock **sk)
+{
+	if (sk && *sk) {
+		nl_socket_free(*sk);
+		*sk = NULL;
+	}
+}
+
+int gb_nl_veth(struct nl_sock *sk, const char *name, const char *peer, int peer_nsfd,
+	       unsigned mtu)
+{
+	struct rtnl_link *link = NULL, *p;
+	int err;
+
+	if (!(link = rtnl_link_veth_alloc()))
+		return -ENOMEM;
+	rtnl_link_set_name(link, name);
+	if (mtu)
+		rtnl_link_set_mtu(link, mtu);
+	p = rtnl_link_veth_get_peer(link);
+	rtnl_link_set_name(p, peer);
+	if (mtu)
+		rtnl_link_set_mtu(p, mtu);
+	rtnl_link_set_ns_fd(p, peer_nsfd);
+	rtnl_link_put(p); /* get_peer took a reference */
+	err = gb_nle2errno(rtnl_link_add(sk, link, NLM_F_CREATE | NLM_F_EXCL));
+	rtnl_link_put(link);
+	return err;
+}
+
+int gb_nl_ifindex(struct nl_sock *sk, const char *name)
+{
+	struct rtnl_link *link = NULL;
+	int err = rtnl_link_get_kernel(sk, 0, name, &link);
+	if (err < 0)
+		return err == -NLE_OBJ_NOTFOUND ? -ENODEV : gb_nle2errno(err);
+	int idx = rtnl_link_get_ifindex(link);
+	rtnl_link_put(link);
+	return idx;
+}
+
+int gb_nl_link_config(struct nl_sock *sk, int ifindex, unsigned mtu, unsigned txqlen,
+		      unsigned flags)
+{
+	struct rtnl_link *orig = NULL, *chg = NULL;
+	int err;
+
+	if (!(orig = rtnl_link_alloc()) || !(chg = rtnl_link_alloc())) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	rtnl_link_set_ifindex(orig, ifindex);
+	if (mtu)
+		rtnl_link_set_mtu(chg, mtu);
+	if (txqlen)
+		rtnl_link_set_txqlen(chg, txqlen);
+	if (flags & GB_LINK_UP)
+		rtnl_link_set_flags(chg, IFF_UP);
+	if (flags & GB_LINK_FORWARD) {
+		if ((err = rtnl_link_inet_set_conf(chg, IPV4_DEVCONF_FORWARDING, 1)) < 0 ||
+		    (err = rtnl_link_inet_set_conf(chg, IPV4_DEVCONF_RP_FILTER, 0)) < 0) {
+			err = gb_nle2errno(err);
+			goto cleanup;
+		}
+	}
+	if (flags & GB_LINK_NO_IPV6LL) {
+		/* Without a link-local address the kernel sends no router
+		 * solicitations or DAD probes that would pollute link counters. */
+		if ((err = rtnl_link_inet6_set_addr_gen_mode(chg, IN6_ADDR_GEN_MODE_NONE)) < 0) {
+			err = gb_nle2errno(err);
+			goto cleanup;
+		}
+	}
+	err = gb_nle2errno(rtnl_link_change(sk, orig, chg, 0));
+cleanup:
+	if (orig)
+		rtnl_link_put(orig);
+	if (chg)
+		rtnl_link_put(chg);
+	return err;
+}
+
+static struct nl_addr *v4addr(uint32_t a, int plen)
+{
+	uint32_t be = htonl(a);
+	struct nl_addr *na = nl_addr_build(AF_INET, &be, 4);
+	if (na)
+		nl_addr_set_prefixlen(na, plen);
+	return na;
+}
+
+int gb_nl_addr_add(struct nl_sock *sk, int ifindex, uint32_t addr, int plen)
+{
+	struct rtnl_addr *ra = NULL;
+	struct nl_addr *la = NULL;
+	int err = -ENOMEM;
+
+	if (!(ra = rtnl_addr_alloc()) || !(la = v4addr(addr, plen)))
+		goto cleanup;
+	rtnl_addr_set_ifindex(ra, ifindex);
+	rtnl_addr_set_family(ra, AF_INET);
+	rtnl_addr_set_local(ra, la);
+	rtnl_addr_set_prefixlen(ra, plen);
+	/* A /32 on a point-to-point data link: no prefix route, we route
+	 * explicitly. */
+	rtnl_addr_set_flags(ra, IFA_F_NOPREFIXROUTE);
+	err = gb_nle2errno(rtnl_addr_add(sk, ra, NLM_F_CREATE | NLM_F_EXCL));
+cleanup:
+	if (la)
+		nl_addr_put(la);
+	if (ra)
+		rtnl_addr_put(ra);
+	return err;
+}
+
+int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uint32_t gw)
+{
+	struct rtnl_route *rt = NULL;
+	struct rtnl_nexthop *nh = NULL;
+	struct nl_addr *d = NULL, *g = NULL;
+	int err = -ENOMEM;
+
+	if (!(rt = rtnl_route_alloc()) || !(nh = rtnl_route_nh_alloc()) ||
+	    !(d = v4addr(dst, plen)))
+		goto cleanup;
+	rtnl_route_set_family(rt, AF_INET);
+	rtnl_route_set_table(rt, RT_TABLE_MAIN);
+	rtnl_route_set_protocol(rt, RTPROT_STATIC);
+	rtnl_route_set_type(rt, RTN_UNICAST);
+	if ((err = rtnl_route_set_dst(rt, d)) < 0) {
+		err = gb_nle2errno(err);
+		goto cleanup;
+	}
+	rtnl_route_nh_set_ifindex(nh, ifindex);
+	if (gw) {
+		if (!(g = v4addr(gw, 32))) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		rtnl_route_nh_set_gateway(nh, g);
+		/* The gateway is a /32 on the other end of a veth: there is no
+		 * connected subnet, so tell the kernel the hop is on-link. */
+		rtnl_route_nh_set_flags(nh, RTNH_F_ONLINK);
+		rtnl_route_set_scope(rt, RT_SCOPE_UNIVERSE);
+	} else {
+		rtnl_route_set_scope(rt, RT_SCOPE_LINK);
+	}
+	rtnl_route_add_nexthop(rt, nh);
+	nh = NULL; /* owned by the route now */
+	err = gb_nle2errno(rtnl_route_add(sk, rt, NLM_F_CREATE | NLM_F_EXCL));
+cleanup:
+	if (nh)
+		rtnl_route_nh_free(nh);
+	if (d)
+		nl_addr_put(d);
+	if (g)
+		nl_addr_put(g);
+	if (rt)
+		rtnl_route_put(rt);
+	return err;
+}
+
+static int qdisc_add(struct nl_sock *sk, struct rtnl_qdisc *q, int replace)
+{
+	int flags = NLM_F_CREATE | (replace ? NLM_F_REPLACE : NLM_F_EXCL);
+	return gb_nle2errno(rtnl_qdisc_add(sk, q, flags));
+}
+
+int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
+	      uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes, int replace)
+{
+	struct rtnl_qdisc *q;
+	int err;
+	uint64_t Bps = rate_bps / 8;
+
+	if (Bps == 0 || Bps > INT32_MAX)
+		return -ERANGE; /* libnl's TBF carries a 32-bit byte rate */
+	if (!(q = rtnl_qdisc_alloc()))
+		return -ENOMEM;
+	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), parent);
+	rtnl_tc_set_handle(TC_CAST(q), handle);
+	if ((err = rtnl_tc_set_kind(TC_CAST(q), "tbf")) < 0) {
+		err = gb_nle2errno(err);
+		goto cleanup;
+	}
+	rtnl_qdisc_tbf_set_limit(q, (int)limit_bytes);
+	rtnl_qdisc_tbf_set_rate(q, (int)Bps, (int)burst_bytes, 0);
+	err = qdisc_add(sk, q, replace);
+cleanup:
+	rtnl_qdisc_put(q);
+	return err;
+}
+
+int gb_nl_netem(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
+		uint64_t delay_ns, uint64_t jitter_ns, double loss, uint32_t limit_pkts,
+		int replace)
+{
+	struct rtnl_qdisc *q;
+	int err;
+
+	if (delay_ns / 1000 > INT32_MAX || jitter_ns / 1000 > INT32_MAX)
+		return -ERANGE;
+	if (!(q = rtnl_qdisc_alloc()))
+		return -ENOMEM;
+	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), parent);
+	rtnl_tc_set_handle(TC_CAST(q), handle);
+	if ((err = rtnl_tc_set_kind(TC_CAST(q), "netem")) < 0) {
+		err = gb_nle2errno(err);
+		goto cleanup;
+	}
+	/* libnl's netem takes microseconds and converts them to ticks. */
+	rtnl_netem_set_delay(q, (int)(delay_ns / 1000));
+	if (jitter_ns)
+		rtnl_netem_set_jitter(q, (int)(jitter_ns / 1000));
+	/* netem's loss is a u32 fraction of 2^32 - 1. */
+	rtnl_netem_set_loss(q, (int)(uint32_t)(loss * 4294967295.0));
+	rtnl_netem_set_limit(q, (int)limit_pkts);
+	err = qdisc_add(sk, q, replace);
+cleanup:
+	rtnl_qdisc_put(q);
+	return err;
+}
+
+int gb_nl_qdisc_del_root(struct nl_sock *sk, int ifindex)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+	if (!q)
+		return -ENOMEM;
+	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), TC_H_ROOT);
+	int err = gb_nle2errno(rtnl_qdisc_delete(sk, q));
+	rtnl_qdisc_put(q);
+	/* Deleting the default qdisc answers ENOENT/EINVAL: nothing to do. */
+	return (err == -ENOENT || err == -EINVAL) ? 0 : err;
+}
+
+int gb_nl_qdisc_get(struct nl_sock *sk, int ifindex, uint32_t handle,
+		    struct gb_qdisc_info *info)
+{
+	struct nl_cache *cache = NULL;
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	if ((err = rtnl_qdisc_alloc_cache(sk, &cache)) < 0)
+		return gb_nle2errno(err);
+	struct rtnl_qdisc *q = rtnl_qdisc_get(cache, ifindex, handle);
+	if (!q) {
+		err = -ENOENT;
+		goto cleanup;
+	}
+	snprintf(info->kind, sizeof(info->kind), "%s", rtnl_tc_get_kind(TC_CAST(q)));
+	if (!strcmp(info->kind, "tbf")) {
+		int r = rtnl_qdisc_tbf_get_rate(q);
+		info->rate_bps = r > 0 ? (uint64_t)r * 8 : 0;
+		int l = rtnl_qdisc_tbf_get_limit(q);
+		info->limit = l > 0 ? (uint32_t)l : 0;
+	} else if (!strcmp(info->kind, "netem")) {
+		int d = rtnl_netem_get_delay(q), j = rtnl_netem_get_jitter(q);
+		int l = rtnl_netem_get_loss(q), lim = rtnl_netem_get_limit(q);
+		info->delay_ns = d > 0 ? (uint64_t)d * 1000 : 0;
+		info->jitter_ns = j > 0 ? (uint64_t)j * 1000 : 0;
+		info->loss = l > 0 ? (uint32_t)l / 4294967295.0 : 0;
+		info->limit = lim > 0 ? (uint32_t)lim : 0;
+	}
+	rtnl_qdisc_put(q);
+	err = 0;
+cleanup:
+	nl_cache_free(cache);
+	return err;
+}
+
+int gb_nl_probe_netem(struct nl_sock *sk)
+{
+	int lo = gb_nl_ifindex(sk, "lo");
+	if (lo < 0)
+		return lo;
+	int err = gb_nl_netem(sk, lo, TC_H_ROOT, TC_H_MAKE(0xfff0u << 16, 0), 0, 0, 0, 1000, 0);
+	if (err == 0) {
+		gb_nl_qdisc_del_root(sk, lo);
+		return 1;
+	}
+	/* "Specified qdisc kind is unknown" comes back as ENOENT. */
+	return (err == -ENOENT || err == -EOPNOTSUPP || err == -EINVAL) ? 0 : err;
+}
+
+struct overlap_ctx {
+	uint32_t pfx, mask;
+	int found;
+	char *what;
+	int whatlen;
+};
+
+static void overlap_cb(struct nl_object *obj, void *arg)
+{
+	struct overlap_ctx *c = arg;
+	struct rtnl_route *rt = (struct rtnl_route *)obj;
+	struct nl_addr *dst = rtnl_route_get_dst(rt);
+
+	if (c->found || rtnl_route_get_family(rt) != AF_INET || !dst)
+		return;
+	/* Only real destinations count: the kernel's local/broadcast entries
+	 * for the host's own addresses are covered by their subnets, and a
+	 * default route overlaps everything, so it is not a conflict. */
+	int type = rtnl_route_get_type(rt);
+	if (type != RTN_UNICAST && type != RTN_BLACKHOLE && type != RTN_UNREACHABLE &&
+	    type != RTN_PROHIBIT)
+		return;
+	int plen = nl_addr_get_prefixlen(dst);
+	if (plen == 0)
+		return;
+	uint32_t a = 0;
+	if (nl_addr_get_len(dst) == 4)
+		memcpy(&a, nl_addr_get_binary_addr(dst), 4);
+	a = ntohl(a);
+	uint32_t m = plen >= 32 ? 0xffffffffu : ~(0xffffffffu >> plen);
+	uint32_t common = m & c->mask; /* the shorter of the two masks */
+	if ((a & common) == (c->pfx & common)) {
+		char buf[64];
+		c->found = 1;
+		snprintf(c->what, (size_t)c->whatlen, "%s",
+			 nl_addr2str(dst, buf, sizeof(buf)));
+	}
+}
+
+int gb_nl_route_overlap(struct nl_sock *sk, uint32_t pfx, int plen, char *what, int whatlen)
+{
+	struct nl_cache *cache = NULL;
+	int err = rtnl_route_alloc_cache(sk, AF_INET, 0, &cache);
+	if (err < 0)
+		return gb_nle2errno(err);
+	struct overlap_ctx c = {
+		.pfx = pfx,
+		.mask = plen >= 32 ? 0xffffffffu : ~(0xffffffffu >> plen),
+		.what = what,
+		.whatlen = whatlen,
+	};
+	nl_cache_foreach(cache, overlap_cb, &c);
+	nl_cache_free(cache);
+	return c.found;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nl.h - the few rtnetlink operations gridemu needs, over libnl-route-3.
+ *
+ * Every function takes a socket that was opened *inside* the namespace it
+ * should act on (gb_nl_open()), so no caller ever has to switch namespace to
+ * configure one, and nothing here can touch the host's namespace by accident.
+ * All return 0 or a negative errno (libnl's codes are translated).
+ */
+#ifndef GRIDBED_NL_H
+#define GRIDBED_NL_H
+
+#include <stdint.h>
+
+#ifndef GB_WUR
+#define GB_WUR __attribute__((warn_unused_result))
+#endif
+
+struct nl_sock;
+
+/** gb_nle2errno() - translate a negative libnl error into a negative errno. */
+int gb_nle2errno(int nle);
+
+/** gb_nl_open() - a NETLINK_ROUTE socket bound to the namespace @nsfd. */
+GB_WUR int gb_nl_open(int nsfd, struct nl_sock **out);
+
+/** gb_nl_close() - close a socket from gb_nl_open(); *sk becomes NULL. */
+void gb_nl_close(struct nl_sock **sk);
+
+/**
+ * gb_nl_veth() - create a veth pair: @name in the socket's namespace and
+ * @peer in namespace @peer_nsfd.  Neither end ever exists in the caller's
+ * namespace.  Both get @mtu.
+ */
+GB_WUR int gb_nl_veth(struct nl_sock *sk, const char *name, const char *peer,
+		      int peer_nsfd, unsigned mtu);
+
+/** gb_nl_ifindex() - ifindex of @name, or -ENODEV. */
+int gb_nl_ifindex(struct nl_sock *sk, const char *name);
+
+/** Flags for gb_nl_link_config(). */
+#define GB_LINK_UP         (1u << 0)
+#define GB_LINK_FORWARD    (1u << 1)  /**< IPv4 forwarding on this device */
+#define GB_LINK_NO_IPV6LL  (1u << 2)  /**< no IPv6 link-local address (quiet links) */
+
+/**
+ * gb_nl_link_config() - set MTU (0 = leave), tx queue length (0 = leave),
+ * and the GB_LINK_* flags on @ifindex in one RTM_NEWLINK change.
+ */
+GB_WUR int gb_nl_link_config(struct nl_sock *sk, int ifindex, unsigned mtu,
+			     unsigned txqlen, unsigned flags);
+
+/** gb_nl_addr_add() - add @addr/@plen (host byte order) on @ifindex. */
+GB_WUR int gb_nl_addr_add(struct nl_sock *sk, int ifindex, uint32_t addr, int plen);
+
+/**
+ * gb_nl_route_add() - route @dst/@plen out of @ifindex, via @gw (onlink) if
+ * @gw != 0, else as a directly connected (scope link) route.
+ */
+GB_WUR int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex,
+			   uint32_t gw);
+
+/**
+ * Shaping primitives.  Handles are "major:minor" as u32 (TC_H_MAKE);
+ * parent TC_H_ROOT for a root qdisc.  @replace selects NLM_F_REPLACE
+ * (change in place) over NLM_F_EXCL (create).
+ */
+GB_WUR int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
+		     uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes,
+		     int replace);
+GB_WUR int gb_nl_netem(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
+		       uint64_t delay_ns, uint64_t jitter_ns, double loss, uint32_t limit_pkts,
+		       int replace);
+
+/** gb_nl_qdisc_del_root() - delete the root qdisc of @ifindex (ok if none). */
+int gb_nl_qdisc_del_root(struct nl_sock *sk, int ifindex);
+
+/**
+ * gb_nl_qdisc_kind() - kind of the qdisc @handle on @ifindex into @kind,
+ * with its parameters when it is tbf or netem (fields may be NULL).
+ */
+struct gb_qdisc_info {
+	char kind[16];
+	uint64_t rate_bps;
+	uint32_t limit;
+	uint64_t delay_ns, jitter_ns;
+	double loss;
+};
+int gb_nl_qdisc_get(struct nl_sock *sk, int ifindex, uint32_t handle,
+		    struct gb_qdisc_info *info);
+
+/**
+ * gb_nl_probe_netem() - 1 if the kernel of the socket's namespace accepts a
+ * netem qdisc (tried on "lo", then removed), 0 if the kind is unknown,
+ * or -errno.
+ */
+int gb_nl_probe_netem(struct nl_sock *sk);
+
+/**
+ * gb_nl_route_overlap() - does any route in the socket's namespace (all
+ * tables) overlap @pfx/@plen?  Read-only.  Return 1 and the route in @what,
+ * 0 if none, or -errno.
+ */
+int gb_nl_route_overlap(struct nl_sock *sk, uint32_t pfx, int plen, char *what, int whatlen);
+
+#endif

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe.c - UDP echo RTT and TCP goodput between two grid nodes.
+ *
+ *   parent ---fork--> server child (setns dst): UDP echo + TCP sink
+ *          ---fork--> client child (setns src): probes, writes results to a pipe
+ *
+ * Time is CLOCK_MONOTONIC throughout (ARCHITECTURE.md decision 4).
+ */
+#include "probe.h"
+#include "netns.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int enter_node(struct gb_grid *g, int node)
+{
+	char name[128];
+	int fd = gb_netns_open(gb_grid_nsname(g, g->topo->nodes[node].name, name, sizeof(name)));
+	if (fd < 0)
+		return fd;
+	int r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+static struct sockaddr_in sin_of(uint32_t addr, int port)
+{
+	struct sockaddr_in s;
+	memset(&s, 0, sizeof(s));
+	s.sin_family = AF_INET;
+	s.sin_addr.s_addr = htonl(addr);
+	s.sin_port = htons((uint16_t)port);
+	return s;
+}
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* The server: echo UDP, sink TCP connections until killed. */
+static void __attribute__((noreturn)) server(struct gb_grid *g, int dst, int port, int ready)
+{
+	static char buf[1 << 16];
+	uint32_t addr = g->topo->nodes[dst].addr;
+	if (enter_node(g, dst) < 0)
+		_exit(1);
+	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_in su = sin_of(addr, port), st = sin_of(addr, port + 1);
+	if (u < 0 || l < 0 || bind(u, (void *)&su, sizeof(su)) < 0 ||
+	    bind(l, (void *)&st, sizeof(st)) < 0 || listen(l, 4) < 0) {
+		write_all(ready, "E", 1);
+		_exit(1);
+	}
+	write_all(ready, "R", 1);
+	close(ready);
+	struct pollfd pf[3] = { { u, POLLIN, 0 }, { l, POLLIN, 0 }, { -1, POLLIN, 0 } };
+	for (;;) {
+		if (poll(pf, 3, -1) < 0 && errno != EINTR)
+			_exit(1);
+		if (pf[0].revents & POLLIN) {
+			struct sockaddr_in from;
+			socklen_t fl = sizeof(from);
+			ssize_t n = recvfrom(u, buf, sizeof(buf), 0, (void *)&from, &fl);
+			if (n > 0)
+				sendto(u, buf, (size_t)n, 0, (void *)&from, fl);
+		}
+		if ((pf[1].revents & POLLIN) && pf[2].fd < 0)
+			pf[2].fd = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		if (pf[2].fd >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t n = read(pf[2].fd, buf, sizeof(buf));
+			if (n <= 0) {
+				close(pf[2].fd); /* EOF: the client times the close */
+				pf[2].fd = -1;
+			}
+		}
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst,
+					     const struct gb_probe_opts *o, int port, int out)
+{
+	struct gb_probe_result r;
+	static char buf[1 << 16];
+	uint32_t daddr = g->topo->nodes[dst].addr;
+
+	memset(&r, 0, sizeof(r));
+	if (enter_node(g, src) < 0)
+		_exit(1);
+	if (o->count > 0) {
+		double *rtt = calloc((size_t)o->count, sizeof(double));
+		int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in sd = sin_of(daddr, port);
+		if (!rtt || u < 0 || connect(u, (void *)&sd, sizeof(sd)) < 0)
+			_exit(1);
+		for (int i = 0; i < o->count; i++) {
+			uint64_t seq = (uint64_t)i;
+			memset(buf, 0, 64);
+			memcpy(buf, &seq, sizeof(seq));
+			double t0 = now();
+			if (send(u, buf, 64, 0) != 64)
+				continue;
+			r.sent++;
+			/* Wait for this probe's echo; a late echo of an earlier
+			 * probe is discarded by its sequence number. */
+			for (;;) {
+				double left = t0 + 2.0 - now();
+				struct pollfd pf = { u, POLLIN, 0 };
+				if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
+					break;
+				uint64_t got;
+				if (recv(u, buf, sizeof(buf), 0) < (ssize_t)sizeof(got))
+					continue;
+				memcpy(&got, buf, sizeof(got));
+				if (got == seq) {
+					rtt[r.received++] = now() - t0;
+					break;
+				}
+			}
+			struct timespec ts = { (time_t)o->interval,
+					       (long)((o->interval - (double)(time_t)o->interval) * 1e9) };
+			nanosleep(&ts, NULL);
+		}
+		if (r.received) {
+			qsort(rtt, (size_t)r.received, sizeof(double), cmp_double);
+			r.rtt_min = rtt[0];
+			r.rtt_max = rtt[r.received - 1];
+			r.rtt_p50 = rtt[(r.received - 1) / 2];
+			r.rtt_p99 = rtt[(int)((r.received - 1) * 0.99)];
+		}
+		free(rtt);
+		close(u);
+	}
+	if (o->tcp_seconds > 0) {
+		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in sd = sin_of(daddr, port + 1);
+		if (s < 0 || connect(s, (void *)&sd, sizeof(sd)) < 0)
+			_exit(2);
+		double t0 = now(), end = t0 + o->tcp_seconds;
+		uint64_t bytes = 0;
+		memset(buf, 0x5a, sizeof(buf));
+		while (now() < end) {
+			ssize_t n = write(s, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			bytes += (uint64_t)n;
+		}
+		/* Goodput counts only what arrived: wait for the sink to read
+		 * everything and close. */
+		shutdown(s, SHUT_WR);
+		while (read(s, buf, sizeof(buf)) > 0)
+			;
+		double el = now() - t0;
+		r.tcp_seconds = el;
+		r.tcp_bps = el > 0 ? (double)bytes * 8.0 / el : 0;
+		close(s);
+	}
+	write_all(out, &r, sizeof(r));
+	_exit(0);
+}
+
+int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
+	     struct gb_probe_result *r, struct gb_err *e)
+{
+	int port = o->port ? o->port : 47000;
+	int rp[2] = { -1, -1 }, op[2] = { -1, -1 }, err = 0;
+	pid_t sp = -1, cp = -1;
+	char c = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe2(rp, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if ((sp = fork()) == 0)
+		server(g, dst, port, rp[1]);
+	close(rp[1]);
+	rp[1] = -1;
+	if (sp < 0 || read(rp[0], &c, 1) != 1 || c != 'R') {
+		err = -EADDRNOTAVAIL;
+		gb_err_set(e, "probe: cannot start the echo server on '%s' port %d",
+			   g->topo->nodes[dst].name, port);
+		goto cleanup;
+	}
+	if ((cp = fork()) == 0)
+		client(g, src, dst, o, port, op[1]);
+	close(op[1]);
+	op[1] = -1;
+	ssize_t n = 0, got = 0;
+	while (got < (ssize_t)sizeof(*r) &&
+	       (n = read(op[0], (char *)r + got, sizeof(*r) - (size_t)got)) > 0)
+		got += n;
+	if (got != (ssize_t)sizeof(*r)) {
+		err = -EIO;
+		gb_err_set(e, "probe: the measurement from '%s' to '%s' failed",
+			   g->topo->nodes[src].name, g->topo->nodes[dst].name);
+	}
+cleanup:
+	if (sp > 0) {
+		kill(sp, SIGKILL);
+		waitpid(sp, NULL, 0);
+	}
+	if (cp > 0) {
+		kill(cp, SIGKILL);
+		waitpid(cp, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (rp[i] >= 0)
+			close(rp[i]);
+		if (op[i] >= 0)
+			close(op[i]);
+	}
+	return err;
+}

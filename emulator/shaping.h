@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shaping.h - the shaping backends (ARCHITECTURE.md decision 2).
+ *
+ * A backend makes the data-plane devices of every link and shapes each
+ * *directed* link.  Each backend is a file (shaping_netem.c, shaping_tap.c)
+ * exporting one struct gb_shaper; gb_shapers[] finds them by name.
+ *
+ * Order of a direction's effects, the same in both backends:
+ *   netem:  egress of the sender's veth:  netem (delay, jitter, loss) -> tbf (rate, queue)
+ *   tap:    egress of the sender's TUN:   tbf (rate, queue) -> gridemu-tapd (delay, jitter,
+ *           loss) -> the receiver's TUN
+ * In steady state both give a queue of `limit` packets at the bottleneck
+ * rate plus `delay` of propagation.
+ */
+#ifndef GRIDBED_SHAPING_H
+#define GRIDBED_SHAPING_H
+
+#include "gbemu.h"
+
+struct gb_shaper {
+	const char *name;
+	const char *summary;
+	/** 1 if usable on this kernel, 0 if not (with @why), or -errno. */
+	int (*probe)(struct gb_grid *g, char *why, size_t whylen);
+	/** Create the devices "d<k>" of every link at both ends (down, no address). */
+	int (*create_links)(struct gb_grid *g, const char *tapd_path, struct gb_err *e);
+	/** Program directed link @dl (2*link + dir) from g->topo; @replace: change in place. */
+	int (*apply)(struct gb_grid *g, int dl, int replace, struct gb_err *e);
+	/** Read back the live parameters of @dl into @p (GB_LD_* bits of what was read). */
+	int (*read)(struct gb_grid *g, int dl, struct gb_linkdir *p);
+	/** Stop helpers (the tap daemon); called by down with or without state. */
+	void (*stop)(struct gb_grid *g);
+};
+
+extern const struct gb_shaper gb_shaper_netem;
+extern const struct gb_shaper gb_shaper_tap;
+
+/** gb_shaper_find() - a backend by name ("netem", "tap"), or NULL. */
+const struct gb_shaper *gb_shaper_find(const char *name);
+
+/**
+ * TBF parameters shared by both backends: burst = max(2 MTU, 1 ms at the
+ * rate) keeps the bucket from limiting a single TCP flow at high rates
+ * without letting it exceed the rate by more than a millisecond's worth.
+ */
+uint32_t gb_tbf_burst(uint64_t rate_bps, uint32_t mtu);
+
+/** gb_limit_of() - the queue limit of @dl in packets (explicit or by rule). */
+uint32_t gb_limit_of(const struct gb_topo *t, int dl);
+
+/** gb_bdp_pkts() - packets in flight on @dl at full rate: rate x delay / MTU. */
+uint32_t gb_bdp_pkts(const struct gb_topo *t, int dl);
+
+#endif

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shaping_tap.c - the userspace backend for kernels without sch_netem.
+ *
+ *   sender ns               gridemu-tapd (one process)             receiver ns
+ *   d<k> (TUN) egress:      read -> deadline heap -> write         d<k> (TUN)
+ *     tbf (rate, queue) --> (delay +/- jitter, seeded loss,  -->   delivered as
+ *                            drop-tail limit)                      received
+ *
+ * The daemon creates both TUN devices of every link inside their namespaces
+ * and holds them open; they disappear with it.  gridemu then configures them
+ * over netlink exactly like veths (addresses, routes, TBF).
+ */
+#include "shaping.h"
+#include "netns.h"
+#include "nl.h"
+#include "tapd.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/pkt_sched.h>
+
+#define TBF_HANDLE TC_H_MAKE(1u << 16, 0)
+
+static int tap_probe(struct gb_grid *g, char *why, size_t whylen)
+{
+	if (access("/dev/net/tun", R_OK | W_OK) < 0) {
+		snprintf(why, whylen, "/dev/net/tun: %s", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+static void path_in_rundir(const struct gb_grid *g, const char *file, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", g->rundir, file);
+}
+
+/* The delay line must hold what is in flight, plus the queue when there is
+ * no TBF in front of it to hold the queue. */
+static uint32_t tapd_limit(const struct gb_topo *t, int dl)
+{
+	const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t, dl);
+	uint32_t limit = gb_limit_of(t, dl);
+	return p->rate_bps ? gb_bdp_pkts(t, dl) + limit + 64 : limit;
+}
+
+static json_t *dir_json(const struct gb_topo *t, int dl)
+{
+	const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t, dl);
+	return json_pack("{s:I, s:I, s:f, s:i}", "delay_ns", (json_int_t)p->delay_ns,
+			 "jitter_ns", (json_int_t)p->jitter_ns, "loss", p->loss, "limit",
+			 (int)tapd_limit(t, dl));
+}
+
+static int write_config(struct gb_grid *g, const char *path)
+{
+	const struct gb_topo *t = g->topo;
+	json_t *links = json_array();
+	char nsa[PATH_MAX], nsb[PATH_MAX], ifn[16], tmp[PATH_MAX];
+
+	for (int k = 0; k < t->nlinks; k++) {
+		const struct gb_link *l = &t->links[k];
+		char buf[128];
+		snprintf(nsa, sizeof(nsa), GB_NETNS_DIR "/%s",
+			 gb_grid_nsname(g, t->nodes[l->a].name, buf, sizeof(buf)));
+		snprintf(nsb, sizeof(nsb), GB_NETNS_DIR "/%s",
+			 gb_grid_nsname(g, t->nodes[l->b].name, buf, sizeof(buf)));
+		gb_ifname(k, ifn);
+		json_array_append_new(links, json_pack("{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:s}, s:o, s:o}",
+			"id", k, "name", l->name,
+			"a", "netns", nsa, "ifname", ifn,
+			"b", "netns", nsb, "ifname", ifn,
+			"ab", dir_json(t, 2 * k), "ba", dir_json(t, 2 * k + 1)));
+	}
+	json_t *root = json_pack("{s:I, s:o}", "seed", (json_int_t)t->seed, "links", links);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	int err = json_dump_file(root, tmp, JSON_INDENT(1)) < 0 ? -EIO : 0;
+	json_decref(root);
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	return err;
+}
+
+static int tap_create_links(struct gb_grid *g, const char *tapd_path, struct gb_err *e)
+{
+	char cfg[PATH_MAX], ctl[PATH_MAX], pidf[PATH_MAX], log[PATH_MAX], fdarg[16];
+	int pfd[2] = { -1, -1 };
+	int err;
+
+	path_in_rundir(g, "tapd.json", cfg, sizeof(cfg));
+	path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
+	path_in_rundir(g, "tapd.pid", pidf, sizeof(pidf));
+	path_in_rundir(g, "tapd.log", log, sizeof(log));
+	if ((err = write_config(g, cfg)) < 0) {
+		gb_err_set(e, "cannot write '%s': %s", cfg, strerror(-err));
+		return err;
+	}
+	if (access(tapd_path, X_OK) < 0) {
+		err = -errno;
+		gb_err_set(e, "cannot run the tap daemon '%s': %s", tapd_path, strerror(errno));
+		return err;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		/* The daemon outlives this process: own session, no terminal. */
+		setsid();
+		int nul = open("/dev/null", O_RDONLY);
+		int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (nul >= 0)
+			dup2(nul, 0);
+		if (lf >= 0) {
+			dup2(lf, 1);
+			dup2(lf, 2);
+		}
+		dup2(pfd[1], 3); /* dup2 clears O_CLOEXEC on the copy */
+		snprintf(fdarg, sizeof(fdarg), "3");
+		execl(tapd_path, "gridemu-tapd", "--config", cfg, "--ready-fd", fdarg,
+		      "--control", ctl, "--pidfile", pidf, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	g->tapd_pid = pid;
+
+	char buf[600];
+	ssize_t n, got = 0;
+	while (got < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(pfd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		got += n;
+		if (buf[0] == 'R')
+			break;
+	}
+	close(pfd[0]);
+	buf[got] = 0;
+	if (got > 0 && buf[0] == 'R')
+		return 0;
+
+	/* Failed: reap it and report its one line. */
+	int st;
+	waitpid(pid, &st, 0);
+	g->tapd_pid = 0;
+	char *nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	if (got > 1 && buf[0] == 'E')
+		gb_err_set(e, "%s", buf + 1);
+	else
+		gb_err_set(e, "the tap daemon '%s' exited before it was ready (see %s)", tapd_path,
+			   log);
+	return -EIO;
+}
+
+static int tap_apply(struct gb_grid *g, int dl, int replace, struct gb_err *e)
+{
+	struct gb_topo *t = g->topo;
+	const struct gb_linkdir *p = gb_topo_dir(t, dl);
+	int from = gb_topo_dir_from(t, dl);
+	char name[16], ctl[PATH_MAX], req[256], reply[512];
+	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
+	int err;
+
+	if (ifi < 0) {
+		err = ifi;
+		goto fail;
+	}
+	if (replace) {
+		path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
+		snprintf(req, sizeof(req), "set %d %s delay_ns=%llu jitter_ns=%llu loss=%.9f limit=%u",
+			 dl / 2, dl % 2 ? "ba" : "ab", (unsigned long long)p->delay_ns,
+			 (unsigned long long)p->jitter_ns, p->loss, tapd_limit(t, dl));
+		err = gb_tapd_request(ctl, req, reply, sizeof(reply));
+		if (err < 0)
+			goto fail;
+		if (strncmp(reply, "ok", 2) != 0) {
+			gb_err_set(e, "link '%s': the tap daemon refused: %s", t->links[dl / 2].name,
+				   reply);
+			return -EINVAL;
+		}
+		if ((err = gb_nl_qdisc_del_root(g->sk[from], ifi)) < 0)
+			goto fail;
+	}
+	if (p->rate_bps) {
+		uint32_t limit = gb_limit_of(t, dl);
+		err = gb_nl_tbf(g->sk[from], ifi, TC_H_ROOT, TBF_HANDLE, p->rate_bps,
+				gb_tbf_burst(p->rate_bps, t->mtu), limit * t->mtu, 0);
+		if (err < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	gb_err_set(e, "link '%s' %s: cannot set up tap shaping: %s", t->links[dl / 2].name,
+		   dl % 2 ? "b>a" : "a>b", strerror(-err));
+	return err;
+}
+
+static int tap_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
+{
+	/* Delay, jitter and loss live in the daemon, which applies exactly what
+	 * the state file records; the rate is read back from the kernel. */
+	struct gb_qdisc_info qi;
+	char name[16];
+	int from = gb_topo_dir_from(g->topo, dl);
+	*p = *gb_topo_dir(g->topo, dl);
+	p->set = GB_LD_DELAY | GB_LD_JITTER | GB_LD_LOSS;
+	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
+	if (ifi < 0)
+		return ifi;
+	p->rate_bps = 0;
+	if (gb_nl_qdisc_get(g->sk[from], ifi, TBF_HANDLE, &qi) == 0 && !strcmp(qi.kind, "tbf")) {
+		p->rate_bps = qi.rate_bps;
+		p->limit = g->topo->mtu ? qi.limit / g->topo->mtu : qi.limit;
+		p->set |= GB_LD_RATE | GB_LD_LIMIT;
+	}
+	return 0;
+}
+
+/* Is @pid a gridemu-tapd serving this rundir?  Guards against a stale pid
+ * file pointing at an unrelated process after a reboot. */
+static int is_our_tapd(const struct gb_grid *g, pid_t pid)
+{
+	char p[64], cmd[4096];
+	snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	for (ssize_t i = 0; i < n; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	cmd[n] = 0;
+	char needle[PATH_MAX];
+	snprintf(needle, sizeof(needle), "%s/tapd.json ", g->rundir);
+	return strstr(cmd, "gridemu-tapd") && strstr(cmd, needle);
+}
+
+static void stop_pid(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 300 && kill(pid, 0) == 0; i++) {
+		waitpid(pid, NULL, WNOHANG);
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (kill(pid, 0) == 0)
+		kill(pid, SIGKILL);
+	waitpid(pid, NULL, WNOHANG);
+}
+
+static void tap_stop(struct gb_grid *g)
+{
+	char pidf[PATH_MAX];
+
+	/* The pid file can be missing (up killed before the daemon wrote it)
+	 * or stale, so look at every process: the daemon's command line names
+	 * this grid's run directory. */
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || pid == getpid())
+			continue;
+		if (is_our_tapd(g, (pid_t)pid))
+			stop_pid((pid_t)pid);
+	}
+	if (d)
+		closedir(d);
+	g->tapd_pid = 0;
+	path_in_rundir(g, "tapd.pid", pidf, sizeof(pidf));
+	unlink(pidf);
+}
+
+const struct gb_shaper gb_shaper_tap = {
+	.name = "tap",
+	.summary = "userspace delay line (gridemu-tapd) over TUN pairs, rate in TBF",
+	.probe = tap_probe,
+	.create_links = tap_create_links,
+	.apply = tap_apply,
+	.read = tap_read,
+	.stop = tap_stop,
+};

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Bad input gets a one-line message naming the place, exit status 2, and
+# changes nothing: no namespace, no state, no daemon, root namespace intact.
+source "$(dirname "$0")/lib-netns.sh"
+require_netns
+require_gridemu
+
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"; gb_cleanup' EXIT
+before=$(root_snapshot)
+
+nothing_left() {
+	local n; n=$(prefix_netns | wc -l)
+	[ "$n" = 0 ] && [ ! -e "$GRIDBED_RUNDIR/$GB_PREFIX/state.json" ] &&
+		! pgrep -f "gridemu-tapd.*$GRIDBED_RUNDIR/$GB_PREFIX/" >/dev/null
+}
+
+# 1. a malformed topology (unknown key on line 3)
+cat > "$tmp/bad.yaml" <<'Y'
+name: bad
+sites:
+  - nme: A
+Y
+out=$("$GRIDEMU" up "$tmp/bad.yaml" 2>&1); st=$?
+is "$st" 2 "malformed topology: status 2"
+like "$out" "^gridemu: $tmp/bad.yaml:3:[0-9]+: " "malformed topology: file:line:col"
+is "$(printf '%s\n' "$out" | wc -l)" 1 "malformed topology: one line"
+ok $(nothing_left; echo $?) "malformed topology: nothing created"
+
+# 2. a missing file
+out=$("$GRIDEMU" up "$tmp/none.yaml" 2>&1); st=$?
+ok $([ "$st" != 0 ]; echo $?) "missing file fails"
+like "$out" "none.yaml" "missing file: names the file"
+ok $(nothing_left; echo $?) "missing file: nothing created"
+
+# 3. an unknown backend
+out=$("$GRIDEMU" up "$TOPOS/two-clusters.yaml" --backend nope 2>&1); st=$?
+is "$st" 2 "unknown backend: status 2"
+like "$out" "unknown backend 'nope'" "unknown backend: says which"
+ok $(nothing_left; echo $?) "unknown backend: nothing created"
+
+# 4. an address block overlapping a route of the host
+route=$(ip -4 route show | awk '$1 ~ /\// {print $1; exit}')
+if [ -n "$route" ]; then
+	sed "s#^name: .*#name: overlap\naddressing:\n  data: $route#" "$TOPOS/two-clusters.yaml" > "$tmp/overlap.yaml"
+	grep -q '^addressing:' "$TOPOS/two-clusters.yaml" && sed -i '0,/^addressing:/{//!b};/^addressing:/,/^[a-z]/{/^  data:/d}' "$tmp/overlap.yaml"
+	out=$("$GRIDEMU" up "$tmp/overlap.yaml" 2>&1); st=$?
+	is "$st" 2 "block overlapping the host's route $route: status 2"
+	like "$out" "overlaps the host's route" "overlap: says why"
+	ok $(nothing_left; echo $?) "overlap: nothing created"
+else
+	skip 3 "the host has no subnet route to collide with"
+fi
+
+# 5. a busy lock
+mkdir -p "$GRIDBED_RUNDIR/$GB_PREFIX"
+exec 8>"$GRIDBED_RUNDIR/$GB_PREFIX/lock"
+flock -x 8
+out=$("$GRIDEMU" up "$TOPOS/two-clusters.yaml" 2>&1); st=$?
+is "$st" 2 "busy lock: status 2"
+like "$out" "is busy" "busy lock: says so"
+ok $(nothing_left; echo $?) "busy lock: nothing created"
+exec 8>&-
+
+# 6. commands on a grid that is not up
+out=$("$GRIDEMU" status 2>&1); st=$?
+is "$st" 1 "status with no grid: status 1"
+like "$out" "no grid with prefix '$GB_PREFIX' is up" "status with no grid: says so"
+
+# 7. unknown link, bad value, unknown command, on a live grid
+"$GRIDEMU" up "$TOPOS/two-clusters.yaml" >/dev/null 2>&1 || bail "cannot bring the grid up"
+snap=$("$GRIDEMU" link show)
+out=$("$GRIDEMU" link set no-such-link delay 5ms 2>&1); st=$?
+is "$st" 2 "link set on an unknown link: status 2"
+like "$out" "no link 'no-such-link'" "unknown link: named"
+wan=$("$GRIDEMU" status --json | awk -F'"' '/"name": "[A-Za-z]+-[A-Za-z]+"/ {print $4; exit}')
+out=$("$GRIDEMU" link set "$wan" delay 5parsecs 2>&1); st=$?
+is "$st" 2 "link set with a bad value: status 2"
+like "$out" "delay '5parsecs' is not valid" "bad value: named"
+out=$("$GRIDEMU" link set "$wan" colour blue 2>&1); st=$?
+is "$st" 2 "link set with an unknown parameter: status 2"
+is "$("$GRIDEMU" link show)" "$snap" "links unchanged after the refused changes"
+out=$("$GRIDEMU" frobnicate 2>&1); st=$?
+is "$st" 2 "unknown command: status 2"
+"$GRIDEMU" down >/dev/null 2>&1
+ok $(nothing_left; echo $?) "down leaves nothing"
+is "$(root_snapshot)" "$before" "root namespace unchanged"
+done_testing

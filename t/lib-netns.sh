@@ -1,0 +1,101 @@
+# shellcheck shell=bash
+# lib-netns.sh - sourced by gridbed's shell tests.
+#
+# Gives a TAP vocabulary (plan, ok, is, skip_all, diag, done_testing), the
+# paths of the built tools, a unique prefix for everything the test creates,
+# and a cleanup trap that tears down whatever grid used that prefix, so that a
+# failing test still leaves nothing behind (STYLE.md practice 9).
+
+GRIDBED_SRC=${GRIDBED_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+GRIDBED_BUILD=${GRIDBED_BUILD:-$GRIDBED_SRC/build}
+GRIDEMU=${GRIDEMU:-$GRIDBED_BUILD/emulator/gridemu}
+TOPOS=$GRIDBED_SRC/topologies
+export GRIDBED_SRC GRIDBED_BUILD GRIDEMU TOPOS
+
+# A unique prefix: short, because interface and netns names derive from it.
+GB_PREFIX=${GB_PREFIX:-t$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))}
+export GRIDBED_PREFIX=$GB_PREFIX
+# Keep the tests' state away from a user's grids.
+export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-test}
+
+_tap_n=0
+_tap_failed=0
+_tap_planned=
+
+plan() { _tap_planned=$1; echo "1..$1"; }
+diag() { printf '# %s\n' "$*"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+bail() { echo "Bail out! $*"; exit 255; }
+
+ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
+	local st=$1; shift
+	_tap_n=$((_tap_n + 1))
+	if [ "$st" = 0 ]; then echo "ok $_tap_n - $*"
+	else echo "not ok $_tap_n - $*"; _tap_failed=$((_tap_failed + 1)); fi
+	return "$st"
+}
+# t COMMAND... : run it, ok if it exits 0; its output goes to diag on failure.
+t() {
+	local desc=$1; shift
+	local out st
+	out=$("$@" 2>&1); st=$?
+	ok $st "$desc" || printf '%s\n' "$out" | sed 's/^/#   /'
+	return $st
+}
+is() { # is GOT WANT DESCRIPTION
+	local got=$1 want=$2; shift 2
+	if [ "$got" = "$want" ]; then ok 0 "$*"
+	else ok 1 "$*"; diag "  got: '$got'"; diag "  expected: '$want'"; return 1; fi
+}
+like() { # like GOT REGEX DESCRIPTION
+	local got=$1 re=$2; shift 2
+	if printf '%s' "$got" | grep -qE -- "$re"; then ok 0 "$*"
+	else ok 1 "$*"; diag "  got: '$got'"; diag "  expected to match: '$re'"; return 1; fi
+}
+skip() { local n=$1; shift; for _ in $(seq "$n"); do _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # skip $*"; done; }
+done_testing() {
+	[ -z "$_tap_planned" ] && echo "1..$_tap_n"
+	if [ -n "$_tap_planned" ] && [ "$_tap_planned" != "$_tap_n" ]; then
+		diag "planned $_tap_planned tests but ran $_tap_n"; exit 1
+	fi
+	[ "$_tap_failed" = 0 ]
+}
+
+# Prerequisites: each skips the whole test with a reason.
+require_root() { [ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"; }
+require_netns() {
+	require_root
+	command -v ip >/dev/null || skip_all "iproute2 (ip) is not installed; it is the tests' witness"
+	unshare --net true 2>/dev/null || skip_all "cannot create network namespaces here"
+}
+require_gridemu() { [ -x "$GRIDEMU" ] || bail "gridemu not built at $GRIDEMU"; }
+require_cmd() { command -v "$1" >/dev/null || skip_all "$1 is not installed"; }
+
+# The namespaces and root-namespace objects a prefix owns right now.
+prefix_netns() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${GB_PREFIX}-" || true; }
+
+# A snapshot of everything in the root network namespace that gridbed must
+# never touch: links, addresses, routes (v4/v6), rules, neighbours excluded
+# (they age on their own), forwarding sysctls, nft ruleset.
+root_snapshot() {
+	{
+		ip -o link show | sed -E 's/ state [A-Z]+//; s/ qlen [0-9]+//' | awk '{$1=""; print}' | sed 's/link\/ether.*//' 
+		ip -o addr show
+		ip route show table all
+		ip -6 route show table all 2>/dev/null | grep -v -E '^(local|multicast|anycast)? ?fe80' 
+		ip rule show
+		ip -6 rule show 2>/dev/null
+		sysctl -n net.ipv4.ip_forward net.ipv6.conf.all.forwarding 2>/dev/null
+		nft list ruleset 2>/dev/null
+		tc qdisc show 2>/dev/null
+	} | sort
+}
+
+gb_cleanup() {
+	local st=$?
+	"$GRIDEMU" down >/dev/null 2>&1 || true
+	for ns in $(prefix_netns); do ip netns del "$ns" 2>/dev/null; done
+	exit $st
+}
+trap gb_cleanup EXIT
+trap 'exit 130' INT TERM
