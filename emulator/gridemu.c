@@ -75,7 +75,7 @@ static int cmd_up(int argc, char **argv)
 					    { 0, 0, 0, 0 } };
 	struct gb_up_opts o = { .backend = "auto" };
 	int quiet = 0, c;
-	while ((c = getopt_long(argc, argv, "+b:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:qh", lo, NULL)) != -1) {
 		if (c == 'b')
 			o.backend = optarg;
 		else if (c == 'q')

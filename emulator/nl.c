@@ -159,6 +159,9 @@ cleanup:
 		rtnl_link_put(orig);
 	if (chg)
 		rtnl_link_put(chg);
+	/* A kernel without IPv6 has no link-local addresses to suppress. */
+	if (err == -EAFNOSUPPORT && (flags & GB_LINK_NO_IPV6LL))
+		return gb_nl_link_config(sk, ifindex, mtu, txqlen, flags & ~GB_LINK_NO_IPV6LL);
 	return err;
 }
 

@@ -261,15 +261,33 @@ static int is_our_tapd(const struct gb_grid *g, pid_t pid)
 	return strstr(cmd, "gridemu-tapd") && strstr(cmd, needle);
 }
 
+/* Alive and not a zombie: the daemon's parent (the `up` that started it)
+ * is gone, and on some systems nobody reaps orphans promptly. */
+static int alive(pid_t pid)
+{
+	char p[64], buf[256];
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+}
+
 static void stop_pid(pid_t pid)
 {
 	kill(pid, SIGTERM);
-	for (int i = 0; i < 300 && kill(pid, 0) == 0; i++) {
+	for (int i = 0; i < 300 && alive(pid); i++) {
 		waitpid(pid, NULL, WNOHANG);
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	if (kill(pid, 0) == 0)
+	if (alive(pid))
 		kill(pid, SIGKILL);
 	waitpid(pid, NULL, WNOHANG);
 }
@@ -288,7 +306,7 @@ static void tap_stop(struct gb_grid *g)
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || pid == getpid())
 			continue;
-		if (is_our_tapd(g, (pid_t)pid))
+		if (alive((pid_t)pid) && is_our_tapd(g, (pid_t)pid))
 			stop_pid((pid_t)pid);
 	}
 	if (d)

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The netem backend, for real, inside user-mode Linux: this host's kernel has
+# no sch_netem (PLATFORM.md), Debian's linux.uml ships it as a module.  The
+# UML kernel boots with the host's / as its root (hostfs), so it runs the
+# gridemu we just built; its /run is a tmpfs, so nothing it does reaches the
+# host.  The checks run inside and write TAP lines to a file we print here.
+source "$(dirname "$0")/lib-netns.sh"
+require_root
+require_gridemu
+command -v linux.uml >/dev/null || skip_all "user-mode-linux (linux.uml) is not installed"
+mods=$(ls -d /usr/lib/uml/modules/*/ 2>/dev/null | head -1)
+[ -f "$mods/kernel/net/sched/sch_netem.ko" ] || skip_all "linux.uml ships no sch_netem.ko"
+command -v insmod >/dev/null || skip_all "insmod (kmod) is not installed"
+
+tmp=$(mktemp -d /tmp/gb-uml.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/init" <<INIT
+#!/bin/bash
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /run
+M=/usr/lib/uml/modules/\$(uname -r)/kernel
+for m in drivers/net/veth.ko net/sched/sch_netem.ko net/sched/sch_tbf.ko; do insmod \$M/\$m; done
+GRIDEMU=$GRIDEMU TOPOS=$TOPOS bash $tmp/inner > $tmp/out 2>&1
+echo done > $tmp/finished
+poweroff -f
+INIT
+cat > "$tmp/inner" <<'INNER'
+n=0; failed=0
+ok() { n=$((n+1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a >= b)}'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
+rtt() { ip netns exec gb-a-1 ping -c "${2:-5}" -i 0.05 -q "$1" | awk -F'= ' '/^rtt/ {split($2, a, "/"); print a[2] + 0}'; }
+out=$($GRIDEMU up "$TOPOS/two-clusters.yaml" --backend auto 2>&1); st=$?
+ok $st "up two-clusters with backend auto inside UML"
+echo "$out" | grep -q "backend netem" ; ok $? "auto picked netem where the kernel has it ($out)"
+b1=$($GRIDEMU status | awk '$1 == "b-1" {print $5}')
+q=$(tc -n gb-siteA qdisc show | tr '\n' ' ')
+echo "$q" | grep -q "netem" && echo "$q" | grep -q "tbf"; ok $? "netem with a TBF child on the WAN link ($q)"
+r=$(rtt "$b1" 10)
+ge "$r" 10; ok $? "WAN RTT $r ms >= 2 x 5 ms (mean of 10)"
+[ -n "$r" ] && lt "$r" 20.6; ok $? "WAN RTT $r ms below twice the configured 10.3 ms (fidelity figures are in the benchmark)"
+wan=siteA-siteB
+$GRIDEMU link set $wan delay 20ms >/dev/null; ok $? "link set delay 20ms"
+r=$(rtt "$b1" 10)
+ge "$r" 40; ok $? "WAN RTT after link set: $r ms >= 40 ms"
+[ -n "$r" ] && lt "$r" 80; ok $? "and below twice that ($r ms)"
+$GRIDEMU link set $wan loss 100% >/dev/null
+ip netns exec gb-a-1 ping -c 3 -i 0.1 -W 1 -q "$b1" | grep -q "100% packet loss"; ok $? "netem loss 100% drops everything"
+$GRIDEMU link set $wan loss 0% rate 10mbit >/dev/null; ok $? "link set loss 0% rate 10mbit"
+tc -n gb-siteA qdisc show | grep -q "rate 10Mbit"; ok $? "tc sees rate 10Mbit"
+$GRIDEMU down >/dev/null; ok $? "down"
+[ -z "$(ip netns list)" ]; ok $? "no namespace left inside UML"
+echo "1..$n"
+exit $failed
+INNER
+chmod +x "$tmp/init" "$tmp/inner"
+timeout 300 linux.uml mem=768M root=/dev/root rootfstype=hostfs rootflags=/ rw \
+	init="$tmp/init" con=null con0=fd:0,fd:1 </dev/null >"$tmp/console" 2>&1
+if [ ! -f "$tmp/finished" ]; then
+	echo "1..1"; echo "not ok 1 - user-mode Linux did not finish"; sed 's/^/# /' "$tmp/console" | tail -20
+	exit 1
+fi
+cat "$tmp/out"
+grep -q '^not ok' "$tmp/out" && exit 1
+grep -q '^1\.\.[1-9]' "$tmp/out" || exit 1
+exit 0
