@@ -1,0 +1,606 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gridtree - plan and score broadcast trees (issue 3).
+ *
+ *	gridtree list
+ *	gridtree plan --algo NAME (--topo FILE | --matrix FILE) --root NODE --size BYTES
+ *	              [--seed N] [--budget-ms N] [--model M] [--o SECONDS]
+ *	              [--format text|json|dot]
+ *	gridtree eval --tree FILE (--topo FILE | --matrix FILE) --size BYTES [--format text|json]
+ *	gridtree sim gupta-fig3|fkaier ...
+ *	gridtree pools --matrix FILE --percent P
+ *
+ * Subcommands are dispatched from a table; each has --help.  Exit status:
+ * 0 success, 1 failure, 2 usage error.  Errors are one line on stderr.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbtopo.h"
+#include "plan_impl.h"
+
+#define EXIT_USAGE 2
+
+/* Default initiation cost o for models built from a topology file: the
+ * topology says nothing about hosts' software overhead; 10 us is the order
+ * of an MPI_Send's fixed cost over TCP on a LAN (seed 003 slide 18 measured
+ * 35-300 us on 2003 hardware). */
+#define DEFAULT_O 10e-6
+
+__attribute__((format(printf, 1, 2))) static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gridtree: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gridtree: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared option handling                                              */
+/* ------------------------------------------------------------------ */
+
+struct model_opts {
+	const char *topo;
+	const char *matrix;
+	double o;
+};
+
+/* Load the model named by --topo or --matrix; prints the error. */
+static int load_model(const struct model_opts *mo, struct gb_netmodel *m)
+{
+	char err[512];
+	int ret;
+
+	if (!!mo->topo == !!mo->matrix)
+		die_usage("give exactly one of --topo FILE and --matrix FILE");
+	if (mo->topo) {
+		struct gb_topo *t = NULL;
+		struct gb_diag d;
+
+		memset(&d, 0, sizeof(d));
+		ret = gb_topo_load(mo->topo, &t, &d);
+		if (ret == -EINVAL)
+			return fail("%s:%d:%d: %s", d.file[0] ? d.file : mo->topo, d.line, d.col,
+				    d.msg);
+		if (ret < 0)
+			return fail("cannot load topology '%s': %s", mo->topo, strerror(-ret));
+		ret = gb_nm_from_topo(m, t, mo->o);
+		gb_topo_free(t);
+		if (ret < 0)
+			return fail("cannot model topology '%s': %s", mo->topo, strerror(-ret));
+		return 0;
+	}
+	ret = gb_nm_load_json(m, mo->matrix, err, sizeof(err));
+	if (ret == -EINVAL || (ret < 0 && err[0]))
+		return fail("%s", err);
+	if (ret < 0)
+		return fail("cannot load matrix '%s': %s", mo->matrix, strerror(-ret));
+	return 0;
+}
+
+static int parse_node(const struct gb_netmodel *m, const char *s)
+{
+	int v = gb_nm_find_node(m, s);
+	char *end;
+	long x;
+
+	if (v >= 0)
+		return v;
+	/* a plain index is accepted when no node carries that name */
+	x = strtol(s, &end, 10);
+	if (*s && !*end && x >= 0 && x < m->n)
+		return (int)x;
+	return -1;
+}
+
+static double parse_size_opt(const char *s)
+{
+	double b;
+
+	if (gb_parse_size(s, &b) < 0)
+		die_usage("size '%s' is not a size (use bytes, or 64K, 1M, ...)", s);
+	return b;
+}
+
+static double parse_double_opt(const char *what, const char *s)
+{
+	char *end;
+	double x = strtod(s, &end);
+
+	if (!*s || *end || !isfinite(x) || x < 0)
+		die_usage("%s '%s' is not a non-negative number", what, s);
+	return x;
+}
+
+static uint64_t parse_u64_opt(const char *what, const char *s)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (!*s || *end || errno || *s == '-')
+		die_usage("%s '%s' is not a non-negative integer", what, s);
+	return x;
+}
+
+static void model_summary(FILE *f, const struct model_opts *mo, const struct gb_netmodel *m)
+{
+	fprintf(f, "model      %s: %d nodes, %d clusters, %d sites%s\n",
+		mo->topo ? mo->topo : mo->matrix, m->n, m->nclusters, m->nsites,
+		m->path ? ", routed paths" : "");
+}
+
+static void print_tree_text(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t)
+{
+	fprintf(f, "tree       children in send order; * leaves the site, + leaves the cluster\n");
+	for (int k = 0; k < t->n; k++) {
+		if (!t->nchild[k])
+			continue;
+		fprintf(f, "  %s ->", m->nodes[k].name);
+		for (int i = 0; i < t->nchild[k]; i++) {
+			int v = t->child[t->cstart[k] + i];
+			const char *mark = "";
+
+			if (m->nodes[v].site != m->nodes[k].site)
+				mark = "*";
+			else if (m->nodes[v].cluster != m->nodes[k].cluster)
+				mark = "+";
+			fprintf(f, " %s%s", m->nodes[v].name, mark);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
+			double size, const char *highlight)
+{
+	fprintf(f, "predicted  completion time of %.0f B\n", size);
+	for (int i = 0; i < gb_ncostmodels; i++) {
+		double c = gb_costmodels[i].cost(m, t, size, NULL);
+		int hl = highlight && strcmp(highlight, gb_costmodels[i].name) == 0;
+
+		fprintf(f, "  %-11s %12.6f s%s\n", gb_costmodels[i].name, c,
+			hl ? "   (optimised)" : "");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* list                                                                */
+/* ------------------------------------------------------------------ */
+
+static void usage_list(FILE *f)
+{
+	fprintf(f, "usage: gridtree list [--names]\n"
+		"  Print the planner registry (in registry order) and the cost models.\n"
+		"  --names   planner names only, one per line (for scripts)\n");
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "names", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int names = 0, c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			names = 1;
+			break;
+		case 'h':
+			usage_list(stdout);
+			return 0;
+		default:
+			usage_list(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		die_usage("list: unexpected argument '%s'", argv[optind]);
+	if (names) {
+		for (int i = 0; i < gb_nplanners; i++)
+			printf("%s\n", gb_planners[i].name);
+		return 0;
+	}
+	printf("planners:\n");
+	for (int i = 0; i < gb_nplanners; i++) {
+		const struct gb_planner *p = &gb_planners[i];
+		char fl[32] = "";
+
+		snprintf(fl, sizeof(fl), "%s%s%s", p->flags & GB_PLAN_ANYTIME ? "anytime " : "",
+			 p->flags & GB_PLAN_STATIC ? "static " : "",
+			 p->flags & GB_PLAN_CLUSTER ? "cluster " : "");
+		printf("  %-14s %-9s %s\n", p->name, fl, p->summary);
+	}
+	printf("cost models:\n");
+	for (int i = 0; i < gb_ncostmodels; i++)
+		printf("  %-14s %s\n", gb_costmodels[i].name, gb_costmodels[i].summary);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* plan                                                                */
+/* ------------------------------------------------------------------ */
+
+static void usage_plan(FILE *f)
+{
+	fprintf(f,
+		"usage: gridtree plan --algo NAME (--topo FILE | --matrix FILE) --root NODE\n"
+		"                     --size BYTES [--seed N] [--budget-ms N] [--model M]\n"
+		"                     [--o SECONDS] [--format text|json|dot]\n"
+		"  Plan a broadcast tree and print it with its predicted time under every\n"
+		"  cost model.\n"
+		"  --algo NAME      a planner of 'gridtree list'\n"
+		"  --topo FILE      a topology (static latencies and bottleneck bandwidths)\n"
+		"  --matrix FILE    a matrix file (docs/formats.md), e.g. from gridmon\n"
+		"  --root NODE      root node, by name (or index)\n"
+		"  --size BYTES     message size: bytes, or 64K, 1M (= 1048576), ...\n"
+		"  --seed N         seed for randomised planners (default 1)\n"
+		"  --budget-ms N    time budget of anytime planners (default: paper's)\n"
+		"  --model M        cost model the planner optimises (default: its own)\n"
+		"  --o SECONDS      initiation cost per node with --topo (default %g)\n"
+		"  --format F       text (default), json (docs/formats.md) or dot\n", DEFAULT_O);
+}
+
+enum { OPT_ALGO = 256, OPT_TOPO, OPT_MATRIX, OPT_ROOT, OPT_SIZE, OPT_SEED, OPT_BUDGET,
+       OPT_MODEL, OPT_O, OPT_FORMAT, OPT_TREE };
+
+static int parse_format(const char *s, int allow_dot)
+{
+	if (strcmp(s, "text") == 0)
+		return 0;
+	if (strcmp(s, "json") == 0)
+		return 1;
+	if (allow_dot && strcmp(s, "dot") == 0)
+		return 2;
+	die_usage("unknown format '%s' (use text, json%s)", s, allow_dot ? " or dot" : "");
+	return -1;
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "algo", required_argument, NULL, OPT_ALGO },
+		{ "topo", required_argument, NULL, OPT_TOPO },
+		{ "matrix", required_argument, NULL, OPT_MATRIX },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "budget-ms", required_argument, NULL, OPT_BUDGET },
+		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "o", required_argument, NULL, OPT_O },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct model_opts mo = { NULL, NULL, DEFAULT_O };
+	struct gb_plan_args a = { 0, -1, 1, 0, NULL };
+	const struct gb_planner *p = NULL;
+	const char *root = NULL;
+	struct gb_netmodel m;
+	struct gb_tree t;
+	int c, format = 0, ret;
+	double t0, dt;
+
+	memset(&m, 0, sizeof(m));
+	memset(&t, 0, sizeof(t));
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ALGO:
+			p = gb_planner_find(optarg);
+			if (!p)
+				die_usage("unknown planner '%s' (see 'gridtree list')", optarg);
+			break;
+		case OPT_TOPO:
+			mo.topo = optarg;
+			break;
+		case OPT_MATRIX:
+			mo.matrix = optarg;
+			break;
+		case OPT_ROOT:
+			root = optarg;
+			break;
+		case OPT_SIZE:
+			a.size = parse_size_opt(optarg);
+			break;
+		case OPT_SEED:
+			a.seed = parse_u64_opt("seed", optarg);
+			break;
+		case OPT_BUDGET:
+			a.budget_s = parse_double_opt("budget", optarg) * 1e-3;
+			break;
+		case OPT_MODEL:
+			if (!gb_costmodel_find(optarg))
+				die_usage("unknown cost model '%s' (see 'gridtree list')", optarg);
+			a.model = optarg;
+			break;
+		case OPT_O:
+			mo.o = parse_double_opt("initiation cost", optarg);
+			break;
+		case OPT_FORMAT:
+			format = parse_format(optarg, 1);
+			break;
+		case 'h':
+			usage_plan(stdout);
+			return 0;
+		default:
+			usage_plan(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		die_usage("plan: unexpected argument '%s'", argv[optind]);
+	if (!p)
+		die_usage("plan: --algo is required");
+	if (!root)
+		die_usage("plan: --root is required");
+	if (a.size < 0)
+		die_usage("plan: --size is required");
+	if (load_model(&mo, &m))
+		return 1;
+	a.root = parse_node(&m, root);
+	if (a.root < 0) {
+		gb_nm_release(&m);
+		die_usage("unknown root node '%s'", root);
+	}
+	t0 = gb_now();
+	ret = gb_plan(p, &m, &a, &t);
+	dt = gb_now() - t0;
+	if (ret < 0) {
+		gb_nm_release(&m);
+		return fail("planner '%s' failed: %s", p->name, strerror(-ret));
+	}
+	ret = 0;
+	if (format == 1) {
+		if (gb_tree_save_json(&t, &m, p->name, a.size, "-") < 0)
+			ret = fail("cannot write the tree: %s", strerror(EIO));
+	} else if (format == 2) {
+		if (gb_tree_write_dot(&t, &m, stdout) < 0)
+			ret = fail("cannot write the tree: %s", strerror(EIO));
+	} else {
+		printf("planner    %s: %s\n", p->name, p->summary);
+		model_summary(stdout, &mo, &m);
+		printf("root       %s, size %.0f B, seed %llu", m.nodes[a.root].name, a.size,
+		       (unsigned long long)a.seed);
+		if ((p->flags & GB_PLAN_ANYTIME) && a.budget_s > 0)
+			printf(", budget %.0f ms", a.budget_s * 1e3);
+		else if (p->flags & GB_PLAN_ANYTIME)
+			printf(", no budget (the paper's fixed invocation counts)");
+		printf("\nplanning   %.3f ms\n", dt * 1e3);
+		print_tree_text(stdout, &m, &t);
+		print_costs(stdout, &m, &t, a.size, a.model);
+	}
+	gb_tree_release(&t);
+	gb_nm_release(&m);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* eval                                                                */
+/* ------------------------------------------------------------------ */
+
+static void usage_eval(FILE *f)
+{
+	fprintf(f,
+		"usage: gridtree eval --tree FILE (--topo FILE | --matrix FILE) --size BYTES\n"
+		"                     [--o SECONDS] [--format text|json]\n"
+		"  Score an existing tree (the JSON of 'gridtree plan --format json') under\n"
+		"  every cost model; nodes are matched by name.\n");
+}
+
+static int cmd_eval(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "tree", required_argument, NULL, OPT_TREE },
+		{ "topo", required_argument, NULL, OPT_TOPO },
+		{ "matrix", required_argument, NULL, OPT_MATRIX },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "o", required_argument, NULL, OPT_O },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct model_opts mo = { NULL, NULL, DEFAULT_O };
+	const char *tree = NULL;
+	struct gb_netmodel m;
+	struct gb_tree t;
+	double size = -1;
+	char err[512];
+	int c, format = 0, ret;
+
+	memset(&m, 0, sizeof(m));
+	memset(&t, 0, sizeof(t));
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_TREE:
+			tree = optarg;
+			break;
+		case OPT_TOPO:
+			mo.topo = optarg;
+			break;
+		case OPT_MATRIX:
+			mo.matrix = optarg;
+			break;
+		case OPT_SIZE:
+			size = parse_size_opt(optarg);
+			break;
+		case OPT_O:
+			mo.o = parse_double_opt("initiation cost", optarg);
+			break;
+		case OPT_FORMAT:
+			format = parse_format(optarg, 0);
+			break;
+		case 'h':
+			usage_eval(stdout);
+			return 0;
+		default:
+			usage_eval(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		die_usage("eval: unexpected argument '%s'", argv[optind]);
+	if (!tree)
+		die_usage("eval: --tree is required");
+	if (size < 0)
+		die_usage("eval: --size is required");
+	if (load_model(&mo, &m))
+		return 1;
+	ret = gb_tree_load_json(&t, &m, tree, err, sizeof(err));
+	if (ret < 0) {
+		gb_nm_release(&m);
+		if (err[0])
+			return fail("%s", err);
+		return fail("cannot load tree '%s': %s", tree, strerror(-ret));
+	}
+	ret = 0;
+	if (format == 1) {
+		json_t *o = json_object();
+
+		for (int i = 0; o && i < gb_ncostmodels; i++) {
+			double x = gb_costmodels[i].cost(&m, &t, size, NULL);
+
+			json_object_set_new(o, gb_costmodels[i].name,
+					    isfinite(x) ? json_real(x) : json_null());
+		}
+		if (!o || json_dumpf(o, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) < 0)
+			ret = fail("cannot write the result");
+		else
+			putchar('\n');
+		json_decref(o);
+	} else {
+		model_summary(stdout, &mo, &m);
+		printf("tree       %s, root %s\n", tree, m.nodes[t.root].name);
+		print_costs(stdout, &m, &t, size, NULL);
+	}
+	gb_tree_release(&t);
+	gb_nm_release(&m);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* sim, pools: implemented by the SA and pLogP files                   */
+/* ------------------------------------------------------------------ */
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd sims[] = {
+#ifdef GB_HAVE_SA
+	{ "gupta-fig3", gb_sim_gupta_fig3,
+	  "seed 000 Fig. 3: best estimated time over planning time, 32 nodes, 1 MB" },
+#endif
+#ifdef GB_HAVE_PLOGP
+	{ "fkaier", gb_sim_fkaier,
+	  "seed 002 s4.2: broadcast time against clusters, every pLogP heuristic" },
+#endif
+	{ NULL, NULL, NULL },
+};
+
+static void usage_sim(FILE *f)
+{
+	fprintf(f, "usage: gridtree sim STUDY [options]   (gridtree sim STUDY --help)\n"
+		"  Reproduce a simulation study of the papers.  Studies in this build:\n");
+	for (int i = 0; sims[i].name; i++)
+		fprintf(f, "  %-12s %s\n", sims[i].name, sims[i].summary);
+	if (!sims[0].name)
+		fprintf(f, "  (none: built without the SA and pLogP planners)\n");
+}
+
+static int cmd_sim(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage_sim(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage_sim(stdout);
+		return 0;
+	}
+	for (int i = 0; sims[i].name; i++) {
+		if (strcmp(sims[i].name, argv[1]) == 0) {
+			optind = 1;
+			return sims[i].fn(argc - 1, argv + 1);
+		}
+	}
+	die_usage("unknown study 'sim %s' (see 'gridtree sim --help')", argv[1]);
+	return EXIT_USAGE;
+}
+
+#ifdef GB_HAVE_SA
+static int cmd_pools(int argc, char **argv)
+{
+	return gb_cmd_pools(argc, argv);
+}
+#endif
+
+/* ------------------------------------------------------------------ */
+/* main                                                                */
+/* ------------------------------------------------------------------ */
+
+static const struct cmd cmds[] = {
+	{ "list", cmd_list, "print the planners and cost models" },
+	{ "plan", cmd_plan, "plan a tree and predict its time under every model" },
+	{ "eval", cmd_eval, "score an existing tree under every model" },
+	{ "sim", cmd_sim, "reproduce a paper's simulation study" },
+#ifdef GB_HAVE_SA
+	{ "pools", cmd_pools, "form clusteredSA's bandwidth pools (seed 000 s2.4)" },
+#endif
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gridtree COMMAND [options]   (gridtree COMMAND --help)\n");
+	for (int i = 0; cmds[i].name; i++)
+		fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (int i = 0; cmds[i].name; i++) {
+		if (strcmp(cmds[i].name, argv[1]) == 0) {
+			optind = 1;
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	}
+	die_usage("unknown command '%s' (see 'gridtree --help')", argv[1]);
+	return EXIT_USAGE;
+}

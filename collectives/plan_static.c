@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan_static.c - the planners that need only the topology: binomial,
+ * flat, mpich-g2 and magpie.  None of them looks at latencies or
+ * bandwidths; they only read node indices (the MPI rank order) and the
+ * cluster and site of each node.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_impl.h"
+
+/*
+ * binomial - MPICH's MPIR_Bcast_binomial relative to the root, over all
+ * nodes in rank order:
+ *
+ *	relative rank r = (rank - root) mod p
+ *	p = 8, root 3:   3 -> 7, 5, 4;  7 -> 1, 0;  5 -> 6;  1 -> 2
+ *	                 (relative 0 -> 4, 2, 1; 4 -> 6, 5; 2 -> 3; 6 -> 7)
+ *
+ * Children are in MPICH's send order, largest subtree first.
+ */
+int gb_plan_binomial(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		     struct gb_tree *out)
+{
+	int *mem = NULL, *par = NULL, n = m->n, ret = -ENOMEM;
+	double *key = NULL;
+
+	mem = malloc(sizeof(int) * n);
+	par = malloc(sizeof(int) * n);
+	key = calloc(n, sizeof(double));
+	if (!mem || !par || !key)
+		goto cleanup;
+	for (int r = 0; r < n; r++) {
+		mem[r] = (r + a->root) % n;
+		par[r] = -1;
+	}
+	gb_binomial(mem, n, par, key, 0);
+	ret = gb_tree_from_parents(out, par, key);
+cleanup:
+	free(mem);
+	free(par);
+	free(key);
+	return ret;
+}
+
+/*
+ * flat - the root sends to every other node, in increasing rank order
+ * (MPICH-G2's flat_tree_bcast loops over its set the same way; we do not
+ * rotate the order to the root, as it does not).
+ */
+int gb_plan_flat(const struct gb_netmodel *m, const struct gb_plan_args *a, struct gb_tree *out)
+{
+	int *par = malloc(sizeof(int) * m->n), ret;
+
+	if (!par)
+		return -ENOMEM;
+	for (int v = 0; v < m->n; v++)
+		par[v] = v == a->root ? -1 : a->root;
+	ret = gb_tree_from_parents(out, par, NULL);
+	free(par);
+	return ret;
+}
+
+/*
+ * Lowest-ranked member of each group, i.e. MPICH-G2's master after
+ * numbering cluster ids in rank order, except that the root masters every
+ * group that contains it (update_cluster_ids() rotates the ids of those
+ * groups so that the root's are all zero).
+ */
+static void masters(const struct gb_netmodel *m, int root, int *site_master, int *cl_master)
+{
+	for (int s = 0; s < m->nsites; s++)
+		site_master[s] = -1;
+	for (int c = 0; c < m->nclusters; c++)
+		cl_master[c] = -1;
+	for (int v = m->n - 1; v >= 0; v--) {
+		site_master[m->nodes[v].site] = v;
+		cl_master[m->nodes[v].cluster] = v;
+	}
+	site_master[m->nodes[root].site] = root;
+	cl_master[m->nodes[root].cluster] = root;
+}
+
+/*
+ * Counting sort of the nodes by group (gid[v], -1 = left out), keeping
+ * rank order inside each group: group g is list[start[g] .. start[g+1]-1].
+ * O(n + ngroups), so the multilevel planners stay linear in n.
+ */
+static void bucket(int n, int ngroups, const int *gid, int *start, int *list)
+{
+	for (int g = 0; g <= ngroups; g++)
+		start[g] = 0;
+	for (int v = 0; v < n; v++)
+		if (gid[v] >= 0)
+			start[gid[v] + 1]++;
+	for (int g = 0; g < ngroups; g++)
+		start[g + 1] += start[g];
+	for (int v = 0; v < n; v++)
+		if (gid[v] >= 0)
+			list[start[gid[v]]++] = v;
+	for (int g = ngroups; g > 0; g--)
+		start[g] = start[g - 1];
+	start[0] = 0;
+}
+
+/* Position of @v in set[0..k-1] (0 if absent). */
+static int index_of(const int *set, int k, int v)
+{
+	for (int i = 0; i < k; i++)
+		if (set[i] == v)
+			return i;
+	return 0;
+}
+
+/*
+ * Append a binomial over set[0..k-1] (rank order) rooted at set[ri]:
+ * MPICH-G2's binomial_bcast() uses relative index (idx - root_idx) mod k.
+ * Keys continue after @base so that sends of earlier levels come first.
+ */
+static void level_binomial(const int *set, int k, int ri, int *mem, int *par, double *key,
+			   const double *base)
+{
+	for (int r = 0; r < k; r++)
+		mem[r] = set[(ri + r) % k];
+	/* gb_binomial() numbers each sender's sends 0, 1, ...: shift them
+	 * past what that sender already sent at higher levels. */
+	gb_binomial(mem, k, par, key, 0);
+	for (int r = 1; r < k; r++)
+		key[mem[r]] += base[par[mem[r]]];
+}
+
+/*
+ * mpich-g2 - MPICH-G2's topology-aware broadcast (mpid/globus2
+ * topology_intra_fns.c, MPID_FN_Bcast; seed 000 s3, Fig. 7), with the three
+ * levels of a gridbed topology:
+ *
+ *	level 0, wide area: the site masters; flat tree from the root's site
+ *	         master (the root) to the others, in rank order
+ *	level 1, site:      in each site, the cluster masters; binomial rooted
+ *	         at the site master
+ *	level 2, cluster:   in each cluster, all its nodes; binomial rooted at
+ *	         the cluster master
+ *
+ *	root ──flat──► site masters ──binomial──► cluster masters
+ *	                                 ──binomial──► cluster nodes
+ *
+ * A process walks the levels top down (for lvl = 0 .. depth-1), so its
+ * sends at a higher level all precede its sends at a lower one.
+ *
+ * Choices:
+ *  - a group's member order is rank order and the binomial's relative
+ *    index is (index - root index) mod size, as in binomial_bcast();
+ *  - cluster ids are taken as numbered by first appearance in rank order,
+ *    so a group's master is its lowest-ranked member unless the group
+ *    contains the root (update_cluster_ids()' rotation makes the root the
+ *    master there);
+ *  - levels with fewer than 2 members are skipped, as MPICH-G2 does.
+ */
+int gb_plan_mpichg2(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		    struct gb_tree *out)
+{
+	int *smaster = NULL, *cmaster = NULL, *gid = NULL, *start = NULL, *list = NULL;
+	int *mem = NULL, *par = NULL, n = m->n, ret = -ENOMEM, root = a->root;
+	int ng = m->nsites > m->nclusters ? m->nsites : m->nclusters;
+	double *key = NULL, *sent = NULL;
+
+	smaster = malloc(sizeof(int) * m->nsites);
+	cmaster = malloc(sizeof(int) * m->nclusters);
+	gid = calloc(n, sizeof(int));
+	start = malloc(sizeof(int) * (ng + 1));
+	list = malloc(sizeof(int) * n);
+	mem = malloc(sizeof(int) * n);
+	par = malloc(sizeof(int) * n);
+	key = calloc(n, sizeof(double));
+	sent = calloc(n, sizeof(double));
+	if (!smaster || !cmaster || !gid || !start || !list || !mem || !par || !key || !sent)
+		goto cleanup;
+	masters(m, root, smaster, cmaster);
+	for (int v = 0; v < n; v++)
+		par[v] = -1;
+
+	/* level 0: flat among site masters, in rank order */
+	for (int v = 0; v < n; v++) {
+		if (v == root || smaster[m->nodes[v].site] != v)
+			continue;
+		par[v] = root;
+		key[v] = sent[root]++;
+	}
+	/* level 1: per site, binomial among its cluster masters */
+	for (int v = 0; v < n; v++)
+		gid[v] = cmaster[m->nodes[v].cluster] == v ? m->nodes[v].site : -1;
+	bucket(n, m->nsites, gid, start, list);
+	for (int s = 0; s < m->nsites; s++) {
+		const int *set = list + start[s];
+		int k = start[s + 1] - start[s];
+
+		if (k < 2)
+			continue;
+		level_binomial(set, k, index_of(set, k, smaster[s]), mem, par, key, sent);
+		for (int r = 1; r < k; r++)
+			sent[par[mem[r]]]++;
+	}
+	/* level 2: per cluster, binomial among all its nodes */
+	for (int v = 0; v < n; v++)
+		gid[v] = m->nodes[v].cluster;
+	bucket(n, m->nclusters, gid, start, list);
+	for (int c = 0; c < m->nclusters; c++) {
+		const int *set = list + start[c];
+		int k = start[c + 1] - start[c];
+
+		if (k < 2)
+			continue;
+		level_binomial(set, k, index_of(set, k, cmaster[c]), mem, par, key, sent);
+		for (int r = 1; r < k; r++)
+			sent[par[mem[r]]]++;
+	}
+	ret = gb_tree_from_parents(out, par, key);
+cleanup:
+	free(smaster);
+	free(cmaster);
+	free(gid);
+	free(start);
+	free(list);
+	free(mem);
+	free(par);
+	free(key);
+	free(sent);
+	return ret;
+}
+
+/*
+ * magpie - MagPIe's wide-area-optimal broadcast (Kielmann et al., PPoPP'99,
+ * as summarised in the issue and seed 002 s3.3):
+ *
+ *	root ──► coordinator of every other cluster (one wide-area send each,
+ *	         clusters in index order), then
+ *	each coordinator ──binomial──► its cluster
+ *
+ * Choices: a cluster's coordinator is its lowest-ranked node (the root in
+ * its own cluster); the root makes all its wide-area sends before its
+ * local binomial ones, so remote clusters start as early as possible.
+ */
+int gb_plan_magpie(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		   struct gb_tree *out)
+{
+	int *smaster = NULL, *cmaster = NULL, *gid = NULL, *start = NULL, *list = NULL;
+	int *mem = NULL, *par = NULL, n = m->n, ret = -ENOMEM, root = a->root, nwan = 0;
+	double *key = NULL;
+
+	smaster = malloc(sizeof(int) * m->nsites);
+	cmaster = malloc(sizeof(int) * m->nclusters);
+	gid = calloc(n, sizeof(int));
+	start = malloc(sizeof(int) * (m->nclusters + 1));
+	list = malloc(sizeof(int) * n);
+	mem = malloc(sizeof(int) * n);
+	par = malloc(sizeof(int) * n);
+	key = calloc(n, sizeof(double));
+	if (!smaster || !cmaster || !gid || !start || !list || !mem || !par || !key)
+		goto cleanup;
+	masters(m, root, smaster, cmaster);
+	for (int v = 0; v < n; v++) {
+		par[v] = -1;
+		gid[v] = m->nodes[v].cluster;
+	}
+	for (int c = 0; c < m->nclusters; c++) {
+		int v = cmaster[c];
+
+		if (v < 0 || v == root)
+			continue;
+		par[v] = root;
+		key[v] = nwan++;
+	}
+	bucket(n, m->nclusters, gid, start, list);
+	for (int c = 0; c < m->nclusters; c++) {
+		const int *set = list + start[c];
+		int k = start[c + 1] - start[c], ri;
+
+		if (k < 2)
+			continue;
+		ri = index_of(set, k, cmaster[c]);
+		for (int r = 0; r < k; r++)
+			mem[r] = set[(ri + r) % k];
+		gb_binomial(mem, k, par, key, c == m->nodes[root].cluster ? nwan : 0);
+	}
+	ret = gb_tree_from_parents(out, par, key);
+cleanup:
+	free(smaster);
+	free(cmaster);
+	free(gid);
+	free(start);
+	free(list);
+	free(mem);
+	free(par);
+	free(key);
+	return ret;
+}
