@@ -514,14 +514,10 @@ struct cmd {
 };
 
 static const struct cmd sims[] = {
-#ifdef GB_HAVE_SA
 	{ "gupta-fig3", gb_sim_gupta_fig3,
 	  "seed 000 Fig. 3: best estimated time over planning time, 32 nodes, 1 MB" },
-#endif
-#ifdef GB_HAVE_PLOGP
 	{ "fkaier", gb_sim_fkaier,
 	  "seed 002 s4.2: broadcast time against clusters, every pLogP heuristic" },
-#endif
 	{ NULL, NULL, NULL },
 };
 
@@ -555,12 +551,10 @@ static int cmd_sim(int argc, char **argv)
 	return EXIT_USAGE;
 }
 
-#ifdef GB_HAVE_SA
 static int cmd_pools(int argc, char **argv)
 {
 	return gb_cmd_pools(argc, argv);
 }
-#endif
 
 /* ------------------------------------------------------------------ */
 /* main                                                                */
@@ -571,9 +565,7 @@ static const struct cmd cmds[] = {
 	{ "plan", cmd_plan, "plan a tree and predict its time under every model" },
 	{ "eval", cmd_eval, "score an existing tree under every model" },
 	{ "sim", cmd_sim, "reproduce a paper's simulation study" },
-#ifdef GB_HAVE_SA
 	{ "pools", cmd_pools, "form clusteredSA's bandwidth pools (seed 000 s2.4)" },
-#endif
 	{ NULL, NULL, NULL },
 };
 

@@ -10,8 +10,8 @@
  * Who implements what:
  *   plan_static.c    binomial, flat, mpich-g2, magpie
  *   plan_mateescu.c  mateescu
- *   plan_sa.c        sa, clustered-sa, sa-contention   (GB_HAVE_SA)
- *   plan_plogp.c     ecef .. mostcrit                   (GB_HAVE_PLOGP)
+ *   plan_sa.c        sa, clustered-sa, sa-contention
+ *   plan_plogp.c     ecef .. mostcrit
  */
 #ifndef GRIDBED_PLAN_IMPL_H
 #define GRIDBED_PLAN_IMPL_H

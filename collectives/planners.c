@@ -22,12 +22,9 @@ const struct gb_planner gb_planners[] = {
 	  gb_plan_magpie, GB_PLAN_STATIC },
 	{ "mateescu", "extended Dijkstra with injection time + vertex labelling "
 	  "(seed 003 slides 8-14)", gb_plan_mateescu, 0 },
-#ifdef GB_HAVE_SA
 	{ "sa", "driverSA over all nodes (seed 000 Figs. 1-2)", gb_plan_sa, GB_PLAN_ANYTIME },
 	{ "clustered-sa", "clusteredSA on bandwidth pools (seed 000 Fig. 4)",
 	  gb_plan_clustered_sa, GB_PLAN_ANYTIME },
-#endif
-#ifdef GB_HAVE_PLOGP
 	{ "ecef", "Early Completion Edge First over clusters (seed 002 s3.2)", gb_plan_ecef,
 	  GB_PLAN_CLUSTER },
 	{ "ecef-la", "ECEF with look-ahead (seed 002 s3.2)", gb_plan_ecef_la, GB_PLAN_CLUSTER },
@@ -39,11 +36,8 @@ const struct gb_planner gb_planners[] = {
 	  gb_plan_bottomup, GB_PLAN_CLUSTER },
 	{ "mostcrit", "MostCrit: the factor with the largest mean deviation (seed 002 s4.1)",
 	  gb_plan_mostcrit, GB_PLAN_CLUSTER },
-#endif
-#ifdef GB_HAVE_SA
 	{ "sa-contention", "clustered-sa optimising the contention model (ours)",
 	  gb_plan_sa_contention, GB_PLAN_ANYTIME },
-#endif
 };
 const int gb_nplanners = sizeof(gb_planners) / sizeof(gb_planners[0]);
 
