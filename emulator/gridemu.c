@@ -461,14 +461,13 @@ static int cmd_demo(int argc, char **argv)
 		       t->nodes[t->clusters[c].first_host].name,
 		       t->nodes[t->clusters[c].first_host + t->clusters[c].nhosts - 1].name);
 
-	int src = gb_topo_find_node(t, "c2-1");
-	if (src < 0 || src >= t->nhosts)
-		src = 0;
-	printf("\n== fidelity: from %s, 20 UDP echoes and 2 s of TCP per path ==\n",
+	int src = t->root >= 0 && t->root < t->nhosts ? t->root : 0;
+	printf("\n== fidelity: from %s, 20 UDP echoes and 3 s of TCP per path"
+	       " (goodput after a 0.75 s warm-up) ==\n",
 	       t->nodes[src].name);
 	printf("%-16s %10s %10s %10s %8s %12s %12s %7s\n", "path", "rtt-conf", "rtt-p50",
 	       "rtt-p99", "err", "bottleneck", "tcp", "ratio");
-	struct gb_probe_opts po = { .count = 20, .interval = 0.005, .tcp_seconds = 2 };
+	struct gb_probe_opts po = { .count = 20, .interval = 0.005, .tcp_seconds = 3 };
 	for (int c = 0; c < t->nclusters && !interrupted; c++) {
 		int d = t->clusters[c].first_host;
 		if (d == src)

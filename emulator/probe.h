@@ -14,8 +14,9 @@
 struct gb_probe_result {
 	int sent, received;     /**< UDP echo probes */
 	double rtt_min, rtt_p50, rtt_p99, rtt_max; /**< seconds */
-	double tcp_bps;         /**< TCP goodput, bits/s (0 if not measured) */
-	double tcp_seconds;
+	double tcp_bps;         /**< TCP goodput, bits/s, acknowledged bytes after a warm-up
+				     of a quarter of the run (0 if not measured) */
+	double tcp_seconds;     /**< the interval tcp_bps covers */
 };
 
 struct gb_probe_opts {

@@ -41,8 +41,14 @@ ok $(nothing_left; echo $?) "unknown backend: nothing created"
 # 4. an address block overlapping a route of the host
 route=$(ip -4 route show | awk '$1 ~ /\// {print $1; exit}')
 if [ -n "$route" ]; then
-	sed "s#^name: .*#name: overlap\naddressing:\n  data: $route#" "$TOPOS/two-clusters.yaml" > "$tmp/overlap.yaml"
-	grep -q '^addressing:' "$TOPOS/two-clusters.yaml" && sed -i '0,/^addressing:/{//!b};/^addressing:/,/^[a-z]/{/^  data:/d}' "$tmp/overlap.yaml"
+	cat > "$tmp/overlap.yaml" <<Y
+name: overlap
+addressing: {data: $route, mgmt: 10.251.0.0/16}
+sites:
+  - name: s
+    clusters:
+      - {name: c, hosts: 2}
+Y
 	out=$("$GRIDEMU" up "$tmp/overlap.yaml" 2>&1); st=$?
 	is "$st" 2 "block overlapping the host's route $route: status 2"
 	like "$out" "overlaps the host's route" "overlap: says why"
@@ -72,7 +78,7 @@ snap=$("$GRIDEMU" link show)
 out=$("$GRIDEMU" link set no-such-link delay 5ms 2>&1); st=$?
 is "$st" 2 "link set on an unknown link: status 2"
 like "$out" "no link 'no-such-link'" "unknown link: named"
-wan=$("$GRIDEMU" status --json | awk -F'"' '/"name": "[A-Za-z]+-[A-Za-z]+"/ {print $4; exit}')
+wan=siteA-siteB
 out=$("$GRIDEMU" link set "$wan" delay 5parsecs 2>&1); st=$?
 is "$st" 2 "link set with a bad value: status 2"
 like "$out" "delay '5parsecs' is not valid" "bad value: named"

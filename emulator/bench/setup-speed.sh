@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# setup-speed.sh - how fast gridemu builds and removes a grid, next to the
+# equivalent iproute2 script that `gridemu script` prints, in the same run.
+#
+#   emulator/bench/setup-speed.sh [--reps N] [--big N] [--csv FILE]
+#
+# For teragrid: the median of N (default 3) `gridemu up` and `gridemu down`
+# against the same grid built and removed by the script (one ip/tc process
+# per object).  On a kernel without sch_netem the script gets --no-netem
+# (rate only), so it does *less* work than gridemu and the ratio is a lower
+# bound.  Then `gridemu up/down` of a generated N-host topology (default
+# 1024, topologies/gen-big.sh).  Prints a table and writes CSV.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+GRIDEMU=${GRIDEMU:-${GRIDBED_BUILD:-$src/build}/emulator/gridemu}
+reps=3; big=1024; csv=$src/results/bench/setup-speed.csv
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--reps) reps=$2; shift ;;
+		--big) big=$2; shift ;;
+		--csv) csv=$2; shift ;;
+		-h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		*) echo "setup-speed.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ "$(id -u)" = 0 ] || { echo "setup-speed.sh: needs root" >&2; exit 1; }
+mkdir -p "$(dirname "$csv")"
+P=ss$$; export GRIDBED_PREFIX=${P:0:8}
+tmp=$(mktemp -d)
+cleanup() { "$GRIDEMU" down >/dev/null 2>&1; sh "$tmp/down.sh" >/dev/null 2>&1; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+ms() { date +%s%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
+topo=$src/topologies/teragrid.yaml
+
+noneteem=""
+unshare --net sh -c 'ip link set lo up && tc qdisc add dev lo root netem delay 1ms' 2>/dev/null || noneteem=--no-netem
+"$GRIDEMU" script "$topo" $noneteem > "$tmp/up.sh"
+"$GRIDEMU" script "$topo" --down > "$tmp/down.sh"
+# The script's namespaces use the prefix P too; run it under another one.
+sed -i "s/ $GRIDBED_PREFIX-/ ${GRIDBED_PREFIX}s-/g" "$tmp/up.sh" "$tmp/down.sh"
+
+for i in $(seq "$reps"); do
+	t0=$(ms); "$GRIDEMU" up "$topo" >/dev/null || exit 1; t1=$(ms)
+	"$GRIDEMU" down >/dev/null || exit 1; t2=$(ms)
+	echo $(( (t1 - t0) / 1000 )) >> "$tmp/gu"; echo $(( (t2 - t1) / 1000 )) >> "$tmp/gd"
+	t0=$(ms); sh "$tmp/up.sh" >/dev/null 2>&1 || { echo "the script failed" >&2; exit 1; }; t1=$(ms)
+	sh "$tmp/down.sh" >/dev/null 2>&1; t2=$(ms)
+	echo $(( (t1 - t0) / 1000 )) >> "$tmp/su"; echo $(( (t2 - t1) / 1000 )) >> "$tmp/sd"
+done
+gu=$(median < "$tmp/gu"); gd=$(median < "$tmp/gd"); su=$(median < "$tmp/su"); sd=$(median < "$tmp/sd")
+cmds=$(grep -c -E '^(ip|tc) ' "$tmp/up.sh")
+backend=$("$GRIDEMU" up "$topo" | sed -n 's/.*backend \([a-z]*\),.*/\1/p'); "$GRIDEMU" down >/dev/null
+
+echo "what,grid,hosts,gridemu_ms,script_ms,ratio" > "$csv"
+printf "%-6s %-10s %6s %12s %12s %8s\n" what grid hosts "gridemu(ms)" "script(ms)" ratio
+for w in up down; do
+	g=$([ $w = up ] && echo "$gu" || echo "$gd"); s=$([ $w = up ] && echo "$su" || echo "$sd")
+	r=$(awk -v s="$s" -v g="$g" 'BEGIN {printf "%.1f", s / g}')
+	printf "%-6s %-10s %6s %12.1f %12.1f %7sx\n" $w teragrid 64 "$(awk -v x="$g" 'BEGIN {print x / 1000}')" \
+		"$(awk -v x="$s" 'BEGIN {print x / 1000}')" "$r"
+	echo "$w,teragrid,64,$(awk -v x="$g" 'BEGIN {print x / 1000}'),$(awk -v x="$s" 'BEGIN {print x / 1000}'),$r" >> "$csv"
+done
+echo "(gridemu backend $backend; the script: $cmds ip/tc processes${noneteem:+, rate only because this kernel has no sch_netem}; median of $reps)"
+
+if [ "$big" -gt 0 ] && [ -x "$src/topologies/gen-big.sh" ]; then
+	"$src/topologies/gen-big.sh" "$big" > "$tmp/big.yaml"
+	t0=$(ms); out=$("$GRIDEMU" up "$tmp/big.yaml" 2>&1) || { echo "big up failed: $out" >&2; exit 1; }; t1=$(ms)
+	"$GRIDEMU" down >/dev/null; t2=$(ms)
+	printf "%-6s %-10s %6s %12.1f\n%-6s %-10s %6s %12.1f\n" up "gen-big" "$big" "$(( (t1 - t0) / 1000 ))e-3" \
+		down "gen-big" "$big" "$(( (t2 - t1) / 1000 ))e-3"
+	echo "up,gen-big,$big,$(( (t1 - t0) / 1000 ))e-3,," >> "$csv"
+	echo "down,gen-big,$big,$(( (t2 - t1) / 1000 ))e-3,," >> "$csv"
+	echo "($out)"
+fi
+echo "csv: $csv"
