@@ -322,6 +322,41 @@ static int alloc_ns_arrays(struct gb_grid *g)
 	return 0;
 }
 
+/* Write a per-namespace sysctl of namespace @nsfd (net sysctls resolve to
+ * the namespace of the task that opens them). */
+static int ns_sysctl(int nsfd, const char *path, const char *val)
+{
+	struct gb_nsguard ng = { -1 };
+	int err = gb_nsguard_enter(&ng, nsfd);
+	if (err < 0)
+		return err;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	gb_nsguard_leave(&ng);
+	if (fd < 0)
+		return -errno;
+	err = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * IPv6 is switched off in every grid namespace before any device exists:
+ * the papers' grids are IPv4, and router solicitations, MLD reports and DAD
+ * probes would otherwise cross the shaped links and pollute the counters
+ * that measure wide-area crossings.  A kernel without IPv6 has no such file.
+ */
+static int no_ipv6(int nsfd)
+{
+	static const char *const f[] = { "/proc/sys/net/ipv6/conf/all/disable_ipv6",
+					 "/proc/sys/net/ipv6/conf/default/disable_ipv6" };
+	for (size_t i = 0; i < 2; i++) {
+		int err = ns_sysctl(nsfd, f[i], "1");
+		if (err < 0 && err != -ENOENT)
+			return err;
+	}
+	return 0;
+}
+
 static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 {
 	const struct gb_topo *t = g->topo;
@@ -338,6 +373,11 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 		}
 		if ((err = gb_nl_open(g->nsfd[i], &g->sk[i])) < 0) {
 			gb_err_set(e, "cannot open netlink in namespace '%s': %s", name,
+				   strerror(-err));
+			return err;
+		}
+		if ((err = no_ipv6(g->nsfd[i])) < 0) {
+			gb_err_set(e, "cannot switch IPv6 off in namespace '%s': %s", name,
 				   strerror(-err));
 			return err;
 		}
@@ -392,23 +432,6 @@ cleanup:
 		gb_err_set(e, "node '%s': cannot add routes: %s", t->nodes[i].name, strerror(-err));
 	free(cnt);
 	free(ifidx);
-	return err;
-}
-
-/* Write a per-namespace sysctl of namespace @nsfd (net sysctls resolve to
- * the namespace of the task that opens them). */
-static int ns_sysctl(int nsfd, const char *path, const char *val)
-{
-	struct gb_nsguard ng = { -1 };
-	int err = gb_nsguard_enter(&ng, nsfd);
-	if (err < 0)
-		return err;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	gb_nsguard_leave(&ng);
-	if (fd < 0)
-		return -errno;
-	err = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
-	close(fd);
 	return err;
 }
 
@@ -634,8 +657,9 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 		gb_err_set(e, "cannot create network namespace '%s': %s", name, strerror(-err));
 		goto undo;
 	}
-	if ((err = gb_nl_open(g->mgmt_nsfd, &g->mgmt_sk)) < 0) {
-		gb_err_set(e, "cannot open netlink in '%s': %s", name, strerror(-err));
+	if ((err = gb_nl_open(g->mgmt_nsfd, &g->mgmt_sk)) < 0 ||
+	    (err = no_ipv6(g->mgmt_nsfd)) < 0) {
+		gb_err_set(e, "cannot set up namespace '%s': %s", name, strerror(-err));
 		goto undo;
 	}
 

@@ -279,16 +279,30 @@ static int alive(pid_t pid)
 	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
 }
 
+static void wait_gone(pid_t pid, int max_ms)
+{
+	for (int i = 0; i < max_ms / 5 && alive(pid); i++) {
+		waitpid(pid, NULL, WNOHANG);
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * The daemon closes its TUN devices from several threads on SIGTERM (each
+ * close unregisters a device and waits for an RCU grace period), so it is
+ * gone in well under a second.  SIGKILL is the fallback; the kernel then
+ * closes the devices one by one, so we still wait for the process to be
+ * gone: `down` must not return while the grid's devices still exist.
+ */
 static void stop_pid(pid_t pid)
 {
 	kill(pid, SIGTERM);
-	for (int i = 0; i < 300 && alive(pid); i++) {
-		waitpid(pid, NULL, WNOHANG);
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	if (alive(pid))
+	wait_gone(pid, 10000);
+	if (alive(pid)) {
 		kill(pid, SIGKILL);
+		wait_gone(pid, 120000);
+	}
 	waitpid(pid, NULL, WNOHANG);
 }
 

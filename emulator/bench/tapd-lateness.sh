@@ -8,7 +8,9 @@
 #    each way, so 2000 deadlines; the daemon's own `stats` give how late each
 #    packet was written (p50, p99, max, count over 100 us), and ping's RTT
 #    is the end-to-end witness.  Three conditions: idle, one busy loop (the
-#    other core busy), one busy loop per core.
+#    other core busy), one busy loop per core; then idle and one core busy
+#    again with --spin-us 0 --no-rt, i.e. plain timer sleeps, to show what
+#    the spin and SCHED_FIFO buy.
 # 2. Goodput: TCP with iperf3 (SECS seconds, default 10) through one tap
 #    link with no delay and no rate limit, against a bare veth pair, in the
 #    same run, plus the tap link with offloads turned off (--no-offload) to
@@ -90,19 +92,20 @@ json() {
 }
 us() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
 
-lateness() { # lateness LABEL NBUSY
+lateness() { # lateness LABEL NBUSY [DAEMON ARGS...]
 	local label=$1 nbusy=$2 i s rtt
+	shift 2
 	for ((i = 0; i < nbusy; i++)); do
 		sh -c 'while :; do :; done' &
 		busy+=($!)
 	done
-	start_tapd 1000000
+	start_tapd 1000000 "$@"
 	rtt=$(ip netns exec "$P-a" ping -n -q -c 1000 -i 0.002 10.231.0.2 | sed -n 's/^rtt [^=]*= //p')
 	s=$("$TAPD" --control "$TMP/ctl" --send stats)
 	stop_tapd
 	for i in "${busy[@]}"; do kill "$i"; wait "$i" 2>/dev/null; done
 	busy=()
-	printf '  %-14s p50 %7s  p99 %7s  max %8s us   late(>100us) %s/%s   sched %s  margin %s us   ping rtt min/avg/max/mdev %s\n' \
+	printf '  %-24s p50 %7s  p99 %7s  max %8s us   late(>100us) %s/%s   sched %s  margin %s us   ping rtt min/avg/max/mdev %s\n' \
 		"$label" \
 		"$(us "$(json total.lateness_ns.p50 <<<"$s")")" \
 		"$(us "$(json total.lateness_ns.p99 <<<"$s")")" \
@@ -129,6 +132,9 @@ echo "Lateness of 2000 deadlines (1000 pings, 1 ms each way) from the daemon's s
 lateness idle 0
 lateness "1 core busy" 1
 lateness "2 cores busy" "$(nproc)"
+echo "The same without the spin and SCHED_FIFO (plain timer sleeps, for comparison):"
+lateness "idle, timer only" 0 --spin-us 0 --no-rt
+lateness "1 core busy, timer only" 1 --spin-us 0 --no-rt
 
 echo "TCP goodput, iperf3 ${SECS} s, no delay, no rate limit ($ROUNDS round(s)):"
 veth=() tap=() tapnoo=()
