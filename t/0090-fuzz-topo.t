@@ -7,6 +7,8 @@
 # libFuzzer.
 source "$(dirname "$0")/lib-netns.sh"
 
+[ -n "${GRIDBED_SANITIZED:-}" ] &&
+	skip_all "the sanitizer pass: this test builds its own ASan+UBSan fuzzer and already ran in the plain pass"
 command -v clang >/dev/null || skip_all "clang is not installed"
 pkg-config --exists yaml-0.1 2>/dev/null || skip_all "libyaml (yaml-0.1) is not installed"
 
