@@ -8,8 +8,10 @@
  *                            drop-tail limit)                      received
  *
  * The daemon creates both TUN devices of every link inside their namespaces
- * and holds them open; they disappear with it.  gridemu then configures them
- * over netlink exactly like veths (addresses, routes, TBF).
+ * and holds them open.  They are persistent (--persist): they live as long
+ * as their namespaces, so `down` is the namespaces' batch deletion, not 2 x
+ * links serialised device removals.  gridemu configures them over netlink
+ * exactly like veths (addresses, routes, TBF).
  */
 #include "shaping.h"
 #include "netns.h"
@@ -136,7 +138,7 @@ static int tap_create_links(struct gb_grid *g, const char *tapd_path, struct gb_
 		dup2(pfd[1], 3); /* dup2 clears O_CLOEXEC on the copy */
 		snprintf(fdarg, sizeof(fdarg), "3");
 		execl(tapd_path, "gridemu-tapd", "--config", cfg, "--ready-fd", fdarg,
-		      "--control", ctl, "--pidfile", pidf, (char *)NULL);
+		      "--control", ctl, "--pidfile", pidf, "--persist", (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
