@@ -60,9 +60,13 @@
  * The daemon validates the whole file, then creates every TUN device
  * (IFF_TUN | IFF_NO_PI | IFF_VNET_HDR, i.e. layer 3, no ARP) in its
  * namespace, DOWN and without an address: gridemu configures addresses,
- * MTU, up, routes and qdiscs over netlink afterwards.  The devices are not
- * persistent: they vanish when the daemon exits, however it exits.  A name
- * that already exists in the namespace is an error (EEXIST), never reused.
+ * MTU, up, routes and qdiscs over netlink afterwards.  By default the
+ * devices are not persistent: they vanish when the daemon exits, however it
+ * exits.  With --persist (what gridemu uses) they are made persistent once
+ * all exist, just before "R": they then live as long as their namespaces,
+ * whose deletion removes them all in one batch instead of one RCU wait per
+ * device.  A name that already exists in the namespace is an error
+ * (EEXIST), never reused.
  *
  * Then it binds the control socket, writes the pidfile (atomically: temp +
  * rename), starts its workers, and only then writes the single byte "R" to
