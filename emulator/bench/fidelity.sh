@@ -50,9 +50,10 @@ if [ $uml = 1 ]; then
 #!/bin/bash
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /run
+ln -sf /proc/self/fd /dev/fd
 M=/usr/lib/uml/modules/\$(uname -r)/kernel
 for m in drivers/net/veth.ko net/sched/sch_netem.ko net/sched/sch_tbf.ko; do insmod \$M/\$m; done
-GRIDEMU=$GRIDEMU bash $0 --backend netem --csv $csv --delays "$delays" --rates "$rates" $([ $quick = 1 ] && echo --quick) > $tmp/out 2>&1
+GRIDEMU=$GRIDEMU bash $here/$(basename "$0") --backend netem --csv $csv --delays "$delays" --rates "$rates" $([ $quick = 1 ] && echo --quick) > $tmp/out 2>&1
 poweroff -f
 INIT
 	chmod +x "$tmp/init"
