@@ -70,10 +70,11 @@ if [ "$big" -gt 0 ] && [ -x "$src/topologies/gen-big.sh" ]; then
 	"$src/topologies/gen-big.sh" "$big" > "$tmp/big.yaml"
 	t0=$(ms); out=$("$GRIDEMU" up "$tmp/big.yaml" 2>&1) || { echo "big up failed: $out" >&2; exit 1; }; t1=$(ms)
 	"$GRIDEMU" down >/dev/null; t2=$(ms)
-	printf "%-6s %-10s %6s %12.1f\n%-6s %-10s %6s %12.1f\n" up "gen-big" "$big" "$(( (t1 - t0) / 1000 ))e-3" \
-		down "gen-big" "$big" "$(( (t2 - t1) / 1000 ))e-3"
-	echo "up,gen-big,$big,$(( (t1 - t0) / 1000 ))e-3,," >> "$csv"
-	echo "down,gen-big,$big,$(( (t2 - t1) / 1000 ))e-3,," >> "$csv"
+	bu=$(awk -v x=$(( (t1 - t0) / 1000 )) 'BEGIN {printf "%.1f", x / 1000}')
+	bd=$(awk -v x=$(( (t2 - t1) / 1000 )) 'BEGIN {printf "%.1f", x / 1000}')
+	printf "%-6s %-10s %6s %12s\n%-6s %-10s %6s %12s\n" up gen-big "$big" "$bu" down gen-big "$big" "$bd"
+	echo "up,gen-big,$big,$bu,," >> "$csv"
+	echo "down,gen-big,$big,$bd,," >> "$csv"
 	echo "($out)"
 fi
 echo "csv: $csv"
