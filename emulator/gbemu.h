@@ -75,6 +75,13 @@ struct gb_up_opts {
 GB_WUR int gb_grid_open(struct gb_grid *g, const char *prefix, int exclusive,
 			  struct gb_err *e);
 
+/**
+ * gb_grid_unlock() - release the prefix's lock but keep the handle: long
+ * runs (mpirun, load, capture) read the grid once and must not keep
+ * `gridemu link set` waiting for hours.  Idempotent.
+ */
+void gb_grid_unlock(struct gb_grid *g);
+
 /** gb_grid_close() - release everything the handle holds; idempotent. */
 void gb_grid_close(struct gb_grid *g);
 

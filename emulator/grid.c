@@ -189,14 +189,19 @@ static void close_namespaces(struct gb_grid *g)
 	g->mgmt_nsfd = -1;
 }
 
+void gb_grid_unlock(struct gb_grid *g)
+{
+	if (g->lockfd >= 0)
+		close(g->lockfd);
+	g->lockfd = -1;
+}
+
 void gb_grid_close(struct gb_grid *g)
 {
 	close_namespaces(g);
 	gb_topo_free(g->topo);
 	g->topo = NULL;
-	if (g->lockfd >= 0)
-		close(g->lockfd);
-	g->lockfd = -1;
+	gb_grid_unlock(g);
 }
 
 static void rpath(const struct gb_grid *g, const char *f, char *buf, size_t len)

@@ -6,7 +6,9 @@
  * Exit status: 0 success, 1 failure, 2 bad usage or bad input (a malformed
  * topology, an unknown link or backend).
  */
+#include "capture.h"
 #include "gbemu.h"
+#include "mpirun.h"
 #include "probe.h"
 
 #include <errno.h>
@@ -519,6 +521,8 @@ static const struct cmd cmds[] = {
 	{ "probe", cmd_probe, "measure RTT and TCP goodput between two nodes" },
 	{ "script", cmd_script, "print the equivalent iproute2 script" },
 	{ "demo", cmd_demo, "up, summary, fidelity table, down" },
+	{ "capture", gb_cmd_capture, "capture on a link: pcap file and byte/packet counters" },
+	{ "mpirun", gb_cmd_mpirun, "run an OpenMPI job, one rank per host" },
 	{ "help", cmd_help, "this text" },
 };
 
@@ -538,6 +542,8 @@ int main(int argc, char **argv)
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "--prefix") && i + 1 < argc) {
 			prefix_opt = argv[i + 1];
+			/* Children (mpirun's agent, rank wrappers) re-run gridemu. */
+			setenv("GRIDBED_PREFIX", prefix_opt, 1);
 			i += 2;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			return cmd_help(0, NULL);

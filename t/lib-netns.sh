@@ -8,6 +8,8 @@
 
 GRIDBED_SRC=${GRIDBED_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 GRIDBED_BUILD=${GRIDBED_BUILD:-$GRIDBED_SRC/build}
+# Absolute, because some tests run the binaries from elsewhere (UML's init).
+[ -d "$GRIDBED_BUILD" ] && GRIDBED_BUILD=$(cd "$GRIDBED_BUILD" && pwd)
 GRIDEMU=${GRIDEMU:-$GRIDBED_BUILD/emulator/gridemu}
 TOPOS=$GRIDBED_SRC/topologies
 export GRIDBED_SRC GRIDBED_BUILD GRIDEMU TOPOS

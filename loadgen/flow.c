@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: MIT
+/*
+ * flow.c - one constant-bit-rate load flow between two hosts of a live grid,
+ * the paper's loading program (seed 000 §3: "continuously sends packets of
+ * fixed sizes from the source to the destination").
+ *
+ *   caller ──fork──► gridload-rx (setns dst) bind dst:port ──"R"──► caller
+ *          ──fork──► gridload-tx (setns src) paced sends to dst:port
+ *   both ──report──► caller (pipe): packets, bytes, times, errno
+ *
+ * Pacing is in IP-layer bytes (payload + 28 bytes of UDP/IP headers per
+ * datagram), the rate a link's TBF and a capture on the link count:
+ *
+ *   owed(t) = rate x (t - t0) - sent - forgiven       (the long-term schedule)
+ *   send when owed >= one datagram and the peak bucket holds one
+ *   peak bucket: refills at 1.25 x rate, holds 5 ms of it
+ *   owed > 1 s of rate: forgive the excess
+ *
+ * On an idle box owed decides and datagrams leave evenly spaced.  A sender
+ * that was descheduled (PLATFORM.md measured timer overshoots up to 17 ms,
+ * far more on a loaded 2-core box) owes the lost time and catches up at
+ * 1.25 x the rate, so the interval's average stays on target without a
+ * burst that would overflow the bottleneck's queue; after a stall of more
+ * than a second it gives up on the lost part rather than flood the link.
+ *
+ * TCP: the same pacing applies to writes of `size` bytes; bytes are counted as
+ * payload and converted to the IP layer with full-size segments (MTU - 52
+ * bytes of payload per MTU: 20 IP + 20 TCP + 12 timestamp option).
+ *
+ * Bounds (independent of the caller): PR_SET_PDEATHSIG + a getppid() check,
+ * a self-imposed end time, and ITIMER_REAL one second after it as a
+ * backstop whose SIGALRM (default action) ends a process stuck anywhere.
+ */
+#include "gbload.h"
+#include "gbemu.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UDP_HDR 28
+#define TCP_HDR 52
+#define PEAK 1.25          /* catch-up rate, x the rate */
+#define PEAK_S 0.005       /* the peak bucket's depth, seconds */
+#define CATCHUP_S 1.0      /* most of the schedule a sender catches up on */
+
+/* What a flow process writes to the report pipe (< PIPE_BUF: atomic). */
+struct report {
+	char role;              /* 't' or 'r' */
+	int err;
+	uint64_t pkts, bytes;   /* IP-layer bytes */
+	double t0, t1;
+};
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void sleep_until(double t)
+{
+	struct timespec ts = { (time_t)t, (long)((t - floor(t)) * 1e9) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Milliseconds until @t for poll(), at least 0, at most 1 s. */
+static int ms_until(double t)
+{
+	double left = t - gb_load_mono();
+
+	if (left <= 0)
+		return 0;
+	return left > 1.0 ? 1000 : (int)(left * 1000) + 1;
+}
+
+/*
+ * The first thing a flow process does: die with the caller, take a
+ * recognisable name, get default signal handling back (the caller's CLI
+ * catches SIGINT), arm the backstop timer, and enter the host's namespace.
+ */
+static void child_setup(struct gb_grid *g, int node, pid_t parent, const char *name,
+			double hard_end)
+{
+	sigset_t all;
+	struct itimerval it;
+	double left = hard_end - gb_load_mono();
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1); /* the caller died before prctl() took effect */
+	prctl(PR_SET_NAME, name);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	if (left < 0.001)
+		left = 0.001;
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t)left;
+	it.it_value.tv_usec = (suseconds_t)((left - floor(left)) * 1e6);
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (setns(g->nsfd[node], CLONE_NEWNET) < 0)
+		_exit(3);
+}
+
+static struct sockaddr_in sin_of(uint32_t addr, int port)
+{
+	struct sockaddr_in s;
+
+	memset(&s, 0, sizeof(s));
+	s.sin_family = AF_INET;
+	s.sin_addr.s_addr = htonl(addr);
+	s.sin_port = htons((uint16_t)port);
+	return s;
+}
+
+/* ---- the receiver -------------------------------------------------------- */
+
+static void __attribute__((noreturn))
+receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, pid_t parent, int ready, int out)
+{
+	static char buf[1 << 16];
+	struct report r = { .role = 'r' };
+	double stop = sp->end + sp->grace;
+	uint32_t addr = g->topo->nodes[sp->dst].addr;
+	int tcp = sp->proto == GB_LOAD_TCP, one = 1, big = 4 << 20, conn = -1;
+	double mtu = (double)g->topo->mtu;
+
+	child_setup(g, sp->dst, parent, "gridload-rx", stop + 1.0);
+	int s = socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = sin_of(addr, sp->port);
+
+	if (s >= 0) {
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	}
+	if (s < 0 || bind(s, (void *)&sa, sizeof(sa)) < 0 || (tcp && listen(s, 1) < 0)) {
+		int err = errno;
+
+		write_all(ready, "E", 1);
+		write_all(ready, &err, sizeof(err));
+		_exit(1);
+	}
+	write_all(ready, "R", 1);
+	close(ready);
+	r.t0 = gb_load_mono();
+	while (gb_load_mono() < stop) {
+		struct pollfd pf = { conn >= 0 ? conn : s, POLLIN, 0 };
+
+		if (poll(&pf, 1, ms_until(stop)) <= 0)
+			continue;
+		if (tcp && conn < 0) {
+			conn = accept4(s, NULL, NULL, SOCK_CLOEXEC);
+			if (conn >= 0)
+				setsockopt(conn, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+			continue;
+		}
+		for (;;) {
+			ssize_t n = recv(pf.fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+			if (n > 0 && !tcp) {
+				r.pkts++;
+				r.bytes += (uint64_t)n + UDP_HDR;
+			} else if (n > 0) {
+				r.pkts++;
+				r.bytes += (uint64_t)llround((double)n * mtu / (mtu - TCP_HDR));
+			} else {
+				if (n == 0 && tcp) { /* the sender closed at its end time */
+					close(conn);
+					conn = -1;
+				}
+				break;
+			}
+		}
+	}
+	r.t1 = gb_load_mono();
+	write_all(out, &r, sizeof(r));
+	_exit(0);
+}
+
+/* ---- the sender ---------------------------------------------------------- */
+
+static int connect_until(int s, const struct sockaddr_in *sa, double until)
+{
+	if (connect(s, (const void *)sa, sizeof(*sa)) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	while (gb_load_mono() < until) {
+		struct pollfd pf = { s, POLLOUT, 0 };
+		int soerr = 0;
+		socklen_t l = sizeof(soerr);
+
+		if (poll(&pf, 1, ms_until(until)) <= 0)
+			continue;
+		getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &l);
+		return -soerr;
+	}
+	return -ETIMEDOUT;
+}
+
+static void __attribute__((noreturn))
+sender(struct gb_grid *g, const struct gb_load_flow_spec *sp, pid_t parent, int out)
+{
+	static char buf[1 << 20];
+	struct report r = { .role = 't' };
+	int tcp = sp->proto == GB_LOAD_TCP;
+	double mtu = (double)g->topo->mtu;
+	/* IP bytes one send puts on the wire */
+	double unit = tcp ? (double)sp->size * mtu / (mtu - TCP_HDR) : (double)sp->size + UDP_HDR;
+	double rate = sp->rate_bps / 8.0; /* IP bytes per second */
+	double pcap = fmax(unit, PEAK * rate * PEAK_S), pcredit = unit, last;
+	double t0, sent = 0, forgiven = -unit; /* the first datagram leaves at once */
+	struct sockaddr_in sa = sin_of(g->topo->nodes[sp->dst].addr, sp->port);
+
+	child_setup(g, sp->src, parent, "gridload-tx", sp->end + 1.0);
+	int s = socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC |
+		       (tcp ? SOCK_NONBLOCK : 0), 0);
+
+	r.t0 = t0 = last = gb_load_mono();
+	if (s < 0)
+		r.err = errno;
+	else if (tcp)
+		r.err = -connect_until(s, &sa, sp->end);
+	else if (connect(s, (void *)&sa, sizeof(sa)) < 0)
+		r.err = errno;
+	if (r.err)
+		goto out;
+	memset(buf, 0x5a, (size_t)sp->size);
+	for (;;) {
+		double t = gb_load_mono();
+
+		if (t >= sp->end)
+			break;
+		double owed = rate * (t - t0) - sent - forgiven;
+
+		if (owed > rate * CATCHUP_S) {
+			forgiven += owed - rate * CATCHUP_S;
+			owed = rate * CATCHUP_S;
+		}
+		pcredit = fmin(pcap, pcredit + (t - last) * PEAK * rate);
+		last = t;
+		if (owed < unit || pcredit < unit) {
+			double w1 = (unit - owed) / rate, w2 = (unit - pcredit) / (PEAK * rate);
+
+			sleep_until(fmin(sp->end, t + fmax(w1, w2)));
+			continue;
+		}
+		memcpy(buf, &r.pkts, sizeof(r.pkts)); /* a sequence number, for a capture */
+		ssize_t n = send(s, buf, (size_t)sp->size, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n > 0) {
+			double b = tcp ? (double)n * mtu / (mtu - TCP_HDR) : (double)n + UDP_HDR;
+
+			r.pkts++;
+			r.bytes += (uint64_t)llround(b);
+			sent += b;
+			pcredit -= b;
+			continue;
+		}
+		if (errno == EAGAIN || errno == ENOBUFS || errno == EINTR) {
+			struct pollfd pf = { s, POLLOUT, 0 };
+
+			poll(&pf, 1, ms_until(fmin(sp->end, t + 0.01)));
+		} else if (errno == ECONNREFUSED && !tcp) {
+			/* an ICMP error for an earlier datagram: skip this one */
+			forgiven += unit;
+		} else {
+			r.err = errno;
+			break;
+		}
+	}
+out:
+	r.t1 = gb_load_mono();
+	if (s >= 0)
+		close(s); /* TCP: the receiver sees EOF */
+	write_all(out, &r, sizeof(r));
+	_exit(0);
+}
+
+/* ---- the caller's side --------------------------------------------------- */
+
+int gb_load_flow_start(struct gb_grid *g, const struct gb_load_flow_spec *spec,
+		       struct gb_load_flow *f, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	int rp[2] = { -1, -1 }, op[2] = { -1, -1 }, err = 0;
+	pid_t self = getpid();
+	char c = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->tx = f->rx = -1;
+	f->fd = -1;
+	f->spec = *spec;
+	if (!f->spec.port)
+		f->spec.port = GB_LOAD_PORT;
+	if (!f->spec.size)
+		f->spec.size = (int)t->mtu - UDP_HDR;
+	/*
+	 * Only emulated hosts, and only their data-plane addresses: load must
+	 * never leave the grid's namespaces.
+	 */
+	if (spec->dst < 0 || spec->dst >= t->nhosts || t->nodes[spec->dst].kind != GB_NODE_HOST) {
+		gb_err_set(e, "destination '%s' is not a host of grid '%s'",
+			   spec->dst >= 0 && spec->dst < t->nnodes ? t->nodes[spec->dst].name : "?",
+			   t->name);
+		return -EDESTADDRREQ;
+	}
+	if (spec->src < 0 || spec->src >= t->nhosts || spec->src == spec->dst) {
+		gb_err_set(e, "source '%s' is not another host of grid '%s'",
+			   spec->src >= 0 && spec->src < t->nnodes ? t->nodes[spec->src].name : "?",
+			   t->name);
+		return -EDESTADDRREQ;
+	}
+	if (!(spec->rate_bps > 0) || f->spec.size < 16 || f->spec.size > (1 << 20) ||
+	    (spec->proto == GB_LOAD_UDP && f->spec.size > (int)t->mtu - UDP_HDR)) {
+		gb_err_set(e, "flow %s>%s: rate %.0f bit/s or size %d is not valid",
+			   t->nodes[spec->src].name, t->nodes[spec->dst].name, spec->rate_bps,
+			   f->spec.size);
+		return -EINVAL;
+	}
+	if (!g->nsfd || g->nsfd[spec->src] < 0 || g->nsfd[spec->dst] < 0) {
+		gb_err_set(e, "grid '%s' is not attached", g->prefix);
+		return -ENOENT;
+	}
+	if (pipe2(rp, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
+		err = -errno;
+		gb_err_set(e, "pipe: %s", strerror(errno));
+		goto cleanup;
+	}
+	fflush(NULL); /* the children _exit(), but do not duplicate buffered output */
+	f->rx = fork();
+	if (f->rx == 0) {
+		close(rp[0]);
+		close(op[0]);
+		receiver(g, &f->spec, self, rp[1], op[1]);
+	}
+	if (f->rx < 0) {
+		err = -errno;
+		gb_err_set(e, "fork: %s", strerror(errno));
+		goto cleanup;
+	}
+	close(rp[1]);
+	rp[1] = -1;
+	struct pollfd pf = { rp[0], POLLIN, 0 };
+	if (poll(&pf, 1, 5000) <= 0 || read(rp[0], &c, 1) != 1 || c != 'R') {
+		int cerr = 0;
+
+		if (c == 'E' && read(rp[0], &cerr, sizeof(cerr)) != sizeof(cerr))
+			cerr = EIO;
+		err = cerr ? -cerr : -EIO;
+		gb_err_set(e, "cannot receive on '%s' port %d: %s", t->nodes[spec->dst].name,
+			   f->spec.port, cerr ? strerror(cerr) : "the receiver did not start");
+		goto cleanup;
+	}
+	f->tx = fork();
+	if (f->tx == 0) {
+		close(op[0]);
+		sender(g, &f->spec, self, op[1]);
+	}
+	if (f->tx < 0) {
+		err = -errno;
+		gb_err_set(e, "fork: %s", strerror(errno));
+		goto cleanup;
+	}
+	f->fd = op[0];
+	op[0] = -1;
+	fcntl(f->fd, F_SETFL, O_NONBLOCK);
+cleanup:
+	for (int i = 0; i < 2; i++) {
+		if (rp[i] >= 0)
+			close(rp[i]);
+		if (op[i] >= 0)
+			close(op[i]);
+	}
+	if (err < 0)
+		gb_load_flow_stop(f);
+	return err;
+}
+
+static void read_reports(struct gb_load_flow *f)
+{
+	struct report r;
+
+	while (f->fd >= 0 && read(f->fd, &r, sizeof(r)) == (ssize_t)sizeof(r)) {
+		if (r.role == 't') {
+			f->res.tx_pkts = r.pkts;
+			f->res.tx_bytes = r.bytes;
+			f->res.tx_t0 = r.t0;
+			f->res.tx_t1 = r.t1;
+			f->res.tx_err = r.err;
+			f->res.tx_done = 1;
+		} else if (r.role == 'r') {
+			f->res.rx_pkts = r.pkts;
+			f->res.rx_bytes = r.bytes;
+			f->res.rx_err = r.err;
+			f->res.rx_done = 1;
+		}
+	}
+}
+
+static void reap(pid_t *pid, int block)
+{
+	if (*pid > 0 && waitpid(*pid, NULL, block ? 0 : WNOHANG) == *pid)
+		*pid = -1;
+}
+
+int gb_load_flow_poll(struct gb_load_flow *f)
+{
+	read_reports(f);
+	reap(&f->tx, 0);
+	reap(&f->rx, 0);
+	if (f->tx > 0 || f->rx > 0)
+		return 0;
+	read_reports(f);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	return 1;
+}
+
+void gb_load_flow_stop(struct gb_load_flow *f)
+{
+	if (f->tx > 0)
+		kill(f->tx, SIGKILL);
+	if (f->rx > 0)
+		kill(f->rx, SIGKILL);
+	reap(&f->tx, 1);
+	reap(&f->rx, 1);
+	read_reports(f);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}

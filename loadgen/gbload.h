@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gbload.h - libgbload: synthetic load on an emulated grid, as in the paper's
+ * loading program (Gupta & Vadhiyar, seed 000 §3).
+ *
+ * A *schedule* is a list of load intervals.  Each interval says when (start,
+ * duration, in paper seconds), how much (a fraction of capacity) and where
+ * (a link and direction, a source and destination host, or both).  It comes
+ * from an explicit YAML file (docs/formats.md, "Load schedule") or from the
+ * paper's random generator.  Every time in a schedule is multiplied by one
+ * scale factor (ARCHITECTURE.md decision 8), so the paper's hour and a CI
+ * run of a minute are the same schedule.
+ *
+ * A schedule is applied in one of two modes:
+ *
+ *   traffic (default, the paper's loading program): for each interval, a
+ *     constant-bit-rate flow of fixed-size UDP datagrams (or a paced TCP
+ *     stream) from a source host to a destination host, at
+ *     fraction x the bottleneck rate of the routed path.  The sender and the
+ *     receiver are processes forked into the hosts' namespaces; each stops
+ *     by itself at its end time and dies with its parent.
+ *
+ *   shape (deterministic, for CI): for each interval, the rate of the
+ *     interval's directed link(s) is set to (1 - fraction) x its rate before
+ *     gridload touched it, through the emulator's runtime link change, and
+ *     put back at the end.  Every change is first written to a state file in
+ *     the grid's run directory, so `gridload restore` repairs the links after
+ *     a crash.
+ *
+ * Conventions: functions return 0 or a negative errno and print nothing
+ * (except the *_write functions, which print to the FILE they are given).
+ * Bad input is explained in a struct gb_diag ("file:line:col: message").
+ */
+#ifndef GRIDBED_GBLOAD_H
+#define GRIDBED_GBLOAD_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "gbtopo.h"
+
+struct gb_grid;
+struct gb_err;
+
+/** Default UDP/TCP destination port of load flows (BPF: "udp port 9000"). */
+#define GB_LOAD_PORT 9000
+/** Ports used by concurrent flows to one host: GB_LOAD_PORT .. + GB_LOAD_PORTS - 1. */
+#define GB_LOAD_PORTS 100
+/** The cluster the random generator loads by default (the paper's C3). */
+#define GB_LOAD_TARGET "c3"
+/** The random generator's default horizon, paper seconds (one hour). */
+#define GB_LOAD_HORIZON (60.0 * 60.0)
+
+/*
+ * The paper's load dynamics (§3): "the amount of the network loads (50%-90%
+ * bandwidth reductions), the time durations of the loads (6-8 minutes),
+ * time durations between two successive loads (4-7 minutes) were randomly
+ * varied with uniform distributions".
+ */
+#define GB_LOAD_FRAC_MIN 0.50
+#define GB_LOAD_FRAC_MAX 0.90
+#define GB_LOAD_DUR_MIN (6.0 * 60.0)
+#define GB_LOAD_DUR_MAX (8.0 * 60.0)
+#define GB_LOAD_GAP_MIN (4.0 * 60.0)
+#define GB_LOAD_GAP_MAX (7.0 * 60.0)
+
+/** Shape mode never sets a rate below this share of the original rate (0 is "unlimited"). */
+#define GB_LOAD_SHAPE_FLOOR 0.01
+
+enum gb_load_proto {
+	GB_LOAD_UDP = 0,
+	GB_LOAD_TCP = 1,
+};
+
+enum gb_load_mode {
+	GB_LOAD_TRAFFIC = 0,
+	GB_LOAD_SHAPE = 1,
+};
+
+/**
+ * struct gb_load_iv - one load interval.
+ *
+ * As given: @start, @duration (paper seconds, unscaled), @fraction, and
+ * @link/@dir and/or @src/@dst.  gb_load_resolve() then fills the flows
+ * (traffic mode) and the directed links (shape mode):
+ *   - link given, no hosts: one flow per direction, between a host pair
+ *     whose routed path crosses that direction, picked with the seed;
+ *   - hosts given, no link: the path's bottleneck direction is shaped (the
+ *     first direction on the path with the lowest rate, hosts' own access
+ *     links only when nothing else is as narrow);
+ *   - both given: the flow uses the hosts, shaping uses the link.
+ */
+struct gb_load_iv {
+	double start;           /**< paper seconds from the start of the run */
+	double duration;        /**< paper seconds, > 0 */
+	double fraction;        /**< share of capacity taken, 0 < f < 1 */
+	int link;               /**< link index, or -1 */
+	int dir;                /**< 0 = a>b, 1 = b>a, -1 = both directions */
+	int src, dst;           /**< host node indices, or -1 */
+	int line, col;          /**< where the file gave it (0: generated) */
+
+	/* Filled by gb_load_resolve(). */
+	int nflows;             /**< 1 or 2 */
+	int fsrc[2], fdst[2];   /**< flow endpoints (host indices) */
+	int ndl;                /**< 1 or 2 */
+	int dl[2];              /**< directed links shaped (2 * link + dir) */
+};
+
+/** struct gb_load_sched - a schedule; init with gb_load_sched_init(). */
+struct gb_load_sched {
+	struct gb_load_iv *iv;
+	int n;
+	uint64_t seed;          /**< picks hosts (and, for random, everything else) */
+	double scale;           /**< real seconds per paper second, > 0 (default 1) */
+	double horizon;         /**< paper seconds; random: loads end before it; 0: none */
+	int proto;              /**< enum gb_load_proto */
+	int size;               /**< UDP payload / TCP write size in bytes; 0: MTU - 28 */
+	int port;               /**< first destination port; 0: GB_LOAD_PORT */
+	int target;             /**< random: the target cluster index; else -1 */
+	char source[256];       /**< "random" or the file name */
+};
+
+/** gb_load_sched_init() - an empty schedule with the defaults above. */
+void gb_load_sched_init(struct gb_load_sched *s);
+
+/** gb_load_sched_release() - free the intervals; idempotent. */
+void gb_load_sched_release(struct gb_load_sched *s);
+
+/** Scaled (real) seconds of a paper time: exactly @paper * s->scale. */
+static inline double gb_load_scaled(const struct gb_load_sched *s, double paper)
+{
+	return paper * s->scale;
+}
+
+/** Options of gb_load_random(). */
+struct gb_load_rand_opts {
+	const char *target;     /**< cluster name; NULL: GB_LOAD_TARGET */
+	uint64_t seed;
+	double scale;           /**< 0: 1 */
+	double horizon;         /**< paper seconds; 0: GB_LOAD_HORIZON */
+};
+
+/**
+ * gb_load_random() - the paper's random schedule (§3) on topology @t.
+ *
+ *   t = 0
+ *   loop:
+ *       t += gap ~ U(4, 7) min
+ *       d  ~ U(6, 8) min;  f ~ U(0.5, 0.9);  dir ~ {from target, to target}
+ *       if t + d > horizon: stop
+ *       load the target cluster's uplink in direction dir with f for [t, t + d)
+ *       t += d
+ *
+ * Draws come from one xoshiro256** stream seeded with @o->seed, in paper
+ * time, so a seed gives the same loads at every scale (scaled times are
+ * exactly paper times x scale).  The flows' host pairs are then picked by
+ * gb_load_resolve() from a second stream of the same seed.
+ * Return: 0, -EINVAL (unknown target; @d explains), -ENOMEM.
+ */
+GB_WUR int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,
+			  struct gb_load_sched *s, struct gb_diag *d);
+
+/**
+ * gb_load_parse_file() - read an explicit schedule (docs/formats.md) and
+ * check every name against topology @t; gb_load_parse() from a buffer
+ * (@name is used in diagnostics).  The result is resolved
+ * (gb_load_resolve()) with the file's seed; a caller that overrides the seed
+ * calls gb_load_resolve() again.
+ * Return: 0, -EINVAL (@d holds "file:line:col: message"), -ENOMEM, -errno.
+ */
+GB_WUR int gb_load_parse_file(const char *path, const struct gb_topo *t,
+			      struct gb_load_sched *s, struct gb_diag *d);
+GB_WUR int gb_load_parse(const char *buf, size_t len, const char *name,
+			 const struct gb_topo *t, struct gb_load_sched *s, struct gb_diag *d);
+
+/**
+ * gb_load_resolve() - fill every interval's flows and shaped links (see
+ * struct gb_load_iv) from topology @t and s->seed.  Deterministic.
+ * Return: 0 or -EINVAL (e.g. a link that no host path crosses; @d explains
+ * with the interval's place).
+ */
+GB_WUR int gb_load_resolve(const struct gb_topo *t, struct gb_load_sched *s,
+			   struct gb_diag *d);
+
+/**
+ * gb_load_capacity() - the rate (bit/s) interval flow @k of @iv is a fraction
+ * of: the bottleneck of its routed path.  0 when the path is unlimited.
+ */
+uint64_t gb_load_capacity(const struct gb_topo *t, const struct gb_load_iv *iv, int k);
+
+/**
+ * gb_load_plan_write() - print schedule @s (resolved) as a table, or as JSON
+ * (@json), with scaled times.
+ */
+int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, FILE *out,
+		       int json);
+
+/* ---- flows (traffic mode) ------------------------------------------------ */
+
+/** What one flow should do. */
+struct gb_load_flow_spec {
+	int src, dst;           /**< host node indices of the attached grid */
+	double rate_bps;        /**< IP-layer rate (payload + headers) */
+	int proto;              /**< enum gb_load_proto */
+	int size;               /**< bytes per datagram / write; 0: MTU - 28 */
+	int port;               /**< destination port; 0: GB_LOAD_PORT */
+	double end;             /**< CLOCK_MONOTONIC seconds at which the sender stops */
+	double grace;           /**< the receiver keeps counting this long after @end */
+};
+
+/** Counters a flow reports (IP-layer bytes). */
+struct gb_load_flow_result {
+	uint64_t tx_pkts, tx_bytes;   /**< sent: datagrams / writes, IP bytes */
+	uint64_t rx_pkts, rx_bytes;   /**< received by the receiver */
+	double tx_t0, tx_t1;          /**< when the sender started and stopped */
+	int tx_err, rx_err;           /**< 0 or a positive errno the process met */
+	int tx_done, rx_done;         /**< the process reported before it exited */
+};
+
+/** A running flow. */
+struct gb_load_flow {
+	pid_t tx, rx;           /**< -1 when not running (or reaped) */
+	int fd;                 /**< the report pipe, -1 when closed */
+	struct gb_load_flow_spec spec;
+	struct gb_load_flow_result res;
+};
+
+/**
+ * gb_load_flow_start() - fork the receiver into @spec->dst's namespace, wait
+ * until it is bound, then fork the sender into @spec->src's namespace.
+ *
+ * Only hosts of the attached grid are valid destinations, and only their
+ * data-plane address is ever used: anything else is refused with
+ * -EDESTADDRREQ before a process exists (@e names the destination).
+ *
+ * Both processes bound themselves, independently of the caller:
+ *   - prctl(PR_SET_PDEATHSIG, SIGKILL) and a getppid() check, so they die
+ *     with the caller even when it is SIGKILLed;
+ *   - the sender stops at @spec->end, the receiver at @end + @grace, and an
+ *     interval timer (SIGALRM, default action) ends either one second after
+ *     that even if it is stuck in a system call.
+ * Their names (comm) are "gridload-tx" and "gridload-rx".
+ * Return: 0, -EDESTADDRREQ, -EADDRINUSE (the port is taken), or -errno.
+ */
+GB_WUR int gb_load_flow_start(struct gb_grid *g, const struct gb_load_flow_spec *spec,
+			      struct gb_load_flow *f, struct gb_err *e);
+
+/**
+ * gb_load_flow_poll() - collect reports and reap exited processes (never
+ * blocks).  Return: 1 when both processes are gone, else 0.
+ */
+int gb_load_flow_poll(struct gb_load_flow *f);
+
+/** gb_load_flow_stop() - SIGKILL what is still running and reap it; idempotent. */
+void gb_load_flow_stop(struct gb_load_flow *f);
+
+/* ---- shape mode ---------------------------------------------------------- */
+
+/** File in the grid's run directory that lists links shape mode has changed. */
+#define GB_LOAD_STATE_FILE "gridload-shape.json"
+
+/**
+ * gb_load_restore() - put back every link listed in the state file of the
+ * grid with prefix @prefix (NULL: $GRIDBED_PREFIX or the default), then
+ * remove the file.  Takes the grid's lock exclusively for each change
+ * (retrying while another command holds it, up to ~5 s).
+ * @nrestored: directed links put back (may be NULL).
+ * Return: 0 (also when there was nothing to do), -EBUSY (another gridload
+ * is shaping this grid), or -errno.
+ */
+int gb_load_restore(const char *prefix, int *nrestored, struct gb_err *e);
+
+/* ---- running a schedule -------------------------------------------------- */
+
+/** Progress of a run, for a caller's status line. */
+struct gb_load_progress {
+	double elapsed, total;  /**< real seconds */
+	int done, n;            /**< intervals finished, in the schedule */
+	int active;             /**< intervals running now */
+	double load_bps;        /**< sum of the planned rates of active intervals */
+};
+
+/** One logged result: a flow (traffic) or a shaped direction (shape) of an interval. */
+struct gb_load_row {
+	int interval;           /**< 1-based */
+	int mode;               /**< enum gb_load_mode */
+	double start, end;      /**< scheduled, real seconds from the start of the run */
+	double fraction;
+	const char *link, *dir; /**< shape: link name and "A>B"; else "" */
+	const char *src, *dst;  /**< traffic: the hosts; else "" */
+	int port;               /**< traffic: destination port */
+	uint64_t capacity_bps;  /**< the rate the fraction is of */
+	double planned_bps;     /**< traffic: the load's rate; shape: the link's target rate */
+	double achieved_bps;    /**< traffic: received; shape: the rate read back */
+	double sent_bps;        /**< traffic: sent (0 in shape mode) */
+	uint64_t tx_packets, rx_packets;
+	const char *status;     /**< "ok", "stopped" or "error: ..." */
+};
+
+/** Options of gb_load_run(). */
+struct gb_load_run_opts {
+	int mode;               /**< enum gb_load_mode */
+	const char *log_path;   /**< CSV log (docs/formats.md); NULL: none */
+	/** Called about twice a second and at every event; may be NULL. */
+	void (*progress)(void *arg, const struct gb_load_progress *p);
+	void *arg;
+	/** Called for each row of an interval when the interval is over; may be NULL. */
+	void (*row)(void *arg, const struct gb_load_row *r);
+	/** Set to non-zero (e.g. from a signal handler) to stop early. */
+	volatile sig_atomic_t *stop;
+};
+
+/**
+ * gb_load_run() - apply resolved schedule @s to attached grid @g, in real
+ * time from now; returns when the last interval has ended (or *o->stop).
+ *
+ * The caller should not hold the grid's lock (gb_grid_open's): shape mode
+ * takes it exclusively for each change, and other commands (status,
+ * mpirun, link set) must keep working during a run.  Shape mode first
+ * restores what a killed earlier run left (gb_load_restore()), and holds
+ * $rundir/gridload.lock for the whole run.
+ *
+ * The log gets one row per flow (traffic) or per directed link (shape) of
+ * every interval, rewritten atomically (temporary file + rename) as each
+ * interval ends.
+ * Return: 0, -EINTR (stopped), -EBUSY, or -errno; @e explains.
+ */
+int gb_load_run(struct gb_grid *g, const struct gb_load_sched *s,
+		const struct gb_load_run_opts *o, struct gb_err *e);
+
+/** gb_load_mono() - CLOCK_MONOTONIC in seconds (ARCHITECTURE.md decision 4). */
+double gb_load_mono(void);
+
+/** gb_load_mode_name() - "traffic" or "shape". */
+const char *gb_load_mode_name(int mode);
+
+#endif

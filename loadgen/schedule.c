@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+/*
+ * schedule.c - load schedules: the paper's random generator, resolution of
+ * intervals into flows and shaped links, printing a plan.
+ *
+ * Choices where the paper (seed 000 §3) is silent or ambiguous:
+ *   - "links to/from C3" is read as the two directions of the target
+ *     cluster's uplink (cluster switch <-> site router): every path into or
+ *     out of the cluster crosses it, whichever peer cluster is loaded.
+ *     Each interval picks one direction, to or from the cluster, with equal
+ *     probability.
+ *   - Loads do not overlap: a gap, a load, a gap, a load ... from t = 0, so
+ *     the first load starts after a gap too.  A load that would end after
+ *     the horizon is not generated (no clipping: every duration stays in
+ *     the paper's range).
+ *   - In traffic mode the flow of an interval runs between a host pair whose
+ *     routed path crosses the loaded direction, picked uniformly among all
+ *     such pairs (so big clusters are picked more often, as a host-level
+ *     choice would).  Its rate is a fraction of the *path's* bottleneck,
+ *     which may be a wide-area link narrower than the uplink (the paper's
+ *     loading program only knew source and destination hosts).
+ *   - Draws use xoshiro256** (Blackman & Vigna) seeded by splitmix64, not
+ *     rand(), so a seed means the same schedule on every libc.
+ */
+#include "gbload.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- random numbers ----------------------------------------------------- */
+
+struct rng {
+	uint64_t s[4];
+};
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
+{
+	uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ull);
+
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t rng_next(struct rng *r)
+{
+	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return res;
+}
+
+/* Uniform in [0, 1), 53 bits. */
+static double rng_unit(struct rng *r)
+{
+	return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+static double rng_uniform(struct rng *r, double a, double b)
+{
+	return a + (b - a) * rng_unit(r);
+}
+
+/* Uniform integer in [0, n), n > 0, without modulo bias. */
+static uint64_t rng_below(struct rng *r, uint64_t n)
+{
+	uint64_t lim = UINT64_MAX - UINT64_MAX % n, x;
+
+	do
+		x = rng_next(r);
+	while (x >= lim);
+	return x % n;
+}
+
+/* ---- schedules ---------------------------------------------------------- */
+
+void gb_load_sched_init(struct gb_load_sched *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->scale = 1.0;
+	s->seed = 1;
+	s->target = -1;
+	s->proto = GB_LOAD_UDP;
+}
+
+void gb_load_sched_release(struct gb_load_sched *s)
+{
+	free(s->iv);
+	s->iv = NULL;
+	s->n = 0;
+}
+
+static __attribute__((format(printf, 5, 6)))
+int diag_set(struct gb_diag *d, const char *file, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d)
+		return -EINVAL;
+	snprintf(d->file, sizeof(d->file), "%s", file);
+	d->line = line;
+	d->col = col;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,
+		   struct gb_load_sched *s, struct gb_diag *d)
+{
+	const char *target = o->target ? o->target : GB_LOAD_TARGET;
+	double horizon = o->horizon > 0 ? o->horizon : GB_LOAD_HORIZON, at = 0;
+	struct rng r;
+	int c = gb_topo_find_cluster(t, target), cap = 0;
+
+	gb_load_sched_release(s);
+	gb_load_sched_init(s);
+	snprintf(s->source, sizeof(s->source), "random");
+	s->seed = o->seed;
+	s->scale = o->scale > 0 ? o->scale : 1.0;
+	s->horizon = horizon;
+	if (c < 0)
+		return diag_set(d, "<random>", 0, 0, "no cluster '%s' in grid '%s' to load",
+				target, t->name);
+	s->target = c;
+	rng_seed(&r, o->seed, 0);
+	for (;;) {
+		double gap = rng_uniform(&r, GB_LOAD_GAP_MIN, GB_LOAD_GAP_MAX);
+		double dur = rng_uniform(&r, GB_LOAD_DUR_MIN, GB_LOAD_DUR_MAX);
+		double frac = rng_uniform(&r, GB_LOAD_FRAC_MIN, GB_LOAD_FRAC_MAX);
+		int to = (int)rng_below(&r, 2);
+
+		at += gap;
+		if (at + dur > horizon)
+			break;
+		if (s->n == cap) {
+			int nc = cap ? 2 * cap : 16;
+			struct gb_load_iv *nv = realloc(s->iv, (size_t)nc * sizeof(*nv));
+
+			if (!nv) {
+				gb_load_sched_release(s);
+				return -ENOMEM;
+			}
+			s->iv = nv;
+			cap = nc;
+		}
+		struct gb_load_iv *iv = &s->iv[s->n++];
+
+		memset(iv, 0, sizeof(*iv));
+		iv->start = at;
+		iv->duration = dur;
+		iv->fraction = frac;
+		/* Link nhosts + c joins cluster c's switch (a) to its router (b):
+		 * "from the cluster" is a>b, "to the cluster" is b>a. */
+		iv->link = t->nhosts + c;
+		iv->dir = to ? 1 : 0;
+		iv->src = iv->dst = -1;
+		at += dur;
+	}
+	return gb_load_resolve(t, s, d);
+}
+
+/* ---- resolution ---------------------------------------------------------- */
+
+static int path_has(const int *p, int n, int dl)
+{
+	for (int i = 0; i < n; i++)
+		if (p[i] == dl)
+			return 1;
+	return 0;
+}
+
+/* A host pair whose routed path crosses directed link @dl, uniformly. */
+static int pick_pair(const struct gb_topo *t, int dl, struct rng *r, int *src, int *dst)
+{
+	int *p = malloc((size_t)t->nnodes * sizeof(int));
+	uint64_t count = 0, k = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			if (!count)
+				break;
+			k = rng_below(r, count);
+			count = 0;
+		}
+		for (int s = 0; s < t->nhosts; s++) {
+			for (int d = 0; d < t->nhosts; d++) {
+				int n = s == d ? 0 : gb_topo_path(t, s, d, p);
+
+				if (n <= 0 || !path_has(p, n, dl))
+					continue;
+				if (pass == 1 && count == k) {
+					*src = s;
+					*dst = d;
+					free(p);
+					return 0;
+				}
+				count++;
+			}
+		}
+	}
+	free(p);
+	return -ENOENT;
+}
+
+/*
+ * The directed link that limits a path: the first one with the lowest rate,
+ * skipping the hosts' own access links (link index < nhosts) unless nothing
+ * else is as narrow, because cutting a host's access link would load that
+ * host rather than the network between the two.
+ */
+static int bottleneck_dl(const struct gb_topo *t, int src, int dst)
+{
+	int *p = malloc((size_t)t->nnodes * sizeof(int));
+	int n, best = -1, best_access = -1;
+	uint64_t lo = 0;
+
+	if (!p)
+		return -ENOMEM;
+	n = gb_topo_path(t, src, dst, p);
+	for (int i = 0; i < n; i++) {
+		uint64_t rt = gb_topo_dir((struct gb_topo *)t, p[i])->rate_bps;
+
+		if (rt && (!lo || rt < lo))
+			lo = rt;
+	}
+	for (int i = 0; i < n && lo; i++) {
+		if (gb_topo_dir((struct gb_topo *)t, p[i])->rate_bps != lo)
+			continue;
+		if (p[i] / 2 >= t->nhosts && best < 0)
+			best = p[i];
+		if (p[i] / 2 < t->nhosts && best_access < 0)
+			best_access = p[i];
+	}
+	free(p);
+	if (n < 0)
+		return n;
+	if (!lo)
+		return -ERANGE;
+	return best >= 0 ? best : best_access;
+}
+
+static void dir_name(const struct gb_topo *t, int dl, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s>%s", t->nodes[gb_topo_dir_from(t, dl)].name,
+		 t->nodes[gb_topo_dir_to(t, dl)].name);
+}
+
+int gb_load_resolve(const struct gb_topo *t, struct gb_load_sched *s, struct gb_diag *d)
+{
+	const char *file = s->source[0] ? s->source : "<schedule>";
+	struct rng r;
+	char dn[80];
+
+	rng_seed(&r, s->seed, 1);
+	for (int i = 0; i < s->n; i++) {
+		struct gb_load_iv *iv = &s->iv[i];
+		int err;
+
+		iv->nflows = iv->ndl = 0;
+		if (iv->link >= 0) {
+			for (int dir = 0; dir < 2; dir++) {
+				int dl = 2 * iv->link + dir;
+
+				if (iv->dir >= 0 && iv->dir != dir)
+					continue;
+				dir_name(t, dl, dn, sizeof(dn));
+				if (!gb_topo_dir((struct gb_topo *)t, dl)->rate_bps)
+					return diag_set(d, file, iv->line, iv->col,
+							"link '%s' direction '%s' has no rate "
+							"limit to take a fraction of",
+							t->links[iv->link].name, dn);
+				iv->dl[iv->ndl++] = dl;
+				if (iv->src >= 0)
+					continue;
+				err = pick_pair(t, dl, &r, &iv->fsrc[iv->nflows],
+						&iv->fdst[iv->nflows]);
+				if (err == -ENOENT)
+					return diag_set(d, file, iv->line, iv->col,
+							"no host path crosses link '%s' in "
+							"direction '%s'", t->links[iv->link].name,
+							dn);
+				if (err < 0)
+					return err;
+				iv->nflows++;
+			}
+		}
+		if (iv->src >= 0) {
+			iv->fsrc[0] = iv->src;
+			iv->fdst[0] = iv->dst;
+			iv->nflows = 1;
+			if (gb_load_capacity(t, iv, 0) == 0)
+				return diag_set(d, file, iv->line, iv->col,
+						"path '%s>%s' has no rate limit to take a "
+						"fraction of", t->nodes[iv->src].name,
+						t->nodes[iv->dst].name);
+			if (iv->link < 0) {
+				err = bottleneck_dl(t, iv->src, iv->dst);
+				if (err < 0)
+					return diag_set(d, file, iv->line, iv->col,
+							"no route from '%s' to '%s'",
+							t->nodes[iv->src].name,
+							t->nodes[iv->dst].name);
+				iv->dl[iv->ndl++] = err;
+			}
+		}
+		if (!iv->nflows || !iv->ndl)
+			return diag_set(d, file, iv->line, iv->col,
+					"a load needs a 'link' or a 'src' and 'dst'");
+	}
+	return 0;
+}
+
+uint64_t gb_load_capacity(const struct gb_topo *t, const struct gb_load_iv *iv, int k)
+{
+	uint64_t delay = 0, rate = 0;
+
+	if (k < 0 || k >= iv->nflows ||
+	    gb_topo_path_metrics(t, iv->fsrc[k], iv->fdst[k], &delay, &rate) < 0)
+		return 0;
+	return rate;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+static const char *proto_name(int p)
+{
+	return p == GB_LOAD_TCP ? "tcp" : "udp";
+}
+
+static json_t *plan_json(const struct gb_load_sched *s, const struct gb_topo *t)
+{
+	json_t *ivs = json_array();
+	char dn[80];
+
+	for (int i = 0; i < s->n; i++) {
+		const struct gb_load_iv *iv = &s->iv[i];
+		json_t *shape = json_array(), *flows = json_array();
+
+		for (int k = 0; k < iv->ndl; k++) {
+			const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t, iv->dl[k]);
+
+			dir_name(t, iv->dl[k], dn, sizeof(dn));
+			json_array_append_new(shape, json_pack("{s:s, s:s, s:I, s:I}",
+				"link", t->links[iv->dl[k] / 2].name, "dir", dn,
+				"rate_bps", (json_int_t)p->rate_bps,
+				"target_bps", (json_int_t)((1.0 - iv->fraction) *
+							   (double)p->rate_bps)));
+		}
+		for (int k = 0; k < iv->nflows; k++) {
+			uint64_t cap = gb_load_capacity(t, iv, k);
+
+			json_array_append_new(flows, json_pack("{s:s, s:s, s:I, s:f}",
+				"src", t->nodes[iv->fsrc[k]].name,
+				"dst", t->nodes[iv->fdst[k]].name,
+				"capacity_bps", (json_int_t)cap,
+				"rate_bps", iv->fraction * (double)cap));
+		}
+		json_array_append_new(ivs, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:o, "
+						     "s:o}",
+			"index", i + 1, "start_s", gb_load_scaled(s, iv->start),
+			"end_s", gb_load_scaled(s, iv->start + iv->duration),
+			"duration_s", gb_load_scaled(s, iv->duration),
+			"paper_start_s", iv->start, "paper_duration_s", iv->duration,
+			"fraction", iv->fraction, "shape", shape, "flows", flows));
+	}
+	json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:f, s:s, s:i, s:i, s:o}",
+		"format", "gridload-plan", "grid", t->name, "source", s->source,
+		"seed", (json_int_t)s->seed, "scale", s->scale,
+		"horizon_s", gb_load_scaled(s, s->horizon), "proto", proto_name(s->proto),
+		"size", s->size ? s->size : (int)t->mtu - 28,
+		"port", s->port ? s->port : GB_LOAD_PORT, "intervals", ivs);
+	if (root && s->target >= 0)
+		json_object_set_new(root, "target", json_string(t->clusters[s->target].name));
+	return root;
+}
+
+int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, FILE *out,
+		       int json)
+{
+	char dn[80], buf[160];
+
+	if (json) {
+		json_t *root = plan_json(s, t);
+
+		if (!root)
+			return -ENOMEM;
+		json_dumpf(root, out, JSON_INDENT(2));
+		fputc('\n', out);
+		json_decref(root);
+		return 0;
+	}
+	fprintf(out, "schedule %s on grid '%s': %d loads, seed %llu, scale %g", s->source,
+		t->name, s->n, (unsigned long long)s->seed, s->scale);
+	if (s->target >= 0)
+		fprintf(out, ", target %s", t->clusters[s->target].name);
+	if (s->horizon > 0)
+		fprintf(out, ", horizon %.3f s", gb_load_scaled(s, s->horizon));
+	fprintf(out, "\ntimes in seconds from the start (scaled); %s, %d-byte packets, port %d\n",
+		proto_name(s->proto), s->size ? s->size : (int)t->mtu - 28,
+		s->port ? s->port : GB_LOAD_PORT);
+	fprintf(out, "%3s %10s %10s %9s %5s  %-36s %s\n", "#", "START", "END", "DURATION",
+		"LOAD", "SHAPE (link dir: rate -> target)", "FLOW (src>dst: rate of bottleneck)");
+	for (int i = 0; i < s->n; i++) {
+		const struct gb_load_iv *iv = &s->iv[i];
+		int rows = iv->ndl > iv->nflows ? iv->ndl : iv->nflows;
+
+		for (int k = 0; k < rows; k++) {
+			char sh[96] = "", fl[96] = "";
+
+			if (k < iv->ndl) {
+				const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t,
+									 iv->dl[k]);
+
+				dir_name(t, iv->dl[k], dn, sizeof(dn));
+				snprintf(sh, sizeof(sh), "%s %s: %.3g -> %.3g Mbit/s",
+					 t->links[iv->dl[k] / 2].name, dn,
+					 (double)p->rate_bps / 1e6,
+					 (1.0 - iv->fraction) * (double)p->rate_bps / 1e6);
+			}
+			if (k < iv->nflows) {
+				uint64_t cap = gb_load_capacity(t, iv, k);
+
+				snprintf(fl, sizeof(fl), "%s>%s: %.3g of %.3g Mbit/s",
+					 t->nodes[iv->fsrc[k]].name, t->nodes[iv->fdst[k]].name,
+					 iv->fraction * (double)cap / 1e6, (double)cap / 1e6);
+			}
+			if (k == 0)
+				snprintf(buf, sizeof(buf), "%3d %10.3f %10.3f %9.3f %4.1f%%", i + 1,
+					 gb_load_scaled(s, iv->start),
+					 gb_load_scaled(s, iv->start + iv->duration),
+					 gb_load_scaled(s, iv->duration), iv->fraction * 100);
+			else
+				snprintf(buf, sizeof(buf), "%3s %10s %10s %9s %5s", "", "", "", "",
+					 "");
+			fprintf(out, "%s  %-36s %s\n", buf, sh, fl);
+		}
+	}
+	return 0;
+}
+
+double gb_load_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *gb_load_mode_name(int mode)
+{
+	return mode == GB_LOAD_SHAPE ? "shape" : "traffic";
+}
