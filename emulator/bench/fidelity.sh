@@ -12,7 +12,7 @@
 # host-to-host path has one-way delay D and bottleneck R, then measures:
 #   - RTT median and p99 of 50 pings against 2D; target |median - 2D| <= max(2 %, 0.3 ms)
 #   - TCP goodput (iperf3, one flow, first 2 s omitted) against R, over the run and in
-#     steady state (median 1-s interval of the second half); target 93 % .. 101 % (steady)
+#     steady state (mean of the 1-s intervals of the second half); target 93 % .. 101 % (steady)
 #   - UDP goodput (iperf3 at 1.2 R) against R
 # and, once per delay at R = 10 Mbit/s, the loss of 10000 UDP datagrams over a
 # path with 1 % loss (0.5 % per link) against 1 % (1 - 0.995^2 = 0.9975 %).
@@ -107,14 +107,13 @@ for d in $delays; do
 		sleep 0.2
 		in_ns c-1 iperf3 -c "$a2" -p 5201 -t "$tcp_s" -O "$omit" -J > "$tmpj" 2>/dev/null
 		tcp=$(awk -F':[ \t]*' '/"sum_received"/ {f=1} f && /"bits_per_second"/ {gsub(/[ \t,]/, "", $2); print $2 / 1e6; exit}' "$tmpj")
-		# Steady state: the median of the 1-second intervals of the second
+		# Steady state: the mean of the 1-second intervals of the second
 		# half.  At a 200 ms RTT CUBIC needs many seconds to grow its
 		# window after slow start; that is TCP, not the link.
 		tcps=$(awk -F':[ \t]*' '/"intervals"/ {iv = 1} iv && /^\t"end":/ {iv = 0}
 			iv && /"sum":/ {s = 1} s && /"bits_per_second"/ {gsub(/[ \t,]/, "", $2); v[++n] = $2; s = 0}
-			END { m = 0; for (i = int(n / 2) + 1; i <= n; i++) w[++m] = v[i]
-			      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (w[j] < w[i]) { t = w[i]; w[i] = w[j]; w[j] = t }
-			      print (m ? w[int((m + 1) / 2)] / 1e6 : 0) }' "$tmpj")
+			END { m = 0; t = 0; for (i = int(n / 2) + 1; i <= n; i++) { t += v[i]; m++ }
+			      print (m ? t / m / 1e6 : 0) }' "$tmpj")
 		in_ns c-2 iperf3 -s -1 -D -p 5202 >/dev/null 2>&1
 		sleep 0.2
 		udp=$(in_ns c-1 iperf3 -u -c "$a2" -p 5202 -b "$(awk -v r="$r" 'BEGIN {print r * 1.2}')M" \
