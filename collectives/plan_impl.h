@@ -45,6 +45,8 @@ int gb_plan_bottomup(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		     struct gb_tree *out);
 int gb_plan_mostcrit(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		     struct gb_tree *out);
+int gb_plan_phoenix(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		    struct gb_tree *out);  /* plan_phoenix.c */
 
 /*
  * gridtree subcommands implemented next to the algorithms they exercise.

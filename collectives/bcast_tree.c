@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bcast_tree.c - getting a planner's tree to every rank (gridbcast.h).
+ *
+ *	                     static planner            measured planner
+ *	model                topology (every rank)     matrix at the root
+ *	                                               (else topology: labelled)
+ *	who plans            every rank, locally       the root
+ *	how others learn it  they planned it           piggybacked header on
+ *	                                               each tree edge
+ *	                                               [ablation: shared file]
+ *
+ * This is what the papers' systems pay: MPICH-G2 and MagPIe derive their
+ * trees from a static description every process holds (MPICH-G2's RSL);
+ * a tree planned from measurements exists at one place and must travel
+ * (seed 000 s2.5 has MPI_Bcast read the advisor's current tree; gridbed's
+ * ranks may sit on different machines in spirit, so the tree rides along
+ * with the data instead of being read from a file).
+ *
+ * Rank order.  World rank w runs on the host the rank map names, else on
+ * topology host w (the topology's host order is the default rank order,
+ * gbtopo.h).  A communicator's model is the world model restricted to its
+ * ranks' hosts in its own rank order (gb_nm_sub()), so node i of every
+ * tree is rank i of the communicator and nothing needs translating at run
+ * time.
+ *
+ * Choices:
+ *  - Trees are planned for the actual root (no relabelling needed here):
+ *    planning is cheap next to a broadcast and the cache absorbs repeats.
+ *  - The initiation cost o of a topology model is 10 us, gridtree's default.
+ *  - Without a topology every rank uses the same uniform model (1 Gbit/s,
+ *    50 us, o = 10 us), so static and measured planners still give valid
+ *    trees for unmodified programs run outside gridbed; labelled "uniform".
+ *  - Ranks sharing a host are refused (planners need distinct nodes).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bcast_impl.h"
+#include "gbtopo.h"
+
+#define DEFAULT_O 10e-6
+
+/* What every rank of the job shares: loaded once per process. */
+static struct {
+	int tried, ret;
+	struct gb_topo *topo;
+	char topo_path[512];
+	struct gb_rankmap rm;
+	int world_n;
+	int *world_host;          /* world rank -> topology host, or NULL */
+	struct gb_netmodel full;  /* gb_nm_from_topo(topo), when topo */
+} G;
+
+static int load_topology(const char *path)
+{
+	struct gb_diag d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	ret = gb_topo_load(path, &G.topo, &d);
+	if (ret == -EINVAL) {
+		gb_bcast_seterr("%s:%d:%d: %s", d.file[0] ? d.file : path, d.line, d.col, d.msg);
+		return ret;
+	}
+	if (ret < 0) {
+		gb_bcast_seterr("cannot load topology '%s': %s", path, strerror(-ret));
+		return ret;
+	}
+	snprintf(G.topo_path, sizeof(G.topo_path), "%s", path);
+	ret = gb_nm_from_topo(&G.full, G.topo, DEFAULT_O);
+	if (ret < 0)
+		gb_bcast_seterr("cannot model topology '%s': %s", path, strerror(-ret));
+	return ret;
+}
+
+static int load_world_once(void)
+{
+	const char *rmp = getenv("GRIDBED_RANKMAP"), *tp = NULL;
+	char err[512], rp[512];
+	int ret;
+
+	if (G.tried)
+		return G.ret;
+	G.tried = 1;
+	MPI_Comm_size(MPI_COMM_WORLD, &G.world_n);
+	if (rmp && *rmp) {
+		ret = gb_rankmap_load(rmp, &G.rm, err, sizeof(err));
+		if (ret < 0) {
+			gb_bcast_seterr("%s", err);
+			goto cleanup;
+		}
+		if (G.rm.n < G.world_n) {
+			gb_bcast_seterr("rank map '%s' has %d ranks, the job %d", rmp, G.rm.n,
+					G.world_n);
+			ret = -EINVAL;
+			goto cleanup;
+		}
+	}
+	if (G.rm.topology[0])
+		tp = G.rm.topology;
+	else if (getenv("GRIDBED_TOPOLOGY") && *getenv("GRIDBED_TOPOLOGY"))
+		tp = getenv("GRIDBED_TOPOLOGY");
+	else if (getenv("GRIDBED_PREFIX") && *getenv("GRIDBED_PREFIX")) {
+		const char *rd = getenv("GRIDBED_RUNDIR");
+
+		snprintf(rp, sizeof(rp), "%s/%s/topology.yaml", rd && *rd ? rd : "/run/gridbed",
+			 getenv("GRIDBED_PREFIX"));
+		if (access(rp, R_OK) == 0)
+			tp = rp;
+	}
+	ret = 0;
+	if (!tp)
+		goto cleanup;
+	ret = load_topology(tp);
+	if (ret < 0)
+		goto cleanup;
+	ret = -ENOMEM;
+	G.world_host = malloc(sizeof(int) * G.world_n);
+	if (!G.world_host)
+		goto cleanup;
+	ret = -EINVAL;
+	for (int w = 0; w < G.world_n; w++) {
+		int h = w;
+
+		if (G.rm.n) {
+			h = gb_topo_find_node(G.topo, G.rm.host[w]);
+			if (h < 0 || h >= G.topo->nhosts) {
+				gb_bcast_seterr("rank %d: host '%s' of the rank map is not a host "
+						"of topology '%s'", w, G.rm.host[w], tp);
+				goto cleanup;
+			}
+		} else if (w >= G.topo->nhosts) {
+			gb_bcast_seterr("%d ranks but topology '%s' has %d hosts (give "
+					"GRIDBED_RANKMAP)", G.world_n, tp, G.topo->nhosts);
+			goto cleanup;
+		}
+		G.world_host[w] = h;
+	}
+	ret = 0;
+cleanup:
+	G.ret = ret;
+	return ret;
+}
+
+const struct gb_topo *gb_bcast_topology(void)
+{
+	return G.topo;
+}
+
+/* Rank @i's name: its host's, else the rank map's, else "r<world rank>". */
+static void rank_name(const struct gb_bcast_comm *c, int i, char *buf, size_t len)
+{
+	if (c->host[i] >= 0)
+		snprintf(buf, len, "%s", G.topo->nodes[c->host[i]].name);
+	else if (G.rm.n)
+		snprintf(buf, len, "%s", G.rm.host[c->world[i]]);
+	else
+		snprintf(buf, len, "r%d", c->world[i]);
+}
+
+static int uniform_model(struct gb_bcast_comm *c)
+{
+	int n = c->n, ret = gb_nm_init(&c->sm, n);
+
+	if (ret < 0)
+		return ret;
+	for (int i = 0; i < n; i++) {
+		rank_name(c, i, c->sm.nodes[i].name, sizeof(c->sm.nodes[i].name));
+		c->sm.o[i] = DEFAULT_O;
+		for (int j = 0; j < n; j++) {
+			c->sm.lat[(size_t)i * n + j] = i == j ? 0 : 50e-6;
+			c->sm.bw[(size_t)i * n + j] = i == j ? INFINITY : 125e6;
+		}
+	}
+	snprintf(c->sm_label, sizeof(c->sm_label), "uniform (no topology)");
+	return 0;
+}
+
+/* The rank -> host map and the static model of @c (lazily, once). */
+static int planning_init(struct gb_bcast_comm *c)
+{
+	char why[256];
+	int ret;
+
+	if (c->planning_ready)
+		return 0;
+	ret = load_world_once();
+	if (ret < 0)
+		return ret;
+	c->host = malloc(sizeof(int) * c->n);
+	if (!c->host)
+		return -ENOMEM;
+	for (int i = 0; i < c->n; i++)
+		c->host[i] = G.world_host ? G.world_host[c->world[i]] : -1;
+	if (G.topo) {
+		for (int i = 0; i < c->n; i++)
+			for (int j = 0; j < i; j++)
+				if (c->host[i] == c->host[j]) {
+					gb_bcast_seterr("ranks %d and %d both run on host "
+							"'%s'", j, i,
+							G.topo->nodes[c->host[i]].name);
+					return -EINVAL;
+				}
+		ret = gb_nm_sub(&c->sm, &G.full, c->host, c->n);
+		snprintf(c->sm_label, sizeof(c->sm_label), "topology %s", G.topo_path);
+	} else {
+		ret = uniform_model(c);
+	}
+	if (ret == 0 && gb_nm_check(&c->sm, why, sizeof(why)) < 0) {
+		gb_bcast_seterr("the ranks' model is unusable: %s", why);
+		ret = -EINVAL;
+	}
+	if (ret < 0) {
+		gb_nm_release(&c->sm);
+		return ret;
+	}
+	c->planning_ready = 1;
+	return 0;
+}
+
+void gb_bcast_planning_release(struct gb_bcast_comm *c)
+{
+	for (int i = 0; i < c->ncache; i++)
+		gb_tree_release(&c->cache[i].t);
+	c->ncache = 0;
+	gb_nm_release(&c->sm);
+	free(c->host);
+	c->host = NULL;
+	c->planning_ready = 0;
+}
+
+int gb_bcast_comm_hosts(MPI_Comm comm, int *hosts)
+{
+	struct gb_bcast_comm *c;
+	int ret = gb_bcast_comm_get(comm, &c);
+
+	if (ret == 0)
+		ret = planning_init(c);
+	if (ret < 0)
+		return ret;
+	memcpy(hosts, c->host, sizeof(int) * c->n);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Measured models                                                     */
+/* ------------------------------------------------------------------ */
+
+static const char *matrix_path(void)
+{
+	const char *p = getenv("GRIDBED_MATRIX");
+
+	return p && *p ? p : NULL;
+}
+
+static struct timespec matrix_mtime(void)
+{
+	struct timespec z = { 0, 0 };
+	struct stat st;
+
+	if (matrix_path() && stat(matrix_path(), &st) == 0)
+		return st.st_mtim;
+	return z;
+}
+
+/*
+ * The measured model of @c's ranks: the matrix file's nodes matched by name
+ * (the ranks' hosts), or by index = world rank when the ranks have no names
+ * the matrix knows and it has enough nodes; else the static model, labelled
+ * as a fallback.
+ */
+static int measured_model(struct gb_bcast_comm *c, struct gb_netmodel *m, char *label,
+			  size_t len)
+{
+	struct gb_netmodel mx;
+	const char *path = matrix_path();
+	char err[512], name[32];
+	int *idx = NULL, ret;
+
+	memset(&mx, 0, sizeof(mx));
+	if (!path) {
+		snprintf(label, len, "%s (fallback: no GRIDBED_MATRIX)", c->sm_label);
+		return gb_nm_copy(m, &c->sm);
+	}
+	ret = gb_nm_load_json(&mx, path, err, sizeof(err));
+	if (ret < 0) {
+		if (err[0])
+			gb_bcast_seterr("%s", err);
+		else
+			gb_bcast_seterr("cannot load matrix '%s': %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = -ENOMEM;
+	idx = malloc(sizeof(int) * c->n);
+	if (!idx)
+		goto cleanup;
+	for (int i = 0; i < c->n; i++) {
+		rank_name(c, i, name, sizeof(name));
+		idx[i] = gb_nm_find_node(&mx, name);
+		if (idx[i] < 0 && c->host[i] < 0 && !G.rm.n && c->world[i] < mx.n)
+			idx[i] = c->world[i];
+		if (idx[i] < 0) {
+			gb_bcast_seterr("matrix '%s' has no node '%s' (rank %d)", path, name, i);
+			ret = -ENOENT;
+			goto cleanup;
+		}
+	}
+	ret = gb_nm_sub(m, &mx, idx, c->n);
+	snprintf(label, len, "matrix %s v%llu", path, (unsigned long long)mx.version);
+cleanup:
+	free(idx);
+	gb_nm_release(&mx);
+	return ret;
+}
+
+int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double *pred,
+		     char *label, size_t labellen)
+{
+	struct gb_bcast_comm *c;
+	struct gb_netmodel mm, *m;
+	char lb[256];
+	int ret;
+
+	memset(&mm, 0, sizeof(mm));
+	ret = gb_bcast_comm_get(comm, &c);
+	if (ret == 0)
+		ret = planning_init(c);
+	if (ret < 0)
+		return ret;
+	if (!t || t->n != c->n)
+		return -EINVAL;
+	m = &c->sm;
+	snprintf(lb, sizeof(lb), "%s", c->sm_label);
+	if (matrix_path()) {
+		ret = measured_model(c, &mm, lb, sizeof(lb));
+		if (ret < 0)
+			return ret;
+		m = &mm;
+	}
+	for (int i = 0; i < gb_ncostmodels; i++)
+		pred[i] = gb_costmodels[i].cost(m, t, size, NULL);
+	if (label)
+		snprintf(label, labellen, "%s", lb);
+	gb_nm_release(&mm);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Planning and the cache                                              */
+/* ------------------------------------------------------------------ */
+
+void gb_bcast_opts_env(struct gb_bcast_opts *o)
+{
+	const char *s;
+
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	if ((s = getenv("GRIDBED_BCAST_ISEND")) && atoi(s) > 0)
+		o->flags |= GB_BCAST_ISEND;
+	if ((s = getenv("GRIDBED_TREE_SHARED")) && atoi(s) > 0)
+		o->flags |= GB_BCAST_SHARED;
+	if ((s = getenv("GRIDBED_SEED")) && *s)
+		o->seed = strtoull(s, NULL, 0);
+	if ((s = getenv("GRIDBED_BUDGET_MS")) && *s)
+		o->budget_s = atof(s) / 1e3;
+}
+
+static int plan_on(const struct gb_planner *p, const struct gb_netmodel *m, int root,
+		   double size, const struct gb_bcast_opts *o, struct gb_tree *out)
+{
+	struct gb_plan_args a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.root = root;
+	a.size = size;
+	a.seed = o ? o->seed : 1;
+	a.budget_s = o ? o->budget_s : 0;
+	ret = gb_plan(p, m, &a, out);
+	if (ret < 0)
+		gb_bcast_seterr("planner '%s' failed for root %d, %.0f B: %s", p->name, root, size,
+				strerror(-ret));
+	return ret;
+}
+
+/* The shared-file ablation's file: one per job, communicator and tree. */
+static void shared_path(const struct gb_bcast_comm *c, const struct gb_planner *p, int root,
+			double size, char *buf, size_t len)
+{
+	const char *dir = getenv("GRIDBED_TREE_DIR"), *job = getenv("GRIDBED_JOB");
+	uint64_t h = 1469598103934665603ull;
+
+	if (!job || !*job)
+		job = getenv("OMPI_MCA_ess_base_jobid");
+	for (int i = 0; i < c->n; i++)
+		h = (h ^ (uint64_t)c->world[i]) * 1099511628211ull;
+	if (!dir || !*dir)
+		dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(buf, len, "%s/gridbed-tree-%s-%016llx-%s-r%d-%.0f.json", dir, job ? job : "0",
+		 (unsigned long long)h, p->name, root, size);
+}
+
+/* Plan (or fetch) into cache entry @e, whose key is already set. */
+static int fill_entry(struct gb_bcast_comm *c, struct gb_bcast_entry *e, unsigned flags,
+		      const struct gb_bcast_opts *o)
+{
+	struct gb_netmodel mm;
+	char path[1024], err[512];
+	int ret = 0;
+
+	memset(&mm, 0, sizeof(mm));
+	if (e->p->flags & GB_PLAN_STATIC) {
+		e->tree_via = "local";
+		snprintf(e->model, sizeof(e->model), "%s", c->sm_label);
+		return plan_on(e->p, &c->sm, e->root, e->size, o, &e->t);
+	}
+	e->tree_via = flags & GB_BCAST_SHARED ? "shared-file" : "piggyback";
+	if (c->rank == e->root) {
+		ret = measured_model(c, &mm, e->model, sizeof(e->model));
+		if (ret == 0)
+			ret = plan_on(e->p, &mm, e->root, e->size, o, &e->t);
+		gb_nm_release(&mm);
+	} else {
+		snprintf(e->model, sizeof(e->model), "planned at the root");
+	}
+	if (!(flags & GB_BCAST_SHARED))
+		return ret;
+
+	/* Ablation: the root writes the tree, the others read it after a
+	 * barrier.  Every rank reaches the barrier even when the root failed
+	 * (then the file is missing and the readers fail too). */
+	shared_path(c, e->p, e->root, e->size, path, sizeof(path));
+	if (c->rank == e->root && ret == 0) {
+		ret = gb_tree_save_json(&e->t, &c->sm, e->p->name, e->size, path);
+		if (ret < 0)
+			gb_bcast_seterr("cannot write tree file '%s': %s", path, strerror(-ret));
+	}
+	if (MPI_Barrier(c->pc) != MPI_SUCCESS && ret == 0)
+		ret = -EIO;
+	if (c->rank != e->root && ret == 0) {
+		ret = gb_tree_load_json(&e->t, &c->sm, path, err, sizeof(err));
+		if (ret < 0)
+			gb_bcast_seterr("%s", err[0] ? err : "cannot read the shared tree file");
+	}
+	return ret;
+}
+
+static int get_entry(struct gb_bcast_comm *c, const struct gb_planner *p, int root, double size,
+		     const struct gb_bcast_opts *o, struct gb_bcast_entry **out, double *plan_s)
+{
+	unsigned flags = o ? o->flags : 0;
+	int measured = !(p->flags & GB_PLAN_STATIC), ret;
+	struct timespec mt = { 0, 0 };
+	struct gb_bcast_entry *e;
+	double t0;
+
+	*plan_s = 0;
+	ret = planning_init(c);
+	if (ret < 0)
+		return ret;
+	/* Only the root reads the matrix, except in the ablation, where every
+	 * rank must take the same cache decision (they meet at a barrier). */
+	if (measured && (c->rank == root || (flags & GB_BCAST_SHARED)))
+		mt = matrix_mtime();
+	for (int i = 0; i < c->ncache; i++) {
+		e = &c->cache[i];
+		if (e->p == p && e->root == root && e->size == size &&
+		    e->mtime.tv_sec == mt.tv_sec && e->mtime.tv_nsec == mt.tv_nsec &&
+		    (!measured || !strcmp(e->tree_via, flags & GB_BCAST_SHARED ?
+					  "shared-file" : "piggyback"))) {
+			*out = e;
+			return 0;
+		}
+	}
+	if (c->ncache < GB_BCAST_CACHE) {
+		e = &c->cache[c->ncache++];
+	} else {
+		e = &c->cache[c->cache_next];
+		c->cache_next = (c->cache_next + 1) % GB_BCAST_CACHE;
+		gb_tree_release(&e->t);
+	}
+	memset(e, 0, sizeof(*e));
+	e->p = p;
+	e->root = root;
+	e->size = size;
+	e->mtime = mt;
+	t0 = gb_now();
+	ret = fill_entry(c, e, flags, o);
+	*plan_s = gb_now() - t0;
+	if (ret < 0) {
+		gb_tree_release(&e->t);
+		e->p = NULL;        /* never matches */
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
+static void set_info(struct gb_bcast_info *info, const struct gb_bcast_entry *e, double plan_s)
+{
+	if (!info)
+		return;
+	memset(info, 0, sizeof(*info));
+	if (!e) {
+		info->tree_via = "native";
+		snprintf(info->model, sizeof(info->model), "MPI library");
+		return;
+	}
+	info->tree_via = e->tree_via;
+	snprintf(info->model, sizeof(info->model), "%s", e->model);
+	info->tree = e->t.n ? &e->t : NULL;
+	info->plan_s = plan_s;
+}
+
+static int find_planner(const char *algo, const struct gb_planner **p)
+{
+	*p = gb_planner_find(algo);
+	if (!*p) {
+		gb_bcast_seterr("unknown planner '%s'", algo ? algo : "(null)");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
+		     const struct gb_bcast_opts *o, struct gb_bcast_info *info)
+{
+	const struct gb_planner *p;
+	struct gb_bcast_comm *c;
+	struct gb_bcast_entry *e;
+	double plan_s;
+	int ret;
+
+	if (algo && !strcmp(algo, "native")) {
+		set_info(info, NULL, 0);
+		return 0;
+	}
+	ret = find_planner(algo, &p);
+	if (ret == 0)
+		ret = gb_bcast_comm_get(comm, &c);
+	if (ret < 0)
+		return ret;
+	if (root < 0 || root >= c->n)
+		return -EINVAL;
+	ret = get_entry(c, p, root, size, o, &e, &plan_s);
+	if (ret == 0)
+		set_info(info, e, plan_s);
+	return ret;
+}
+
+int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+		 const char *algo, const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
+		 struct gb_bcast_info *info)
+{
+	struct gb_bcast_opts eo = { 0 };
+	const struct gb_planner *p;
+	struct gb_bcast_comm *c;
+	struct gb_bcast_entry *e;
+	double plan_s;
+	int tsize = 0, ret;
+
+	if (algo && !strcmp(algo, "native")) {
+		set_info(info, NULL, 0);
+		return gb_bcast_native(buf, count, dt, root, comm, tm);
+	}
+	ret = find_planner(algo, &p);
+	if (ret == 0)
+		ret = gb_bcast_comm_get(comm, &c);
+	if (ret < 0)
+		return ret;
+	if (root < 0 || root >= c->n || count < 0 || MPI_Type_size(dt, &tsize) != MPI_SUCCESS) {
+		gb_bcast_seterr("bad root, count or datatype");
+		return -EINVAL;
+	}
+	ret = get_entry(c, p, root, (double)count * tsize, o, &e, &plan_s);
+	if (ret < 0)
+		return ret;
+	if (o)
+		eo = *o;
+	eo.flags &= ~GB_BCAST_PIGGYBACK;
+	if (!strcmp(e->tree_via, "piggyback"))
+		eo.flags |= GB_BCAST_PIGGYBACK;
+	ret = gb_bcast_tree(buf, count, dt, root, comm, e->t.n ? &e->t : NULL, &eo, tm);
+	set_info(info, e, plan_s);
+	return ret;
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 3100-bcast-core - libgridbcast's MPI-free parts (bcast_core.h): tree
+ * relabelling for another root, the piggybacked header (round trip, size,
+ * corruption), timing arithmetic, the rank map reader, the topology's
+ * lower bound and the verification pattern.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bcast_core.h"
+#include "gbtopo.h"
+#include "tap.h"
+
+/* A tree from a parent array, children in index order. */
+static void mk(struct gb_tree *t, int n, int root, const int *par)
+{
+	if (gb_tree_init(t, n, root) < 0 || gb_tree_from_parents(t, par, NULL) < 0)
+		bail("cannot build a tree");
+}
+
+static int child_list(const struct gb_tree *t, int v, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < t->nchild[v]; k++)
+		o += snprintf(buf + o, len - o, "%s%d", k ? "," : "", t->child[t->cstart[v] + k]);
+	return (int)o;
+}
+
+static void test_relabel(void)
+{
+	/*      0            relabelled to root 3:      3
+	 *    / | \                                   / | \
+	 *   3  1  2   (send order 3, 1, 2)          0  1  2
+	 *   |                                       |
+	 *   4                                       4        */
+	int par[5] = { -1, 0, 0, 0, 3 };
+	double key[5] = { 0, 2, 3, 1, 0 };
+	struct gb_tree t, r, back;
+	char cl[64];
+
+	if (gb_tree_init(&t, 5, 0) < 0 || gb_tree_from_parents(&t, par, key) < 0)
+		bail("cannot build a tree");
+	child_list(&t, 0, cl, sizeof(cl));
+	is_str(cl, "3,1,2", "input: root 0 sends to 3, 1, 2");
+	is_int(gb_tree_relabel(&t, 3, &r), 0, "relabel to root 3");
+	is_int(r.root, 3, "new root");
+	is_int(gb_tree_check(&r, NULL, 0), 0, "relabelled tree is valid");
+	child_list(&r, 3, cl, sizeof(cl));
+	is_str(cl, "0,1,2", "root 3 sends to 0 (the old 3's place), 1, 2 in the same order");
+	is_int(r.parent[4], 0, "4 hangs below 0, which took 3's place");
+	is_int(r.parent[0], 3, "0 is a child of the new root");
+	is_int(gb_relabel(3, 0, 3), 0, "gb_relabel swaps root and new root");
+	is_int(gb_relabel(4, 0, 3), 4, "others keep their label");
+	is_int(gb_tree_relabel(&r, 0, &back), 0, "relabel back");
+	ok(gb_tree_equal(&back, &t), "relabelling is an involution");
+	gb_tree_release(&back);
+	is_int(gb_tree_relabel(&t, 0, &back), 0, "relabel to the same root");
+	ok(gb_tree_equal(&back, &t), "same root: the same tree");
+	gb_tree_release(&back);
+	is_int(gb_tree_relabel(&t, 5, &back), -EINVAL, "root out of range is refused");
+	is_int(gb_tree_relabel(&t, 0, &t), -EINVAL, "in place is refused");
+	gb_tree_release(&r);
+	gb_tree_release(&t);
+}
+
+static void test_header(void)
+{
+	int par[7] = { 2, 2, -1, 0, 2, 4, 4 };
+	double key[7] = { 1, 0, 0, 0, 2, 1, 0 };
+	struct gb_tree t, d;
+	uint8_t buf[256];
+	uint32_t seq = 0;
+	uint64_t pl = 0;
+	long len;
+
+	is_int((int)gb_bhdr_size(64), 286, "header for 64 ranks: 30 + 4n = 286 bytes");
+	is_int((int)gb_bhdr_size(1), 34, "header for 1 rank: 34 bytes");
+	if (gb_tree_init(&t, 7, 2) < 0 || gb_tree_from_parents(&t, par, key) < 0)
+		bail("cannot build a tree");
+	len = gb_bhdr_encode(&t, 77, 8388611, buf, sizeof(buf));
+	is_int((int)len, (int)gb_bhdr_size(7), "encode writes gb_bhdr_size() bytes");
+	is_int(buf[0], 'G', "magic starts with 'G'");
+	is_int(gb_bhdr_decode(buf, (size_t)len, 7, &d, &seq, &pl), 0, "decode");
+	ok(gb_tree_equal(&t, &d), "round trip keeps parents and send orders");
+	is_int((int)seq, 77, "round trip keeps seq");
+	ok(pl == 8388611, "round trip keeps the payload size");
+	gb_tree_release(&d);
+
+	is_int((int)gb_bhdr_encode(&t, 0, 0, buf, 10), -ENOSPC, "short buffer: -ENOSPC");
+	is_int(gb_bhdr_decode(buf, (size_t)len, 8, &d, NULL, NULL), -EPROTO,
+	       "decode for another communicator size fails");
+	is_int(gb_bhdr_decode(buf, (size_t)len - 1, 7, &d, NULL, NULL), -EPROTO,
+	       "truncated header fails");
+	buf[0] ^= 1;
+	is_int(gb_bhdr_decode(buf, (size_t)len, 7, &d, NULL, NULL), -EPROTO, "bad magic fails");
+	buf[0] ^= 1;
+	/* the child lists are [3] (of 0), [1, 0, 4] (of 2), [6, 5] (of 4) */
+	{
+		uint8_t bad[256];
+		size_t lst = GB_BHDR_FIXED + 2 * 7;
+
+		memcpy(bad, buf, (size_t)len);
+		bad[lst + 2] = 3;   /* 2's first child 1 becomes 3: 3 twice */
+		bad[lst + 3] = 0;
+		ok(gb_bhdr_decode(bad, (size_t)len, 7, &d, NULL, NULL) == -EPROTO,
+		   "a node listed twice is refused");
+		memcpy(bad, buf, (size_t)len);
+		bad[lst] = 2;       /* 0's child becomes the root */
+		ok(gb_bhdr_decode(bad, (size_t)len, 7, &d, NULL, NULL) == -EPROTO,
+		   "the root as a child is refused");
+		memcpy(bad, buf, (size_t)len);
+		bad[GB_BHDR_FIXED] = 2;  /* nchild[0] = 2: counts no longer sum to n-1 */
+		ok(gb_bhdr_decode(bad, (size_t)len, 7, &d, NULL, NULL) == -EPROTO,
+		   "wrong child counts are refused");
+	}
+	gb_tree_release(&t);
+
+	/* a one-node tree and a big one */
+	{
+		int p1[1] = { -1 };
+		struct gb_tree one, big, dd;
+		int *pb = malloc(sizeof(int) * 1000);
+		uint8_t *hb = malloc(gb_bhdr_size(1000));
+
+		mk(&one, 1, 0, p1);
+		len = gb_bhdr_encode(&one, 1, 0, buf, sizeof(buf));
+		ok(len == 34 && gb_bhdr_decode(buf, 34, 1, &dd, NULL, NULL) == 0 &&
+		   gb_tree_equal(&one, &dd), "one-node tree round trip");
+		gb_tree_release(&dd);
+		gb_tree_release(&one);
+		for (int i = 0; i < 1000; i++)
+			pb[i] = i == 999 ? -1 : (i * 7 + 3) % 999 < i ? (i * 7 + 3) % 999 : 999;
+		mk(&big, 1000, 999, pb);
+		len = gb_bhdr_encode(&big, 5, 1, hb, gb_bhdr_size(1000));
+		ok(len == (long)gb_bhdr_size(1000) &&
+		   gb_bhdr_decode(hb, (size_t)len, 1000, &dd, NULL, NULL) == 0 &&
+		   gb_tree_equal(&big, &dd), "1000-node tree round trip");
+		gb_tree_release(&dd);
+		gb_tree_release(&big);
+		free(pb);
+		free(hb);
+	}
+}
+
+static void test_timing(void)
+{
+	struct gb_bcast_rankrec r[3];
+
+	memset(r, 0, sizeof(r));
+	/* root 1 begins at 10; rank 0 receives at 10.5, rank 2 at 10.8 */
+	r[1] = (struct gb_bcast_rankrec){ 10, 10, 10.6, 10.1, NAN, -1, 2, 0 };
+	r[0] = (struct gb_bcast_rankrec){ 9.9, 10.5, 10.5, NAN, 10.1, 1, 0, 0 };
+	r[2] = (struct gb_bcast_rankrec){ 9.95, 10.8, 10.9, NAN, 10.5, 1, 0, 0 };
+	is_double(gb_bcast_completion(r, 3, 1), 0.8, 1e-12, "completion = max recv - root begin");
+	is_double(gb_bcast_all_returned(r, 3, 1), 0.9, 1e-12, "all returned = max send done");
+	is_int(gb_bcast_order_violations(r, 3), 0, "no violation");
+	r[2].t_recv_done = 10.4;
+	is_int(gb_bcast_order_violations(r, 3), 1, "receive before the parent's send start");
+	r[2].parent = -1;
+	is_int(gb_bcast_order_violations(r, 3), 0, "unknown parent: not counted");
+	ok(isnan(gb_bcast_completion(r, 3, 3)), "bad root: NAN");
+}
+
+static void test_rankmap(void)
+{
+	char path[] = "/tmp/gb3100.XXXXXX", err[256];
+	struct gb_rankmap rm;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || !(f = fdopen(fd, "w")))
+		bail("cannot create a temporary file");
+	fputs("{\"topology\": \"/x/two.yaml\", \"ranks\": [{\"rank\": 1, \"host\": \"b-1\"},"
+	      " {\"rank\": 0, \"host\": \"a-1\", \"cluster\": \"a\"}]}", f);
+	fclose(f);
+	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), 0, "rank map with rank keys");
+	is_int(rm.n, 2, "two ranks");
+	is_str(rm.host[0], "a-1", "rank 0 on a-1");
+	is_str(rm.host[1], "b-1", "rank 1 on b-1");
+	is_str(rm.topology, "/x/two.yaml", "topology path");
+	gb_rankmap_release(&rm);
+	gb_rankmap_release(&rm);
+
+	f = fopen(path, "w");
+	fputs("[\"c1-1\", {\"node\": \"c1-2\"}]", f);
+	fclose(f);
+	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), 0, "a plain array");
+	ok(rm.n == 2 && !strcmp(rm.host[1], "c1-2") && !rm.topology[0], "index = rank, 'node' key");
+	gb_rankmap_release(&rm);
+
+	f = fopen(path, "w");
+	fputs("{\"ranks\": {\"1\": {\"host\": \"h1\"}, \"0\": \"h0\"}}", f);
+	fclose(f);
+	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), 0, "an object keyed by rank");
+	ok(rm.n == 2 && !strcmp(rm.host[0], "h0") && !strcmp(rm.host[1], "h1"), "keyed entries");
+	gb_rankmap_release(&rm);
+
+	f = fopen(path, "w");
+	fputs("{\"ranks\": [{\"rank\": 0, \"host\": \"a\"}, {\"rank\": 0, \"host\": \"b\"}]}", f);
+	fclose(f);
+	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), -EINVAL, "a rank twice is refused");
+	ok(strstr(err, "rank 0 appears twice") != NULL, "error names the rank: %s", err);
+
+	f = fopen(path, "w");
+	fputs("{\"ranks\": [", f);
+	fclose(f);
+	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), -EINVAL, "malformed JSON is refused");
+	ok(strncmp(err, path, strlen(path)) == 0, "error names the file: %s", err);
+	unlink(path);
+	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), -ENOENT, "missing file: -ENOENT");
+}
+
+static void test_lower_bound(void)
+{
+	const char *src = getenv("GRIDBED_SRC");
+	char path[1024];
+	struct gb_topo *t = NULL;
+	struct gb_diag d;
+	int hosts[8];
+	double lb = -1, want;
+
+	snprintf(path, sizeof(path), "%s/topologies/two-clusters.yaml",
+		 src ? src : GRIDBED_SOURCE_DIR);
+	if (gb_topo_load(path, &t, &d) < 0) {
+		skip(4, "cannot load two-clusters.yaml");
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		hosts[i] = i;
+	/* a-1 -> b-k: host 0.02 + uplink 0.05 + WAN 5 + 0.05 + 0.02 ms, 100 Mbit bottleneck */
+	is_int(gb_bcast_lower_bound(t, hosts, 8, 0, 1e6, &lb), 0, "lower bound on two-clusters");
+	want = 5.14e-3 + 1e6 * 8 / 100e6;
+	is_double(lb, want, 1e-9, "1 MB from a-1: 5.14 ms + 80 ms");
+	is_int(gb_bcast_lower_bound(t, hosts, 4, 0, 0, &lb), 0, "cluster a only");
+	is_double(lb, 0.04e-3, 1e-12, "0 B inside a cluster: two host links, 0.04 ms");
+	gb_topo_free(t);
+}
+
+static void test_pattern(void)
+{
+	uint8_t a[1003], b[1003];
+	uint64_t s1 = gb_pattern_seed(1003, 0, 0), s2 = gb_pattern_seed(1003, 1, 0);
+	int same = 1;
+
+	ok(s1 != s2, "the seed depends on the repetition");
+	ok(gb_pattern_seed(1003, 0, 1) != s1, "and on the index");
+	gb_pattern_fill(a, sizeof(a), s1);
+	for (size_t i = 0; i < sizeof(a); i++)
+		same &= a[i] == gb_pattern_byte(s1, i);
+	ok(same, "fill agrees with gb_pattern_byte at every offset (odd length)");
+	is_int((int)gb_pattern_check(a, sizeof(a), s1), 0, "check of the filled buffer: 0");
+	memcpy(b, a, sizeof(a));
+	b[0] ^= 1;
+	b[1002] ^= 0x80;
+	is_int((int)gb_pattern_check(b, sizeof(b), s1), 2, "two flipped bytes are counted");
+	ok(gb_pattern_check(a, sizeof(a), s2) > 900, "another broadcast's pattern fails");
+}
+
+int main(void)
+{
+	test_relabel();
+	test_header();
+	test_timing();
+	test_rankmap();
+	test_lower_bound();
+	test_pattern();
+	return done_testing();
+}

@@ -1,0 +1,89 @@
+#!/bin/bash
+# 3101-bcast-matrix - libgridbcast's correctness matrix through the library
+# API (gb_bcast_run()), on two-clusters with 8 ranks: every registered
+# planner (and native) x roots 0, last, middle x sizes 0, 1, 1000, 1 MiB,
+# 8 MiB + 3 x MPI_BYTE, MPI_INT, a vector type; every rank's buffer checked
+# (collectives/mpitest/bcast_matrix.c says how).  Then Isend mode, a split
+# communicator with reversed rank order, trees relabelled for other roots,
+# and the shared-file ablation.  Each job batches many cases.
+source "$(dirname "$0")/lib-netns.sh"
+BCAST_TMP=$(mktemp -d /tmp/gb3101.XXXXXX)
+trap 'rm -rf "$BCAST_TMP"; gb_cleanup' EXIT
+source "$(dirname "$0")/lib-bcast.sh"
+
+bcast_setup "$TOPOS/two-clusters.yaml" 8
+GT=$GRIDBED_BUILD/collectives/gridtree
+planners=$("$GT" list --names) || bail "gridtree list failed"
+nplanners=$(printf '%s\n' "$planners" | wc -l)
+
+# check_results FILE MODE-LABEL COMMS: one ok per planner and communicator
+check_results() {
+	local out=$1 label=$2 comms=$3 c p line
+	for c in $comms; do
+		for p in native $planners; do
+			line=$(grep -E "^RESULT comm=$c planner=$p mode=$label " "$out" | head -1)
+			if [ -z "$line" ]; then
+				ok 1 "$label $c $p: no result line"
+				continue
+			fi
+			like "$line" "cases=[1-9][0-9]* bad=0 " "$label $c $p: ${line#RESULT }" ||
+				diag "$(grep "planner=$p " "$out" | head -3)"
+		done
+	done
+}
+
+# 1. the full matrix on MPI_COMM_WORLD, blocking sends.  On the emulated
+# grid an 8 MiB broadcast takes 1 to 4 s (a 100 Mbit/s WAN), so there
+# 8 MiB + 3 runs with MPI_BYTE from root 0 only unless GRIDBED_BCAST_FULL=1
+# (about 5 minutes); every type and root run up to 1 MiB (neither changes
+# how the executor treats a big message, only what MPI packs).
+extra=() ncases=$(( (nplanners + 1) * 3 * 5 * 3 ))
+if [ "$BCAST_ON_GRID" = 1 ] && [ "${GRIDBED_BCAST_FULL:-0}" != 1 ]; then
+	extra=(--big-from 1M) ncases=$(( (nplanners + 1) * (3 * 4 * 3 + 1) ))
+	diag "on the grid: 8 MiB + 3 with MPI_BYTE from root 0 only (GRIDBED_BCAST_FULL=1: all)"
+fi
+out=$BCAST_TMP/world.out
+t0=$SECONDS
+run_mpi -- "$BCAST_MPITEST/bcast_matrix" "${extra[@]}" >"$out"; st=$?
+diag "full matrix job: $(( SECONDS - t0 )) s"
+is "$st" 0 "full matrix job exits 0" || sed 's/^/#   /' "$out" | tail -20
+like "$(grep '^TOTAL' "$out")" "TOTAL cases=$ncases bad=0" \
+	"$(( nplanners + 1 )) algorithms x 3 roots x 5 sizes x 3 types ($ncases cases), none bad"
+check_results "$out" blocking world
+# the static planners plan locally; the others travel with the data
+for p in binomial flat mpich-g2 magpie; do
+	like "$(grep "comm=world planner=$p " "$out")" "via=local" "$p: tree planned on every rank"
+done
+like "$(grep "comm=world planner=mateescu " "$out")" \
+	"via=piggyback model=topology .*\(fallback: no GRIDBED_MATRIX\)" \
+	"mateescu: piggybacked, planned on the labelled topology fallback"
+
+# 2. Isend mode, a split communicator (reverse order), relabelled trees
+out=$BCAST_TMP/isend.out
+t0=$SECONDS
+run_mpi -- "$BCAST_MPITEST/bcast_matrix" --isend --split --relabel \
+	--sizes 0,1,1000,65537 >"$out"; st=$?
+diag "isend/split/relabel job: $(( SECONDS - t0 )) s"
+is "$st" 0 "isend/split/relabel job exits 0" || sed 's/^/#   /' "$out" | tail -20
+like "$(grep '^TOTAL' "$out")" "bad=0" "isend/split/relabel: none bad"
+check_results "$out" isend "world split-even split-odd"
+for p in binomial flat mpich-g2 magpie; do
+	like "$(grep "comm=world planner=$p mode=isend-relabel" "$out")" "cases=24 bad=0" \
+		"$p's tree for root 0 run from roots 7 and 4, local and piggybacked"
+done
+
+# 3. the shared-file ablation (measured planners only differ)
+out=$BCAST_TMP/shared.out
+t0=$SECONDS
+GRIDBED_TREE_DIR=$BCAST_TMP run_mpi -- "$BCAST_MPITEST/bcast_matrix" --shared \
+	--planners mateescu,sa,clustered-sa,ecef,mostcrit --sizes 1,1000,1M >"$out"; st=$?
+diag "shared-file job: $(( SECONDS - t0 )) s"
+is "$st" 0 "shared-file ablation job exits 0" || sed 's/^/#   /' "$out" | tail -20
+for p in mateescu sa clustered-sa ecef mostcrit; do
+	like "$(grep "comm=world planner=$p " "$out")" "bad=0 via=shared-file " \
+		"$p: tree read from the shared file (labelled), buffers right"
+done
+ls "$BCAST_TMP"/gridbed-tree-*-mateescu-r0-*.json >/dev/null 2>&1
+ok $? "the ablation wrote its tree files where GRIDBED_TREE_DIR says"
+
+done_testing

@@ -1,0 +1,90 @@
+#!/bin/bash
+# 3102-bcast-pmpi - libgridbcast.so's MPI_Bcast on an unmodified program
+# (collectives/mpitest/bcast_plain.c: plain MPI, no gridbed header), on
+# two-clusters with 8 ranks:
+#   - LD_PRELOAD, GRIDBED_BCAST = every registered planner and native:
+#     roots 0, last, middle x sizes x MPI_BYTE, MPI_INT, a vector type on
+#     MPI_COMM_WORLD and on two MPI_Comm_split communicators; every rank
+#     checks every byte (sizes: below);
+#   - the application log: one line per broadcast, written by its root,
+#     "timestamp size root commsize algorithm";
+#   - the same program linked against libgridbcast.so, without preload;
+#   - an unknown planner fails the job with a one-line message.
+source "$(dirname "$0")/lib-netns.sh"
+BCAST_TMP=$(mktemp -d /tmp/gb3102.XXXXXX)
+trap 'rm -rf "$BCAST_TMP"; gb_cleanup' EXIT
+source "$(dirname "$0")/lib-bcast.sh"
+
+bcast_setup "$TOPOS/two-clusters.yaml" 8
+SO=$BCAST_BUILD/libgridbcast.so
+[ -r "$SO" ] || bail "libgridbcast.so not built at $SO"
+planners=$("$GRIDBED_BUILD/collectives/gridtree" list --names) || bail "gridtree list failed"
+
+# bcast_plain's broadcasts with its default sizes (5): world 3 roots x 5
+# sizes x 3 types = 45; each split makes two 4-rank communicators with
+# 3 roots x 4 sizes x 3 types; a rank takes part in 45 + 36 + 36.  The
+# library API test (3101) runs the whole size list for every planner; here
+# the big sizes run for one planner of each kind (native, static, measured;
+# on the emulated grid, where 8 MiB takes seconds, for the measured one)
+# and the others cover the eager and rendezvous paths up to 64 KiB + 1.
+FULL="native mpich-g2 mostcrit"
+[ "$BCAST_ON_GRID" = 1 ] && FULL=mostcrit
+
+for p in native $planners; do
+	log=$BCAST_TMP/app-$p.log
+	case " $FULL " in
+	*" $p "*) args=(); per_rank=117; world=45; split=144 ;;
+	*) args=(--sizes 0,1,1000,65537); per_rank=108; world=36; split=144 ;;
+	esac
+	out=$(GRIDBED_BCAST=$p GRIDBED_APPLOG=$log run_mpi -p "$SO" -- \
+		"$BCAST_MPITEST/bcast_plain" "${args[@]}"); st=$?
+	if ! ok $st "preloaded, GRIDBED_BCAST=$p: job exits 0"; then
+		printf '%s\n' "$out" | tail -15 | sed 's/^/#   /'
+		skip 2 "job failed"
+		continue
+	fi
+	like "$out" "bcast_plain: $per_rank broadcasts, 0 bad" \
+		"GRIDBED_BCAST=$p: every buffer right (${args[*]:-all sizes})"
+	# the log proves which MPI_Bcast ran: ours, with the planner named
+	got=$(awk -v p="$p" 'NF >= 5 && $5 == p { c[$4]++ } END { printf "%d %d", c[8], c[4] }' \
+		"$log" 2>/dev/null)
+	is "$got" "$world $split" \
+		"GRIDBED_BCAST=$p: app log has one '$p' line per broadcast (world, split)"
+done
+
+# the log's fields, on a log with every size
+log=$BCAST_TMP/app-mostcrit.log
+bad=$(awk 'NF < 5 || $1 !~ /^[0-9]+\.[0-9]+$/ || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ ||
+	   $3 >= $4 { n++ } END { print n + 0 }' "$log")
+is "$bad" 0 "app log lines are 'timestamp size root commsize algorithm'"
+sizes=$(awk '$4 == 8 { print $2 }' "$log" | sort -un | tr '\n' ' ')
+is "$sizes" "0 1 4 24 1000 1008 1048576 1048584 8388611 8388612 8388624 " \
+	"app log sizes are bytes (count x type size)"
+now=$(awk '{ print $1 }' /proc/uptime)
+first=$(head -1 "$log" | cut -d' ' -f1)
+ok "$(awk -v a="$first" -v b="$now" 'BEGIN { print (a > 0 && a <= b + 1) ? 0 : 1 }')" \
+	"timestamps are CLOCK_MONOTONIC seconds ($first <= uptime $now)"
+
+# linked, not preloaded
+log=$BCAST_TMP/app-linked.log
+out=$(GRIDBED_BCAST=mpich-g2 GRIDBED_APPLOG=$log run_mpi -- \
+	"$BCAST_MPITEST/bcast_plain_linked" --sizes 0,1,1000,1048576); st=$?
+is "$st" 0 "linked against libgridbcast.so: job exits 0" ||
+	printf '%s\n' "$out" | tail -15 | sed 's/^/#   /'
+like "$out" "108 broadcasts, 0 bad" "linked: every buffer right"
+is "$(grep -c ' mpich-g2$' "$log" 2>/dev/null)" 180 "linked: MPI_Bcast is ours (180 log lines)"
+
+# without GRIDBED_BCAST the preloaded library passes through to MPI
+log=$BCAST_TMP/app-default.log
+out=$(GRIDBED_APPLOG=$log run_mpi -p "$SO" -- "$BCAST_MPITEST/bcast_plain" --quick)
+like "$out" "0 bad" "no GRIDBED_BCAST: native, buffers right"
+like "$(head -1 "$log")" " native$" "no GRIDBED_BCAST: logged as native"
+
+# an unknown planner fails loudly
+out=$(GRIDBED_BCAST=no-such-planner run_mpi -p "$SO" -- \
+	"$BCAST_MPITEST/bcast_plain" --quick); st=$?
+ok $(( st == 0 )) "GRIDBED_BCAST=no-such-planner: the job fails (status $st)"
+like "$out" "gridbcast: MPI_Bcast with 'no-such-planner': unknown planner" \
+	"the failure names the planner"
+
+done_testing

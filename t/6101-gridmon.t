@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# gridmon on a live two-clusters grid (a-1..a-4 | 5ms 100mbit | b-1..b-4):
+#   - one round (--once) writes a versioned matrix file whose inter-cluster
+#     latency is at least the configured one-way path delay and below twice
+#     it plus 1 ms, and whose bandwidth is 30-200 % of the path bottleneck (sanity);
+#   - the file loads with the planner library (gridtree plan --matrix);
+#   - the probe traffic it records is what the budget allows;
+#   - a 70 % capacity cut of the WAN link shows up within two periods.
+# The configured values come from the topology file (the oracle flag
+# --print-configured is checked against them too).
+source "$(dirname "$0")/lib-netns.sh"
+require_netns
+require_gridemu
+require_cmd jq
+GRIDMON=${GRIDMON:-$GRIDBED_BUILD/collectives/gridmon}
+GRIDTREE=${GRIDTREE:-$GRIDBED_BUILD/collectives/gridtree}
+[ -x "$GRIDMON" ] || bail "gridmon not built at $GRIDMON"
+[ -x "$GRIDTREE" ] || bail "gridtree not built at $GRIDTREE"
+
+tmp=$(mktemp -d)
+mon_pid=
+stop_mon() { [ -n "$mon_pid" ] && kill "$mon_pid" 2>/dev/null && wait "$mon_pid" 2>/dev/null; mon_pid=; }
+trap 'stop_mon; rm -rf "$tmp"; gb_cleanup' EXIT
+"$GRIDEMU" up "$TOPOS/two-clusters.yaml" >/dev/null 2>&1 || bail "cannot bring the grid up"
+
+# a-1 -> b-1: host link 0.02 + uplink 0.05 + WAN 5 + 0.05 + 0.02 ms; 100 Mbit/s.
+lat_cfg=0.00514
+bw_cfg=12500000
+# awk-based float checks: between LO HI VALUE
+between() { awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v >= lo && v < hi) }'; }
+
+m=$tmp/m.json
+t "gridmon --once writes a matrix" "$GRIDMON" --once --bytes-per-probe 4M --out "$m"
+is "$(jq -r '.format, .version' "$m" | tr '\n' ' ')" "gridbed-matrix 1 " "format and version 1"
+like "$(jq -r .timestamp "$m")" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' "timestamp"
+is "$(jq '.nodes | length' "$m")" 8 "one row per host"
+for pair in "0 4 a-1>b-1" "4 0 b-1>a-1"; do
+	set -- $pair
+	lat=$(jq ".lat[$1][$2]" "$m"); bw=$(jq ".bw[$1][$2]" "$m")
+	ok $(between "$lat_cfg" "$(awk -v l=$lat_cfg 'BEGIN{print 2*l+0.001}')" "$lat"; echo $?) \
+		"$3 latency $lat s within [configured $lat_cfg, 2x + 1 ms)"
+	# A sanity range that catches unit and plumbing errors; accuracy is
+	# the benchmark's (collectives/bench/gridmon-accuracy.sh): a receiver
+	# starved of CPU reads late and in bursts, which inflates one round.
+	ok $(between "$(awk -v b=$bw_cfg 'BEGIN{print 0.3*b}')" "$(awk -v b=$bw_cfg 'BEGIN{print 2*b}')" "$bw"; echo $?) \
+		"$3 bandwidth $bw B/s within 30-200 % of $bw_cfg (sanity)"
+done
+# every node of a to every node of b gets the cluster pair's value
+is "$(jq '[.bw[0:4][] | .[4:8][]] | unique | length' "$m")" 1 "a -> b expanded to every node pair"
+intra=$(jq '.bw[0][1]' "$m")
+ok $(between 25000000 1e12 "$intra"; echo $?) "intra-cluster bandwidth $intra B/s above the WAN's"
+ok $(jq -e '.o | all(. > 0)' "$m" >/dev/null; echo $?) "every node has an initiation cost o > 0"
+# bytes: 3 pairs of cluster a... 4 pairs x (4 MiB + 10 echoes of 64 B both ways)
+sent=$(jq .clusters.bytes_sent "$m")
+is "$sent" $((4 * (4194304 + 10 * 64 * 2))) "recorded probe bytes = 4 pairs x (4 MiB + echoes)"
+t "the matrix loads with the planner library (gridtree plan)" \
+	"$GRIDTREE" plan --matrix "$m" --algo mateescu --root a-1 --size 1M
+
+"$GRIDMON" --print-configured --out "$tmp/oracle.json" 2>/dev/null
+is "$(jq -r '.oracle, .lat[0][4], .bw[0][4]' "$tmp/oracle.json" | tr '\n' ' ')" \
+	"true 0.00514 12500000 " "--print-configured is labelled the oracle and gives the path values"
+
+# The budget shrinks every transfer alike: 4 pairs into 1 MiB.
+"$GRIDMON" --once --max-bytes-per-period 1M --out "$tmp/cap.json" 2>/dev/null
+sent=$(jq .clusters.bytes_sent "$tmp/cap.json")
+ok $([ -n "$sent" ] && [ "$sent" -le 1048576 ]; echo $?) "--max-bytes-per-period 1M: $sent B sent"
+
+# A 70 % cut of the WAN within two periods.
+p=$tmp/p.json
+"$GRIDMON" --period 3s --bytes-per-probe 2M --out "$p" 2>"$tmp/mon.err" &
+mon_pid=$!
+version() { jq -r '.version // 0' "$p" 2>/dev/null || echo 0; }
+wait_version() { # wait_version V: poll until the file's version >= V (readiness, 40 s cap)
+	local n=800
+	while [ "$n" -gt 0 ]; do [ "$(version)" -ge "$1" ] && return 0; sleep 0.05; n=$((n - 1)); done
+	return 1
+}
+wait_version 1
+before=$(jq '.bw[0][4]' "$p")
+"$GRIDEMU" link set siteA-siteB rate 30mbit >/dev/null
+v=$(version)
+ok $(wait_version $((v + 2)); echo $?) "two more versions after the cut (from $v)"
+after=$(jq '.bw[0][4]' "$p")
+ok $(awk -v a="$after" -v b="$before" 'BEGIN { exit !(a < 0.5 * b) }'; echo $?) \
+	"a-1>b-1 bandwidth after the cut $after < 50 % of $before"
+stop_mon
+ok $([ -z "$(pgrep -P $$ gridmon)" ]; echo $?) "gridmon stopped on SIGTERM"
+done_testing
