@@ -10,11 +10,11 @@ TG=$TOPOS/teragrid.yaml
 TMP=$(mktemp -d /tmp/gb3006.XXXXXX)
 trap 'rm -rf "$TMP"; gb_cleanup' EXIT
 
-# list: every planner of the issue, in its order (some may not be built yet)
+# list: every planner of the issue, in its order, then the later ones (phoenix)
 out=$("$GT" list --names); st=$?
 is "$st" 0 "list exits 0"
 want="binomial flat mpich-g2 magpie mateescu sa clustered-sa ecef ecef-la ecef-lat-min"
-want="$want ecef-lat-max bottomup mostcrit sa-contention"
+want="$want ecef-lat-max bottomup mostcrit sa-contention phoenix"
 got=$(printf "%s" "$out" | tr "\n" " " | sed "s/ *$//")
 order_ok=0
 rest=$want
@@ -25,6 +25,7 @@ for p in $got; do
 	esac
 done
 ok $order_ok "list --names: planners in the issue's order ($got)"
+is "$got" "$want" "list --names: exactly the registered planners"
 like "$("$GT" list)" "cost models:.*" "list shows the cost models"
 
 # plan: text shows the tree and all three predictions
