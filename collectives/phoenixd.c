@@ -772,6 +772,7 @@ static void print_phase(const struct run *R, const struct phase *ph)
 	       (unsigned long long)ph->shortcuts);
 	printf("%s: %d/%d trees valid, %d/%d wide-area optimal\n", ph->name, ph->valid, R->n,
 	       ph->optimal, R->n);
+	fflush(stdout);
 }
 
 static json_t *phase_json(const struct run *R, const struct phase *ph)

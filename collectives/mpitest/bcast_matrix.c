@@ -275,7 +275,7 @@ static void run_comm(MPI_Comm comm, const char *cname, const struct args *a, str
 				for (int si = 0; si < a->nsizes; si++) {
 					struct gb_bcast_info info;
 					struct gb_bcast_opts oo = o;
-					struct gb_tree t0;
+					struct gb_tree t0 = { 0 };  /* gb_tree_copy releases it */
 
 					/* copied: the cache may evict it during the run */
 					if (gb_bcast_prepare(p->name, 0, (double)a->sizes[si], comm,
