@@ -26,7 +26,7 @@ trap 'st=$?; rm -rf "$TMP"; (exit $st); gb_cleanup' EXIT
 "$GRIDEMU" up "$TOPOS/three-clusters.yaml" >/dev/null 2>&1 || bail "cannot bring the grid up"
 "$GRIDEMU" link show | grep -q "^siteB-siteC " || bail "no link siteB-siteC in three-clusters.yaml"
 
-timeout 120 "$PHOENIXD" run --grid --timeout 40 --change siteB-siteC:30ms:1 --out "$TMP/out" \
+timeout 300 "$PHOENIXD" run --grid --timeout 120 --change siteB-siteC:30ms:1 --out "$TMP/out" \
 	>"$TMP/log" 2>&1
 st=$?
 sed 's/^/# /' "$TMP/log"
