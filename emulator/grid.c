@@ -808,6 +808,12 @@ int gb_grid_down(struct gb_grid *g, int *removed, struct gb_err *e)
 			rpath(g, files[i], sp, sizeof(sp));
 			unlink(sp);
 		}
+		/* Leave no empty run directory behind; it stays if it still
+		 * holds results (mpirun rank maps).  We hold the lock, and
+		 * every taker uses LOCK_NB, so nobody waits on the old file. */
+		rpath(g, "lock", sp, sizeof(sp));
+		unlink(sp);
+		rmdir(g->rundir);
 	}
 cleanup:
 	if (removed)
