@@ -97,6 +97,9 @@ gb_cleanup() {
 	local st=$?
 	"$GRIDEMU" down >/dev/null 2>&1 || true
 	for ns in $(prefix_netns); do ip netns del "$ns" 2>/dev/null; done
+	# down keeps mpirun rank maps (they are a job's record); a test's are
+	# its own, so the whole run directory of its unique prefix goes.
+	case $GB_PREFIX in ?*) rm -rf "${GRIDBED_RUNDIR:?}/$GB_PREFIX" "${GRIDBED_RUNDIR:?}/${GB_PREFIX}x";; esac
 	exit $st
 }
 trap gb_cleanup EXIT
