@@ -29,11 +29,14 @@
  *    receives its header from MPI_ANY_SOURCE, and the next broadcast's
  *    header (from another parent) may already be on its way.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bcast_impl.h"
 
@@ -192,6 +195,96 @@ int gb_bcast_comm_get(MPI_Comm comm, struct gb_bcast_comm **out)
 }
 
 /* ------------------------------------------------------------------ */
+/* Waiting (gridbcast.h: gb_bcast_wait)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The process's sockets into @pf (at most @max), from /proc/self/fd.  Read
+ * again before every sleep: MPI opens connections lazily (the first
+ * message to a peer), and the listening socket that announces one is in
+ * the set, so a new connection wakes the rank and is in the next set.
+ */
+static int socket_fds(struct pollfd *pf, int max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	struct stat sb;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while (n < max && (e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end || fd < 0 || fd == dirfd(d) || fstat((int)fd, &sb) < 0 ||
+		    !S_ISSOCK(sb.st_mode))
+			continue;
+		pf[n].fd = (int)fd;
+		pf[n].events = POLLIN;
+		pf[n].revents = 0;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+#define WAIT_FDS_MAX 4096
+
+int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags)
+{
+	static struct pollfd pf[WAIT_FDS_MAX];
+	int done = 0;
+
+	if (!(flags & GB_BCAST_SLEEP))
+		return MPI_Wait(req, st ? st : MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
+	for (;;) {
+		if (MPI_Test(req, &done, st ? st : MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -EIO;
+		if (done)
+			return 0;
+		/* EINTR or nothing to poll: test again after the timeout */
+		(void)poll(pf, (nfds_t)socket_fds(pf, WAIT_FDS_MAX), GB_BCAST_SLEEP_MS);
+	}
+}
+
+int gb_bcast_barrier(MPI_Comm comm, unsigned flags)
+{
+	MPI_Request r;
+
+	if (!(flags & GB_BCAST_SLEEP))
+		return MPI_Barrier(comm) == MPI_SUCCESS ? 0 : -EIO;
+	if (MPI_Ibarrier(comm, &r) != MPI_SUCCESS)
+		return -EIO;
+	return gb_bcast_wait(&r, NULL, flags);
+}
+
+/* MPI_Recv / MPI_Send, waiting as gb_bcast_wait() (0 or MPI_ERR_OTHER). */
+static int recv_w(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+		  MPI_Status *st, unsigned flags)
+{
+	MPI_Request r;
+
+	if (!(flags & GB_BCAST_SLEEP))
+		return MPI_Recv(buf, count, dt, src, tag, comm, st ? st : MPI_STATUS_IGNORE);
+	if (MPI_Irecv(buf, count, dt, src, tag, comm, &r) != MPI_SUCCESS)
+		return MPI_ERR_OTHER;
+	return gb_bcast_wait(&r, st, flags) ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static int send_w(const void *buf, int count, MPI_Datatype dt, int dst, int tag, MPI_Comm comm,
+		  unsigned flags)
+{
+	MPI_Request r;
+
+	if (!(flags & GB_BCAST_SLEEP))
+		return MPI_Send(buf, count, dt, dst, tag, comm);
+	if (MPI_Isend(buf, count, dt, dst, tag, comm, &r) != MPI_SUCCESS)
+		return MPI_ERR_OTHER;
+	return gb_bcast_wait(&r, NULL, flags) ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
 /* The executor                                                        */
 /* ------------------------------------------------------------------ */
 
@@ -286,7 +379,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 		uint32_t hseq = 0;
 
 		ret = -EIO;
-		if (MPI_Recv(c->hdr, (int)hsize, MPI_BYTE, MPI_ANY_SOURCE, th, c->pc, &st))
+		if (recv_w(c->hdr, (int)hsize, MPI_BYTE, MPI_ANY_SOURCE, th, c->pc, &st, flags))
 			goto fail;
 		tm->parent = st.MPI_SOURCE;
 		gb_tree_release(&c->rx);
@@ -298,7 +391,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 			goto fail;
 		hlen = (long)hsize;
 		tr = &c->rx;
-		if (MPI_Recv(buf, count, dt, tm->parent, td, c->pc, MPI_STATUS_IGNORE)) {
+		if (recv_w(buf, count, dt, tm->parent, td, c->pc, NULL, flags)) {
 			ret = -EIO;
 			goto fail;
 		}
@@ -307,7 +400,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 		from = t->root;
 		tm->parent = gb_relabel(t->parent[gb_relabel(c->rank, from, to)], from, to);
 		if (tm->parent < 0 || tm->parent >= c->n ||
-		    MPI_Recv(buf, count, dt, tm->parent, td, c->pc, MPI_STATUS_IGNORE)) {
+		    recv_w(buf, count, dt, tm->parent, td, c->pc, NULL, flags)) {
 			ret = tm->parent < 0 ? -EINVAL : -EIO;
 			goto fail;
 		}
@@ -331,16 +424,19 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 			if (MPI_Isend(buf, count, dt, dst, td, c->pc, &c->req[nreq++]))
 				goto fail;
 		} else {
-			if (pig && MPI_Send(c->hdr, (int)hlen, MPI_BYTE, dst, th, c->pc))
+			if (pig && send_w(c->hdr, (int)hlen, MPI_BYTE, dst, th, c->pc, flags))
 				goto fail;
-			if (MPI_Send(buf, count, dt, dst, td, c->pc))
+			if (send_w(buf, count, dt, dst, td, c->pc, flags))
 				goto fail;
 		}
 	}
-	if (nreq && MPI_Waitall(nreq, c->req, MPI_STATUSES_IGNORE)) {
+	if (nreq && !(flags & GB_BCAST_SLEEP) && MPI_Waitall(nreq, c->req, MPI_STATUSES_IGNORE)) {
 		ret = -EIO;
 		goto fail;
 	}
+	for (int k = 0; (flags & GB_BCAST_SLEEP) && k < nreq; k++)
+		if ((ret = gb_bcast_wait(&c->req[k], NULL, flags)) < 0)
+			goto fail;
 	tm->t_send_done = nc ? gb_now() : tm->t_recv_done;
 	tm->nchild = nc;
 	tm->hdr_bytes = pig ? (uint64_t)nc * (uint64_t)hlen : 0;

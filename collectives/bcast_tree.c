@@ -365,6 +365,8 @@ void gb_bcast_opts_env(struct gb_bcast_opts *o)
 		o->flags |= GB_BCAST_ISEND;
 	if ((s = getenv("GRIDBED_TREE_SHARED")) && atoi(s) > 0)
 		o->flags |= GB_BCAST_SHARED;
+	if ((s = getenv("GRIDBED_BCAST_WAIT")) && !strcmp(s, "sleep"))
+		o->flags |= GB_BCAST_SLEEP;
 	if ((s = getenv("GRIDBED_SEED")) && *s)
 		o->seed = strtoull(s, NULL, 0);
 	if ((s = getenv("GRIDBED_BUDGET_MS")) && *s)

@@ -44,6 +44,8 @@
  *                       fixed iteration counts, deterministic)
  *   GRIDBED_MATRIX      the measured matrix (docs/formats.md) for the root
  *   GRIDBED_APPLOG      MPI_Bcast's application log (bcast_pmpi.c)
+ *   GRIDBED_BCAST_WAIT  "sleep": GB_BCAST_SLEEP (gb_bcast_wait()); "spin"
+ *                       (default): MPI's own waiting
  *
  * Threads: one thread per process calls into the library (MPI_THREAD_SINGLE
  * or FUNNELED use).  Functions return 0 or a negative errno and print
@@ -66,6 +68,7 @@ extern "C" {
 #define GB_BCAST_ISEND     (1u << 0)  /**< MPI_Isend to all children + Waitall */
 #define GB_BCAST_PIGGYBACK (1u << 1)  /**< executor: the tree travels with the data */
 #define GB_BCAST_SHARED    (1u << 2)  /**< gb_bcast_run: shared-file ablation */
+#define GB_BCAST_SLEEP     (1u << 3)  /**< waits sleep in poll(2): gb_bcast_wait() */
 
 /**
  * struct gb_bcast_opts - how to broadcast.  A zeroed struct (or NULL) means
@@ -137,6 +140,36 @@ struct gb_bcast_timing {
 int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		  const struct gb_tree *t, const struct gb_bcast_opts *o,
 		  struct gb_bcast_timing *tm);
+
+/**
+ * gb_bcast_wait() - wait for @req like MPI_Wait, or, with GB_BCAST_SLEEP in
+ * @flags, asleep.
+ *
+ * Why: OpenMPI's TCP transport makes progress only inside MPI calls, so its
+ * MPI_Wait spins (with mpi_yield_when_idle, a sched_yield per turn).  With
+ * many ranks per core, every waiting rank stays runnable and takes the CPU
+ * from the few ranks that have a message to forward and from the
+ * emulator's delay line: 168 ranks on 2 cores measured 5-8 ms per
+ * intra-cluster hop of 0.1 ms (docs/measurements.md).  GB_BCAST_SLEEP
+ * instead alternates MPI_Test with poll(2) on the process's own sockets
+ * (found in /proc/self/fd), so a waiting rank sleeps until data arrives on
+ * any of them (MPI's connections, its listening socket), then lets MPI
+ * progress; a poll timeout of GB_BCAST_SLEEP_MS bounds the wait should
+ * MPI use a descriptor that is not a socket.  MPICH's ch3:sock device
+ * blocks in poll() the same way.  Sockets MPI does not read (a peer's
+ * EOF) only make the loop spin as MPI_Wait would.
+ * Return: 0 or -EIO (MPI failed).
+ */
+int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags);
+
+/** Longest single sleep of gb_bcast_wait(), in ms. */
+#define GB_BCAST_SLEEP_MS 5
+
+/**
+ * gb_bcast_barrier() - MPI_Barrier on @comm, waiting as gb_bcast_wait()
+ * with @flags (MPI_Ibarrier).  Return: 0 or -EIO.
+ */
+int gb_bcast_barrier(MPI_Comm comm, unsigned flags);
 
 /**
  * gb_bcast_native() - PMPI_Bcast (MPI's own algorithm, even when this

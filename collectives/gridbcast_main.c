@@ -106,6 +106,9 @@ static void usage(FILE *f)
 		"  --warmup N        untimed broadcasts before each timed one (default 1)\n"
 		"  --isend           Isend + Waitall to the children instead of blocking sends\n"
 		"  --shared          ablation: measured trees reach the ranks by a local file\n"
+		"  --wait spin|sleep how ranks wait for messages and at the barriers around\n"
+		"                    each broadcast: MPI's own (spin, default) or asleep in\n"
+		"                    poll(2) (for many ranks per core; $GRIDBED_BCAST_WAIT)\n"
 		"  --campaign NAME   (default $GRIDBED_CAMPAIGN or 'adhoc')\n"
 		"  --run-id ID       (default $GRIDBED_RUN_ID or a timestamp)\n"
 		"  --seed N, --budget-ms N   planner seed and anytime budget\n"
@@ -139,6 +142,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "isend", no_argument, NULL, 'I' },
 		{ "shared", no_argument, NULL, 'S' },
+		{ "wait", required_argument, NULL, 'W' },
 		{ "campaign", required_argument, NULL, 'c' },
 		{ "run-id", required_argument, NULL, 'i' },
 		{ "seed", required_argument, NULL, 'e' },
@@ -202,6 +206,18 @@ bad_algo:
 			break;
 		case 'I': o->bo.flags |= GB_BCAST_ISEND; break;
 		case 'S': o->bo.flags |= GB_BCAST_SHARED; break;
+		case 'W':
+			if (!strcmp(optarg, "sleep"))
+				o->bo.flags |= GB_BCAST_SLEEP;
+			else if (!strcmp(optarg, "spin"))
+				o->bo.flags &= ~GB_BCAST_SLEEP;
+			else {
+				if (!world_rank)
+					fprintf(stderr, "gridbcast: --wait: '%s' is neither spin "
+						"nor sleep\n", optarg);
+				goto usage_exit;
+			}
+			break;
 		case 'c': o->campaign = optarg; break;
 		case 'i': o->run_id = optarg; break;
 		case 'e': o->bo.seed = strtoull(optarg, NULL, 0); break;
@@ -430,6 +446,8 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 	json_object_set_new(j, "budget_s", json_real(o->bo.budget_s));
 	json_object_set_new(j, "mode", json_string(o->bo.flags & GB_BCAST_ISEND ? "isend" :
 						   "blocking"));
+	json_object_set_new(j, "wait", json_string(o->bo.flags & GB_BCAST_SLEEP ? "sleep" :
+						   "spin"));
 	json_object_set_new(j, "tree_shared_ablation",
 			    json_boolean(o->bo.flags & GB_BCAST_SHARED));
 	for (int r = 0; r < n; r++) {
@@ -571,10 +589,16 @@ int main(int argc, char **argv)
 					gb_pattern_fill(buf, (size_t)count, seed);
 				else
 					memset(buf, 0, (size_t)count);
-				MPI_Barrier(MPI_COMM_WORLD);
+				if (gb_bcast_barrier(MPI_COMM_WORLD, o.bo.flags) < 0)
+					die("barrier failed");
 				if (gb_bcast_run(buf, count, MPI_BYTE, root, MPI_COMM_WORLD,
 						 o.algos[a], &o.bo, &tm, NULL) < 0)
 					die("%s", gb_bcast_strerror());
+				/* asleep, ranks that are done leave the CPU to the
+				 * others until the last one is (the gather spins) */
+				if ((o.bo.flags & GB_BCAST_SLEEP) &&
+				    gb_bcast_barrier(MPI_COMM_WORLD, o.bo.flags) < 0)
+					die("barrier failed");
 				bad = (long long)gb_pattern_check(buf, (size_t)count, seed);
 				if (gb_bcast_gather(&tm, root, MPI_COMM_WORLD, rec) < 0)
 					die("%s", gb_bcast_strerror());

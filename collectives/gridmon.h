@@ -3,12 +3,14 @@
  * gridmon.h - the probes of gridmon, the communication benchmark of Gupta &
  * Vadhiyar (seed 000 s2.5): one pair of hosts at a time, over the data plane.
  *
- *	parent ──fork──► sink child   (setns dst): UDP echo + TCP sink that
- *	   │                                        times the bytes it receives
+ *	parent ──fork──► sink child   (setns dst): UDP echo + TCP sink
  *	   └────fork──► source child (setns src): UDP echo probes (RTT, send
  *	                                           overhead), then a TCP bulk
- *	                                           transfer of exactly N bytes
- *	both report over pipes; the parent kills and reaps both, always.
+ *	                                           transfer of exactly N bytes,
+ *	                                           timed from acknowledged bytes
+ *	both report over pipes; the parent kills and reaps both, always (the
+ *	children come from gb_child_fork(), emulator/probe_child.h: they die
+ *	with the parent).
  *
  * The caller's namespace is never changed (STYLE.md practice 4): only the
  * children enter namespaces.  Unlike gb_probe() (emulator/probe.h), which
@@ -46,12 +48,13 @@ struct gb_mon_result {
  * is @dst_addr.
  *
  * Latency: the median RTT of @o->rtt_count echoes (one outstanding at a
- * time; a lost echo waits at most 1 s).  Bandwidth: the sink times the bytes
- * it receives; the first warm_frac * tcp_bytes are warm-up (slow start), the
- * goodput is the rest divided by the time from the end of the warm-up to
- * the end of the stream, or the least-squares slope of bytes received over
- * time after the warm-up, whichever is smaller (a CPU-starved receiver
- * stamps late and reads in bursts, which inflates either).  Initiation cost: the median time the source
+ * time; a lost echo waits at most 1 s).  Bandwidth: the source samples
+ * the bytes the sink has acknowledged (TCP_INFO tcpi_bytes_acked) with its
+ * clock; the first warm_frac * tcp_bytes are warm-up (slow start), and the
+ * goodput is the acknowledged bytes between the first sample past the
+ * warm-up and the last sample before everything was acknowledged, over the
+ * time between them (mon_probe.c says why: a starved receiver no longer
+ * inflates it).  Initiation cost: the median time the source
  * spends inside send() for a 64-byte UDP datagram (pLogP's o_s, seed 002
  * s2.1, measured as the sender's CPU-side injection cost).
  *

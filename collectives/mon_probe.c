@@ -1,80 +1,54 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mon_probe.c - gridmon's pair measurement (gridmon.h): UDP echo RTTs, the
- * send() overhead, and a byte-bounded TCP transfer timed at the sink.
+ * send() overhead, and a byte-bounded TCP transfer timed at the sender
+ * from the bytes the receiver has acknowledged.
  *
- * Why the sink times the transfer: the bytes it has received are exactly the
- * bytes that crossed the path, with no send-queue bookkeeping, and its
- * timestamps start after slow start has had warm_frac of the transfer to
- * open the window.  Time is CLOCK_MONOTONIC (ARCHITECTURE.md decision 4).
+ * Why the sender times the transfer from acknowledged bytes: a sample
+ * (clock, tcpi_bytes_acked) taken at the sender is consistent whatever the
+ * receiving process does, because the receiver's kernel acknowledges data
+ * as it arrives, not when the process reads it.  The earlier design timed
+ * the bytes the sink had read; on a busy box the sink lost the CPU, then
+ * read a backlog in one burst and stamped it as if it had just arrived,
+ * which inflated the bandwidth (up to 2x in t/6101).  A starved sender
+ * only takes fewer samples; each one is still exact.
+ *
+ *	source: write N bytes; after each write and every ~0.25 ms until
+ *	        all N are acknowledged: sample (t, acked)
+ *	        w   = the first sample with acked >= warm_frac * N  (slow start
+ *	              is behind us)
+ *	        e   = the last sample with acked < N, if it is after w; else
+ *	              the first with acked >= N
+ *	        bw  = (acked_e - acked_w) / (t_e - t_w)
+ *
+ * The last sample before completion is preferred to the completion sample
+ * because only the latter can be stamped late: a sender descheduled while
+ * the last ACK arrives reads the final count later than it happened.
+ * Time is CLOCK_MONOTONIC (ARCHITECTURE.md decision 4).
  */
 #include "gridmon.h"
+#include "probe_child.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define PROBE_LEN 64
+#define SAMPLE_S 250e-6 /* sampling period of the acknowledged bytes */
+
+#define mono gb_child_mono
 
 /* What the sink reports after the TCP stream ended. */
 struct sink_report {
-	double t_warm, t_end;
-	uint64_t warm_bytes, total;
-	double slope;   /* least-squares bytes/s over the reads after warm-up */
+	uint64_t total; /* bytes read */
 };
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static struct sockaddr_in sin_of(uint32_t addr, int port)
-{
-	struct sockaddr_in s;
-	memset(&s, 0, sizeof(s));
-	s.sin_family = AF_INET;
-	s.sin_addr.s_addr = htonl(addr);
-	s.sin_port = htons((uint16_t)port);
-	return s;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* A child dies with its parent: no probe outlives a killed gridmon. */
-static void child_setup(pid_t parent, int nsfd)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	if (setns(nsfd, CLONE_NEWNET) < 0)
-		_exit(1);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -82,27 +56,24 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void __attribute__((noreturn)) sink(pid_t parent, int nsfd, uint32_t addr,
-					   const struct gb_mon_opts *o, int ready, int out)
+static void __attribute__((noreturn)) sink(uint32_t addr, const struct gb_mon_opts *o, int ready,
+					   int out)
 {
 	static char buf[1 << 16];
-	struct sink_report rep = { 0, 0, 0, 0, 0 };
-	double st_ = 0, sb = 0, stt = 0, stb = 0, ns = 0;
-	uint64_t warm = (uint64_t)((double)o->tcp_bytes * o->warm_frac);
+	struct sink_report rep = { 0 };
 	int one = 1, c = -1;
 
-	child_setup(parent, nsfd);
 	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in su = sin_of(addr, o->port), st = sin_of(addr, o->port + 1);
+	struct sockaddr_in su = gb_sockaddr(addr, o->port), st = gb_sockaddr(addr, o->port + 1);
 	if (l >= 0)
 		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (u < 0 || l < 0 || bind(u, (void *)&su, sizeof(su)) < 0 ||
 	    bind(l, (void *)&st, sizeof(st)) < 0 || listen(l, 1) < 0) {
-		write_all(ready, "E", 1);
+		gb_write_all(ready, "E", 1);
 		_exit(1);
 	}
-	write_all(ready, "R", 1);
+	gb_write_all(ready, "R", 1);
 	close(ready);
 	struct pollfd pf[3] = { { u, POLLIN, 0 }, { l, POLLIN, 0 }, { -1, POLLIN, 0 } };
 	for (;;) {
@@ -124,22 +95,9 @@ static void __attribute__((noreturn)) sink(pid_t parent, int nsfd, uint32_t addr
 			ssize_t n = read(c, buf, sizeof(buf));
 			if (n > 0) {
 				rep.total += (uint64_t)n;
-				double tn = mono();
-				if (!rep.t_warm && rep.total >= warm && rep.total > 0) {
-					rep.t_warm = tn;
-					rep.warm_bytes = rep.total;
-				}
-				if (rep.t_warm) {
-					double x = tn - rep.t_warm;
-					double y = (double)(rep.total - rep.warm_bytes);
-					st_ += x, sb += y, stt += x * x, stb += x * y, ns += 1;
-				}
 				continue;
 			}
-			rep.t_end = mono();
-			if (ns >= 8 && ns * stt - st_ * st_ > 0)
-				rep.slope = (ns * stb - st_ * sb) / (ns * stt - st_ * st_);
-			write_all(out, &rep, sizeof(rep));
+			gb_write_all(out, &rep, sizeof(rep));
 			close(c); /* the source waits for this close */
 			pf[2].fd = -1;
 		}
@@ -151,11 +109,104 @@ struct source_report {
 	int ok;
 	int sent, received;
 	double rtt_min, rtt_p50, o_send;
+	double bw, bw_seconds;
 	uint64_t bytes;
 };
 
-static void __attribute__((noreturn)) source(pid_t parent, int nsfd, uint32_t daddr,
-					     const struct gb_mon_opts *o, int out)
+/* One sample of the acknowledged bytes. */
+struct ack_sample {
+	double t;
+	uint64_t acked;
+};
+
+/*
+ * The transfer's goodput from the samples (see the header comment): the
+ * first sample past warm-up and the last one before completion.
+ */
+struct ack_track {
+	uint64_t warm, total, base;
+	struct ack_sample w, before, end;
+	int have_w, have_before, done;
+};
+
+static int ack_sample(struct ack_track *k, int s)
+{
+	struct ack_sample x;
+	int err = gb_tcp_bytes_acked(s, &x.acked);
+
+	if (err < 0)
+		return err;
+	x.t = mono();
+	/* counted from the connection's first sample: the SYN may count */
+	if (x.acked < k->base)
+		x.acked = k->base;
+	x.acked -= k->base;
+	if (!k->have_w && x.acked >= k->warm) {
+		k->w = x;
+		k->have_w = 1;
+		return 0;
+	}
+	if (k->have_w && x.acked < k->total) {
+		k->before = x;
+		k->have_before = 1;
+	} else if (k->have_w && x.acked >= k->total) {
+		k->end = x;
+		k->done = 1;
+	}
+	return 0;
+}
+
+/* Send exactly o->tcp_bytes to @daddr and time it; 0 or -errno. */
+static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct source_report *r)
+{
+	static char buf[1 << 16];
+	struct ack_track k;
+	struct timespec nap = { 0, (long)(SAMPLE_S * 1e9) };
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
+	struct sockaddr_in st = gb_sockaddr(daddr, o->port + 1);
+	uint64_t left = o->tcp_bytes;
+
+	memset(&k, 0, sizeof(k));
+	if (s < 0 || connect(s, (void *)&st, sizeof(st)) < 0)
+		return -errno;
+	k.total = o->tcp_bytes;
+	k.warm = (uint64_t)((double)o->tcp_bytes * o->warm_frac);
+	if ((err = gb_tcp_bytes_acked(s, &k.base)) < 0)
+		goto out;
+	memset(buf, 0x5a, sizeof(buf));
+	while (left) {
+		size_t len = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+		ssize_t n = write(s, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			goto out;
+		}
+		left -= (uint64_t)n;
+		r->bytes += (uint64_t)n;
+		if ((err = ack_sample(&k, s)) < 0)
+			goto out;
+	}
+	while (!k.done) {
+		nanosleep(&nap, NULL);
+		if ((err = ack_sample(&k, s)) < 0)
+			goto out;
+	}
+	struct ack_sample e = k.have_before && k.before.t > k.w.t ? k.before : k.end;
+	if (e.t > k.w.t && e.acked > k.w.acked) {
+		r->bw_seconds = e.t - k.w.t;
+		r->bw = (double)(e.acked - k.w.acked) / r->bw_seconds;
+	}
+	shutdown(s, SHUT_WR);
+	while (read(s, buf, sizeof(buf)) > 0)
+		; /* wait for the sink's close: everything has been read */
+out:
+	close(s);
+	return err;
+}
+
+static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon_opts *o, int out)
 {
 	static char buf[1 << 16];
 	struct source_report r;
@@ -165,9 +216,8 @@ static void __attribute__((noreturn)) source(pid_t parent, int nsfd, uint32_t da
 	int nos = 0;
 
 	memset(&r, 0, sizeof(r));
-	child_setup(parent, nsfd);
 	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sd = sin_of(daddr, o->port);
+	struct sockaddr_in sd = gb_sockaddr(daddr, o->port);
 	if (!rtt || !os || u < 0 || connect(u, (void *)&sd, sizeof(sd)) < 0)
 		_exit(1);
 	memset(buf, 0, PROBE_LEN);
@@ -208,30 +258,10 @@ static void __attribute__((noreturn)) source(pid_t parent, int nsfd, uint32_t da
 		qsort(os, (size_t)nos, sizeof(double), cmp_double);
 		r.o_send = os[(nos - 1) / 2];
 	}
-	if (o->tcp_bytes > 0 && r.received) {
-		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		struct sockaddr_in st = sin_of(daddr, o->port + 1);
-		if (s < 0 || connect(s, (void *)&st, sizeof(st)) < 0)
-			_exit(2);
-		memset(buf, 0x5a, sizeof(buf));
-		uint64_t left = o->tcp_bytes;
-		while (left) {
-			size_t len = left < sizeof(buf) ? (size_t)left : sizeof(buf);
-			ssize_t k = write(s, buf, len);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				_exit(2);
-			left -= (uint64_t)k;
-			r.bytes += (uint64_t)k;
-		}
-		shutdown(s, SHUT_WR);
-		while (read(s, buf, sizeof(buf)) > 0)
-			; /* wait for the sink's close: everything has arrived */
-		close(s);
-	}
+	if (o->tcp_bytes > 0 && r.received && tcp_transfer(daddr, o, &r) < 0)
+		_exit(2);
 	r.ok = 1;
-	write_all(out, &r, sizeof(r));
+	gb_write_all(out, &r, sizeof(r));
 	_exit(0);
 }
 
@@ -265,7 +295,7 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 		struct gb_mon_result *r)
 {
 	int rp[2] = { -1, -1 }, sp[2] = { -1, -1 }, cp[2] = { -1, -1 };
-	pid_t sk = -1, so = -1, self = getpid();
+	pid_t sk = -1, so = -1;
 	struct source_report srep;
 	struct sink_report krep;
 	double deadline = mono() + (o->timeout > 0 ? o->timeout : 30);
@@ -280,10 +310,10 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 		err = -errno;
 		goto cleanup;
 	}
-	if ((sk = fork()) == 0)
-		sink(self, dst_nsfd, dst_addr, o, rp[1], sp[1]);
+	if ((sk = gb_child_fork(dst_nsfd, "gridmon-sink", deadline + 1)) == 0)
+		sink(dst_addr, o, rp[1], sp[1]);
 	if (sk < 0) {
-		err = -errno;
+		err = sk;
 		goto cleanup;
 	}
 	close(rp[1]);
@@ -292,10 +322,10 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 		err = -EIO;
 		goto cleanup;
 	}
-	if ((so = fork()) == 0)
-		source(self, src_nsfd, dst_addr, o, cp[1]);
+	if ((so = gb_child_fork(src_nsfd, "gridmon-src", deadline + 1)) == 0)
+		source(dst_addr, o, cp[1]);
 	if (so < 0) {
-		err = -errno;
+		err = so;
 		goto cleanup;
 	}
 	close(cp[1]);
@@ -315,16 +345,12 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 	if (o->tcp_bytes > 0) {
 		if ((err = read_until(sp[0], &krep, sizeof(krep), deadline)) < 0)
 			goto cleanup;
-		if (krep.total != o->tcp_bytes || krep.t_end <= krep.t_warm) {
+		if (krep.total != o->tcp_bytes || !(srep.bw > 0)) {
 			err = -EIO;
 			goto cleanup;
 		}
-		r->bw_seconds = krep.t_end - krep.t_warm;
-		r->bw = (double)(krep.total - krep.warm_bytes) / r->bw_seconds;
-		/* A receiver that loses the CPU stamps late and reads in bursts,
-		 * which can only inflate either estimate: take the smaller. */
-		if (krep.slope > 0 && krep.slope < r->bw)
-			r->bw = krep.slope;
+		r->bw = srep.bw;
+		r->bw_seconds = srep.bw_seconds;
 	}
 cleanup:
 	if (sk > 0) {

@@ -4,11 +4,13 @@
  *
  *   parent ---fork--> server child (setns dst): UDP echo + TCP sink
  *          ---fork--> client child (setns src): probes, writes results to a pipe
+ *   (both through gb_child_fork(), probe_child.h: they die with the parent)
  *
  * Time is CLOCK_MONOTONIC throughout (ARCHITECTURE.md decision 4).
  */
 #include "probe.h"
 #include "netns.h"
+#include "probe_child.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,57 +18,29 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <linux/sockios.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#define now gb_child_mono
 
-static int enter_node(struct gb_grid *g, int node)
+/*
+ * The namespace of @node, for a child to enter: the attached grid's fd, or
+ * one opened here (*owned, for the caller to close).
+ */
+static int node_fd(struct gb_grid *g, int node, int *owned)
 {
 	char name[128];
-	int fd = gb_netns_open(gb_grid_nsname(g, g->topo->nodes[node].name, name, sizeof(name)));
-	if (fd < 0)
-		return fd;
-	int r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
-	close(fd);
-	return r;
-}
 
-static struct sockaddr_in sin_of(uint32_t addr, int port)
-{
-	struct sockaddr_in s;
-	memset(&s, 0, sizeof(s));
-	s.sin_family = AF_INET;
-	s.sin_addr.s_addr = htonl(addr);
-	s.sin_port = htons((uint16_t)port);
-	return s;
-}
-
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		p += n;
-		len -= (size_t)n;
-	}
+	*owned = -1;
+	if (g->nsfd && g->nsfd[node] >= 0)
+		return g->nsfd[node];
+	*owned = gb_netns_open(gb_grid_nsname(g, g->topo->nodes[node].name, name, sizeof(name)));
+	return *owned;
 }
 
 /* The server: echo UDP, sink TCP connections until killed. */
@@ -74,19 +48,17 @@ static void __attribute__((noreturn)) server(struct gb_grid *g, int dst, int por
 {
 	static char buf[1 << 16];
 	uint32_t addr = g->topo->nodes[dst].addr;
-	if (enter_node(g, dst) < 0)
-		_exit(1);
 	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int one = 1;
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	struct sockaddr_in su = sin_of(addr, port), st = sin_of(addr, port + 1);
+	struct sockaddr_in su = gb_sockaddr(addr, port), st = gb_sockaddr(addr, port + 1);
 	if (u < 0 || l < 0 || bind(u, (void *)&su, sizeof(su)) < 0 ||
 	    bind(l, (void *)&st, sizeof(st)) < 0 || listen(l, 4) < 0) {
-		write_all(ready, "E", 1);
+		gb_write_all(ready, "E", 1);
 		_exit(1);
 	}
-	write_all(ready, "R", 1);
+	gb_write_all(ready, "R", 1);
 	close(ready);
 	struct pollfd pf[3] = { { u, POLLIN, 0 }, { l, POLLIN, 0 }, { -1, POLLIN, 0 } };
 	for (;;) {
@@ -125,12 +97,10 @@ static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst
 	uint32_t daddr = g->topo->nodes[dst].addr;
 
 	memset(&r, 0, sizeof(r));
-	if (enter_node(g, src) < 0)
-		_exit(1);
 	if (o->count > 0) {
 		double *rtt = calloc((size_t)o->count, sizeof(double));
 		int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		struct sockaddr_in sd = sin_of(daddr, port);
+		struct sockaddr_in sd = gb_sockaddr(daddr, port);
 		if (!rtt || u < 0 || connect(u, (void *)&sd, sizeof(sd)) < 0)
 			_exit(1);
 		for (int i = 0; i < o->count; i++) {
@@ -173,43 +143,36 @@ static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst
 	}
 	if (o->tcp_seconds > 0) {
 		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		struct sockaddr_in sd = sin_of(daddr, port + 1);
+		struct sockaddr_in sd = gb_sockaddr(daddr, port + 1);
 		if (s < 0 || connect(s, (void *)&sd, sizeof(sd)) < 0)
 			_exit(2);
 		/*
-		 * Goodput counts acknowledged bytes only (written minus what
-		 * is still in the send queue), and only after a warm-up of a
-		 * quarter of the run, so that slow start on a long path does
-		 * not pass for a slow link.
+		 * Goodput counts acknowledged bytes only (gb_tcp_bytes_acked()),
+		 * and only after a warm-up of a quarter of the run, so that
+		 * slow start on a long path does not pass for a slow link.
 		 */
 		double t0 = now(), warm = t0 + o->tcp_seconds / 4, end = t0 + o->tcp_seconds;
 		double tw = 0;
-		uint64_t written = 0, acked_w = 0;
+		uint64_t acked_w = 0, acked = 0;
 		memset(buf, 0x5a, sizeof(buf));
 		for (;;) {
 			double t = now();
 			if (t >= end)
 				break;
-			if (!tw && t >= warm) {
-				int q = 0;
-				ioctl(s, SIOCOUTQ, &q);
-				acked_w = written - (uint64_t)q;
-				tw = t;
-			}
+			if (!tw && t >= warm && gb_tcp_bytes_acked(s, &acked_w) == 0)
+				tw = now();
 			ssize_t n = write(s, buf, 16384);
 			if (n <= 0)
 				break;
-			written += (uint64_t)n;
 		}
-		int q = 0;
-		ioctl(s, SIOCOUTQ, &q);
+		if (gb_tcp_bytes_acked(s, &acked) < 0)
+			acked = acked_w;
 		double te = now();
-		uint64_t acked = written - (uint64_t)q;
 		r.tcp_seconds = te - tw;
 		r.tcp_bps = tw > 0 && te > tw ? (double)(acked - acked_w) * 8.0 / (te - tw) : 0;
 		close(s);
 	}
-	write_all(out, &r, sizeof(r));
+	gb_write_all(out, &r, sizeof(r));
 	_exit(0);
 }
 
@@ -217,16 +180,23 @@ int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
 	     struct gb_probe_result *r, struct gb_err *e)
 {
 	int port = o->port ? o->port : 47000;
-	int rp[2] = { -1, -1 }, op[2] = { -1, -1 }, err = 0;
+	int rp[2] = { -1, -1 }, op[2] = { -1, -1 }, err = 0, sown = -1, down = -1;
+	int sfd = node_fd(g, src, &sown), dfd = node_fd(g, dst, &down);
 	pid_t sp = -1, cp = -1;
 	char c = 0;
 
 	memset(r, 0, sizeof(*r));
+	if (sfd < 0 || dfd < 0) {
+		err = sfd < 0 ? sfd : dfd;
+		gb_err_set(e, "probe: cannot open the namespace of '%s': %s",
+			   g->topo->nodes[sfd < 0 ? src : dst].name, strerror(-err));
+		goto cleanup;
+	}
 	if (pipe2(rp, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
 		err = -errno;
 		goto cleanup;
 	}
-	if ((sp = fork()) == 0)
+	if ((sp = gb_child_fork(dfd, NULL, 0)) == 0)
 		server(g, dst, port, rp[1]);
 	close(rp[1]);
 	rp[1] = -1;
@@ -236,7 +206,7 @@ int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
 			   g->topo->nodes[dst].name, port);
 		goto cleanup;
 	}
-	if ((cp = fork()) == 0)
+	if ((cp = gb_child_fork(sfd, NULL, 0)) == 0)
 		client(g, src, dst, o, port, op[1]);
 	close(op[1]);
 	op[1] = -1;
@@ -264,5 +234,9 @@ cleanup:
 		if (op[i] >= 0)
 			close(op[i]);
 	}
+	if (sown >= 0)
+		close(sown);
+	if (down >= 0)
+		close(down);
 	return err;
 }

@@ -29,10 +29,12 @@
  *
  * Bounds (independent of the caller): PR_SET_PDEATHSIG + a getppid() check,
  * a self-imposed end time, and ITIMER_REAL one second after it as a
- * backstop whose SIGALRM (default action) ends a process stuck anywhere.
+ * backstop whose SIGALRM (default action) ends a process stuck anywhere
+ * (gb_child_fork(), emulator/probe_child.h, sets up all but the end time).
  */
 #include "gbload.h"
 #include "gbemu.h"
+#include "probe_child.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -65,22 +67,6 @@ struct report {
 	double t0, t1;
 };
 
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
 static void sleep_until(double t)
 {
 	struct timespec ts = { (time_t)t, (long)((t - floor(t)) * 1e9) };
@@ -99,53 +85,10 @@ static int ms_until(double t)
 	return left > 1.0 ? 1000 : (int)(left * 1000) + 1;
 }
 
-/*
- * The first thing a flow process does: die with the caller, take a
- * recognisable name, get default signal handling back (the caller's CLI
- * catches SIGINT), arm the backstop timer, and enter the host's namespace.
- */
-static void child_setup(struct gb_grid *g, int node, pid_t parent, const char *name,
-			double hard_end)
-{
-	sigset_t all;
-	struct itimerval it;
-	double left = hard_end - gb_load_mono();
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1); /* the caller died before prctl() took effect */
-	prctl(PR_SET_NAME, name);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	if (left < 0.001)
-		left = 0.001;
-	memset(&it, 0, sizeof(it));
-	it.it_value.tv_sec = (time_t)left;
-	it.it_value.tv_usec = (suseconds_t)((left - floor(left)) * 1e6);
-	setitimer(ITIMER_REAL, &it, NULL);
-	if (setns(g->nsfd[node], CLONE_NEWNET) < 0)
-		_exit(3);
-}
-
-static struct sockaddr_in sin_of(uint32_t addr, int port)
-{
-	struct sockaddr_in s;
-
-	memset(&s, 0, sizeof(s));
-	s.sin_family = AF_INET;
-	s.sin_addr.s_addr = htonl(addr);
-	s.sin_port = htons((uint16_t)port);
-	return s;
-}
-
 /* ---- the receiver -------------------------------------------------------- */
 
 static void __attribute__((noreturn))
-receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, pid_t parent, int ready, int out)
+receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, int ready, int out)
 {
 	static char buf[1 << 16];
 	struct report r = { .role = 'r' };
@@ -154,9 +97,8 @@ receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, pid_t parent, in
 	int tcp = sp->proto == GB_LOAD_TCP, one = 1, big = 4 << 20, conn = -1;
 	double mtu = (double)g->topo->mtu;
 
-	child_setup(g, sp->dst, parent, "gridload-rx", stop + 1.0);
 	int s = socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = sin_of(addr, sp->port);
+	struct sockaddr_in sa = gb_sockaddr(addr, sp->port);
 
 	if (s >= 0) {
 		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -165,11 +107,11 @@ receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, pid_t parent, in
 	if (s < 0 || bind(s, (void *)&sa, sizeof(sa)) < 0 || (tcp && listen(s, 1) < 0)) {
 		int err = errno;
 
-		write_all(ready, "E", 1);
-		write_all(ready, &err, sizeof(err));
+		gb_write_all(ready, "E", 1);
+		gb_write_all(ready, &err, sizeof(err));
 		_exit(1);
 	}
-	write_all(ready, "R", 1);
+	gb_write_all(ready, "R", 1);
 	close(ready);
 	r.t0 = gb_load_mono();
 	while (gb_load_mono() < stop) {
@@ -202,7 +144,7 @@ receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, pid_t parent, in
 		}
 	}
 	r.t1 = gb_load_mono();
-	write_all(out, &r, sizeof(r));
+	gb_write_all(out, &r, sizeof(r));
 	_exit(0);
 }
 
@@ -228,7 +170,7 @@ static int connect_until(int s, const struct sockaddr_in *sa, double until)
 }
 
 static void __attribute__((noreturn))
-sender(struct gb_grid *g, const struct gb_load_flow_spec *sp, pid_t parent, int out)
+sender(struct gb_grid *g, const struct gb_load_flow_spec *sp, int out)
 {
 	static char buf[1 << 20];
 	struct report r = { .role = 't' };
@@ -239,9 +181,8 @@ sender(struct gb_grid *g, const struct gb_load_flow_spec *sp, pid_t parent, int 
 	double rate = sp->rate_bps / 8.0; /* IP bytes per second */
 	double pcap = fmax(unit, PEAK * rate * PEAK_S), pcredit = unit, last;
 	double t0, sent = 0, forgiven = -unit; /* the first datagram leaves at once */
-	struct sockaddr_in sa = sin_of(g->topo->nodes[sp->dst].addr, sp->port);
+	struct sockaddr_in sa = gb_sockaddr(g->topo->nodes[sp->dst].addr, sp->port);
 
-	child_setup(g, sp->src, parent, "gridload-tx", sp->end + 1.0);
 	int s = socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC |
 		       (tcp ? SOCK_NONBLOCK : 0), 0);
 
@@ -302,7 +243,7 @@ out:
 	r.t1 = gb_load_mono();
 	if (s >= 0)
 		close(s); /* TCP: the receiver sees EOF */
-	write_all(out, &r, sizeof(r));
+	gb_write_all(out, &r, sizeof(r));
 	_exit(0);
 }
 
@@ -313,7 +254,6 @@ int gb_load_flow_start(struct gb_grid *g, const struct gb_load_flow_spec *spec,
 {
 	const struct gb_topo *t = g->topo;
 	int rp[2] = { -1, -1 }, op[2] = { -1, -1 }, err = 0;
-	pid_t self = getpid();
 	char c = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -356,16 +296,16 @@ int gb_load_flow_start(struct gb_grid *g, const struct gb_load_flow_spec *spec,
 		gb_err_set(e, "pipe: %s", strerror(errno));
 		goto cleanup;
 	}
-	fflush(NULL); /* the children _exit(), but do not duplicate buffered output */
-	f->rx = fork();
+	f->rx = gb_child_fork(g->nsfd[spec->dst], "gridload-rx", f->spec.end + f->spec.grace + 1.0);
 	if (f->rx == 0) {
 		close(rp[0]);
 		close(op[0]);
-		receiver(g, &f->spec, self, rp[1], op[1]);
+		receiver(g, &f->spec, rp[1], op[1]);
 	}
 	if (f->rx < 0) {
-		err = -errno;
-		gb_err_set(e, "fork: %s", strerror(errno));
+		err = f->rx;
+		f->rx = -1;
+		gb_err_set(e, "fork: %s", strerror(-err));
 		goto cleanup;
 	}
 	close(rp[1]);
@@ -381,14 +321,15 @@ int gb_load_flow_start(struct gb_grid *g, const struct gb_load_flow_spec *spec,
 			   f->spec.port, cerr ? strerror(cerr) : "the receiver did not start");
 		goto cleanup;
 	}
-	f->tx = fork();
+	f->tx = gb_child_fork(g->nsfd[spec->src], "gridload-tx", f->spec.end + 1.0);
 	if (f->tx == 0) {
 		close(op[0]);
-		sender(g, &f->spec, self, op[1]);
+		sender(g, &f->spec, op[1]);
 	}
 	if (f->tx < 0) {
-		err = -errno;
-		gb_err_set(e, "fork: %s", strerror(errno));
+		err = f->tx;
+		f->tx = -1;
+		gb_err_set(e, "fork: %s", strerror(-err));
 		goto cleanup;
 	}
 	f->fd = op[0];

@@ -38,6 +38,7 @@
 #include <yaml.h>
 
 #include "gbtopo.h"
+#include "gbyaml.h"
 #include "topo_internal.h"
 
 #define MAX_FILE_SIZE (64u << 20)
@@ -96,11 +97,7 @@ struct blink {
 };
 
 struct ctx {
-	const char *file;
-	struct gb_diag *diag;
-	yaml_document_t *doc;
-	char q[4][64];          /* quote() ring */
-	int qi;
+	struct gb_yaml y;       /* file, diagnostic, document (gbyaml.h) */
 
 	char name[GB_NAME_MAX + 1];
 	char root[GB_NAME_MAX + 1];
@@ -147,199 +144,25 @@ static void *grow(void *arrp, int *n, int *cap, size_t sz)
 	return e;
 }
 
-/* ---- diagnostics ---------------------------------------------------------- */
+/* ---- diagnostics and YAML helpers (gbyaml.h) ------------------------------ */
 
-static __attribute__((format(printf, 4, 5)))
-int fail_at(struct ctx *c, int line, int col, const char *fmt, ...)
+#define LINE(n) GB_YLINE(n)
+#define COL(n) GB_YCOL(n)
+#define fail_at(c, line, col, ...) gb_yaml_fail_at(&(c)->y, (line), (col), __VA_ARGS__)
+#define fail(c, n, ...) gb_yaml_fail(&(c)->y, (n), __VA_ARGS__)
+#define quote(c, s) gb_yaml_quote(&(c)->y, (s))
+#define node(c, id) gb_yaml_node(&(c)->y, (id))
+#define sval(n) gb_yaml_str(n)
+#define is_null(n) gb_yaml_is_null(n)
+#define kind_of(c, n) gb_yaml_kind(&(c)->y, (n))
+#define get(c, n, key) gb_yaml_get(&(c)->y, (n), (key))
+#define get_list(c, v, what, items, n) gb_yaml_list(&(c)->y, (v), (what), (items), (n))
+#define check_map(c, n, subject, allowed) gb_yaml_check_map(&(c)->y, (n), (subject), (allowed))
+
+/* Links' per-direction keys are spelled a>b and b>a, not with node names. */
+static const char *dir_key_hint(const char *key)
 {
-	va_list ap;
-
-	if (!c->diag)
-		return -EINVAL;
-	snprintf(c->diag->file, sizeof(c->diag->file), "%s", c->file);
-	c->diag->line = line;
-	c->diag->col = col;
-	va_start(ap, fmt);
-	vsnprintf(c->diag->msg, sizeof(c->diag->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-#define LINE(n) ((int)(n)->start_mark.line + 1)
-#define COL(n) ((int)(n)->start_mark.column + 1)
-#define fail(c, n, ...) fail_at((c), LINE(n), COL(n), __VA_ARGS__)
-
-/*
- * A user's text made safe to quote in a one-line message: control
- * characters become '?', long texts are cut with "...".
- */
-static const char *quote(struct ctx *c, const char *s)
-{
-	char *q = c->q[c->qi++ & 3];
-	size_t i, max = sizeof(c->q[0]) - 4;
-
-	for (i = 0; s[i] && i < max; i++)
-		q[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-	if (s[i])
-		memcpy(q + i, "...", 4);
-	else
-		q[i] = '\0';
-	return q;
-}
-
-/* ---- YAML helpers ------------------------------------------------------- */
-
-static yaml_node_t *node(const struct ctx *c, int id)
-{
-	return yaml_document_get_node(c->doc, id);
-}
-
-static const char *sval(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static bool is_null(const yaml_node_t *n)
-{
-	const char *s = sval(n);
-
-	return s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	       (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-		!strcmp(s, "NULL"));
-}
-
-/* "a list", "a mapping" or the quoted scalar, for "expected X, got Y". */
-static const char *kind_of(struct ctx *c, const yaml_node_t *n)
-{
-	const char *s = sval(n);
-	char *q;
-
-	if (n->type == YAML_SEQUENCE_NODE)
-		return "a list";
-	if (n->type == YAML_MAPPING_NODE)
-		return "a mapping";
-	if (is_null(n))
-		return "nothing";
-	q = c->q[c->qi++ & 3];
-	snprintf(q, sizeof(c->q[0]), "'%s'", quote(c, s));
-	return q;
-}
-
-/*
- * Step 1b: refuse anchors/aliases.  In libyaml's document an alias is the
- * same node id referenced twice (or the root referenced at all, for a
- * cycle), so counting references over the node array finds them in
- * O(nodes) without walking (and possibly looping over) the graph.  Scalars
- * with an embedded NUL ("\0" escapes) are refused here too, since the rest
- * of the parser reads C strings.
- */
-static int refuse_aliases(struct ctx *c)
-{
-	int nnodes = (int)(c->doc->nodes.top - c->doc->nodes.start), ret = 0;
-	unsigned char *refs = calloc((size_t)nnodes + 2, 1);
-
-	if (!refs)
-		return -ENOMEM;
-	refs[1] = 1; /* the root is referenced by the document */
-	for (int id = 1; id <= nnodes && !ret; id++) {
-		yaml_node_t *n = node(c, id);
-		int kids[2], nk;
-
-		if (n->type == YAML_SCALAR_NODE) {
-			if (strlen(sval(n)) != n->data.scalar.length)
-				ret = fail(c, n, "value '%s' contains a nul character",
-					   quote(c, sval(n)));
-			continue;
-		}
-		if (n->type == YAML_SEQUENCE_NODE) {
-			for (yaml_node_item_t *it = n->data.sequence.items.start;
-			     it < n->data.sequence.items.top && !ret; it++) {
-				if (refs[*it]++)
-					ret = fail(c, node(c, *it), "yaml anchors and aliases are "
-						   "not supported");
-			}
-			continue;
-		}
-		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
-		     p < n->data.mapping.pairs.top && !ret; p++) {
-			kids[0] = p->key;
-			kids[1] = p->value;
-			for (nk = 0; nk < 2 && !ret; nk++)
-				if (refs[kids[nk]]++)
-					ret = fail(c, node(c, kids[nk]), "yaml anchors and aliases "
-						   "are not supported");
-		}
-	}
-	free(refs);
-	return ret;
-}
-
-/*
- * Check that @n is a mapping whose keys are distinct scalars from @allowed.
- * @subject prefixes messages ("cluster 'c1'"); NULL means the top level.
- */
-static int check_map(struct ctx *c, const yaml_node_t *n, const char *subject,
-		     const char *const *allowed)
-{
-	yaml_node_pair_t *p, *start, *top;
-
-	if (n->type != YAML_MAPPING_NODE)
-		return fail(c, n, "%s must be a mapping, got %s", subject ? subject : "a topology",
-			    kind_of(c, n));
-	start = n->data.mapping.pairs.start;
-	top = n->data.mapping.pairs.top;
-	for (p = start; p < top; p++) {
-		yaml_node_t *k = node(c, p->key);
-		const char *ks = sval(k);
-		const char *const *a;
-
-		if (!ks)
-			return fail(c, k, "%s%skeys must be plain words, got %s",
-				    subject ? subject : "", subject ? ": " : "", kind_of(c, k));
-		for (a = allowed; *a && strcmp(*a, ks); a++)
-			;
-		if (!*a) {
-			if (!subject)
-				return fail(c, k, "unknown top-level key '%s'", quote(c, ks));
-			if (strchr(ks, '>'))
-				return fail(c, k, "%s: unknown key '%s' (per-direction keys are "
-					    "'a>b' and 'b>a')", subject, quote(c, ks));
-			return fail(c, k, "%s: unknown key '%s'", subject, quote(c, ks));
-		}
-		for (yaml_node_pair_t *o = start; o < p; o++)
-			if (!strcmp(sval(node(c, o->key)), ks))
-				return fail(c, k, "%s%sduplicate key '%s'", subject ? subject : "",
-					    subject ? ": " : "", ks);
-	}
-	return 0;
-}
-
-/* The value under @key in mapping @n (already checked), or NULL. */
-static yaml_node_t *get(const struct ctx *c, const yaml_node_t *n, const char *key)
-{
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		const char *k = sval(node(c, p->key));
-
-		if (k && !strcmp(k, key))
-			return node(c, p->value);
-	}
-	return NULL;
-}
-
-/* A list value: NULL/null gives an empty list (*items = NULL, *n = 0). */
-static int get_list(struct ctx *c, const yaml_node_t *v, const char *what,
-		    yaml_node_item_t **items, int *n)
-{
-	*items = NULL;
-	*n = 0;
-	if (!v || is_null(v))
-		return 0;
-	if (v->type != YAML_SEQUENCE_NODE)
-		return fail(c, v, "'%s' must be a list, got %s", what, kind_of(c, v));
-	*items = v->data.sequence.items.start;
-	*n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
-	return 0;
+	return strchr(key, '>') ? "per-direction keys are 'a>b' and 'b>a'" : NULL;
 }
 
 /* ---- scalar values ------------------------------------------------------ */
@@ -399,7 +222,7 @@ static int get_name(struct ctx *c, const yaml_node_t *n, const char *what,
 /* "25" -> "25" (the leading number of a text, for suggestions) */
 static const char *leading_number(struct ctx *c, const char *s)
 {
-	char *q = c->q[c->qi++ & 3];
+	char *q = gb_yaml_qbuf(&c->y);
 	size_t i = 0;
 
 	while (*s == ' ' || *s == '-' || *s == '+')
@@ -1247,7 +1070,7 @@ static int build(struct ctx *c)
 	if (!t)
 		return -ENOMEM;
 	snprintf(t->name, sizeof(t->name), "%s", c->name);
-	snprintf(t->path, sizeof(t->path), "%s", c->file);
+	snprintf(t->path, sizeof(t->path), "%s", c->y.file);
 	t->data = c->data;
 	t->mgmt = c->mgmt;
 	t->mtu = c->mtu;
