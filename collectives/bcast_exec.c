@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bcast_impl.h"
 
@@ -199,10 +200,11 @@ int gb_bcast_comm_get(MPI_Comm comm, struct gb_bcast_comm **out)
 /* ------------------------------------------------------------------ */
 
 /*
- * The process's sockets into @pf (at most @max), from /proc/self/fd.  Read
- * again before every sleep: MPI opens connections lazily (the first
- * message to a peer), and the listening socket that announces one is in
- * the set, so a new connection wakes the rank and is in the next set.
+ * The process's sockets into @pf (at most @max), from /proc/self/fd.  MPI
+ * opens connections lazily (the first message to a peer); the listening
+ * socket that announces one is in the set, so a new connection wakes the
+ * rank, and the set is read again after every wake-up that did not finish
+ * the wait (and at least every WAIT_RESCAN_S).
  */
 static int socket_fds(struct pollfd *pf, int max)
 {
@@ -222,7 +224,6 @@ static int socket_fds(struct pollfd *pf, int max)
 			continue;
 		pf[n].fd = (int)fd;
 		pf[n].events = POLLIN;
-		pf[n].revents = 0;
 		n++;
 	}
 	closedir(d);
@@ -230,11 +231,26 @@ static int socket_fds(struct pollfd *pf, int max)
 }
 
 #define WAIT_FDS_MAX 4096
+#define WAIT_RESCAN_S 0.1
 
+/*
+ * Sleeps start at 1 ms and double after every one that ends by its timeout,
+ * up to GB_BCAST_SLEEP_MS: a rank that waits long (the leaves of a deep
+ * tree, a start window) wakes a few times a second, not every millisecond,
+ * so 168 idle ranks cost little CPU (with a fixed 5 ms timeout they took a
+ * third of the box and tripled the intra-cluster hops, docs/measurements.md);
+ * data on any socket wakes it at once whatever the timeout.
+ */
 int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags)
 {
 	static struct pollfd pf[WAIT_FDS_MAX];
-	int done = 0;
+	static double scanned = -1;
+	static int npf;
+	static unsigned seed;
+	int done = 0, ms = 1, woke = 1;
+
+	if (!seed)
+		seed = (unsigned)getpid() | 1u;
 
 	if (!(flags & GB_BCAST_SLEEP))
 		return MPI_Wait(req, st ? st : MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
@@ -243,8 +259,16 @@ int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags)
 			return -EIO;
 		if (done)
 			return 0;
-		/* EINTR or nothing to poll: test again after the timeout */
-		(void)poll(pf, (nfds_t)socket_fds(pf, WAIT_FDS_MAX), GB_BCAST_SLEEP_MS);
+		if (woke || gb_now() - scanned > WAIT_RESCAN_S) {
+			npf = socket_fds(pf, WAIT_FDS_MAX);
+			scanned = gb_now();
+		}
+		/* 0: timed out; < 0: EINTR (test again).  The timeout is
+		 * spread over [ms/2, ms) so that ranks that began waiting
+		 * together (a start window) do not all wake at once. */
+		woke = poll(pf, (nfds_t)npf, ms / 2 + (int)(rand_r(&seed) % (unsigned)(ms / 2 + 1))) != 0;
+		if (!woke && ms < GB_BCAST_SLEEP_MS)
+			ms = ms * 2 < GB_BCAST_SLEEP_MS ? ms * 2 : GB_BCAST_SLEEP_MS;
 	}
 }
 
@@ -259,7 +283,12 @@ int gb_bcast_barrier(MPI_Comm comm, unsigned flags)
 	return gb_bcast_wait(&r, NULL, flags);
 }
 
-/* MPI_Recv / MPI_Send, waiting as gb_bcast_wait() (0 or MPI_ERR_OTHER). */
+/*
+ * MPI_Recv, waiting as gb_bcast_wait() (0 or MPI_ERR_OTHER).  Sends are
+ * not put to sleep: a sender has work, and a send that waits for its
+ * socket to drain (messages above the eager limit) would only be woken by
+ * the timeout, as gb_bcast_wait() polls for input only.
+ */
 static int recv_w(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
 		  MPI_Status *st, unsigned flags)
 {
@@ -270,18 +299,6 @@ static int recv_w(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_C
 	if (MPI_Irecv(buf, count, dt, src, tag, comm, &r) != MPI_SUCCESS)
 		return MPI_ERR_OTHER;
 	return gb_bcast_wait(&r, st, flags) ? MPI_ERR_OTHER : MPI_SUCCESS;
-}
-
-static int send_w(const void *buf, int count, MPI_Datatype dt, int dst, int tag, MPI_Comm comm,
-		  unsigned flags)
-{
-	MPI_Request r;
-
-	if (!(flags & GB_BCAST_SLEEP))
-		return MPI_Send(buf, count, dt, dst, tag, comm);
-	if (MPI_Isend(buf, count, dt, dst, tag, comm, &r) != MPI_SUCCESS)
-		return MPI_ERR_OTHER;
-	return gb_bcast_wait(&r, NULL, flags) ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */
@@ -424,19 +441,16 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 			if (MPI_Isend(buf, count, dt, dst, td, c->pc, &c->req[nreq++]))
 				goto fail;
 		} else {
-			if (pig && send_w(c->hdr, (int)hlen, MPI_BYTE, dst, th, c->pc, flags))
+			if (pig && MPI_Send(c->hdr, (int)hlen, MPI_BYTE, dst, th, c->pc))
 				goto fail;
-			if (send_w(buf, count, dt, dst, td, c->pc, flags))
+			if (MPI_Send(buf, count, dt, dst, td, c->pc))
 				goto fail;
 		}
 	}
-	if (nreq && !(flags & GB_BCAST_SLEEP) && MPI_Waitall(nreq, c->req, MPI_STATUSES_IGNORE)) {
+	if (nreq && MPI_Waitall(nreq, c->req, MPI_STATUSES_IGNORE)) {
 		ret = -EIO;
 		goto fail;
 	}
-	for (int k = 0; (flags & GB_BCAST_SLEEP) && k < nreq; k++)
-		if ((ret = gb_bcast_wait(&c->req[k], NULL, flags)) < 0)
-			goto fail;
 	tm->t_send_done = nc ? gb_now() : tm->t_recv_done;
 	tm->nchild = nc;
 	tm->hdr_bytes = pig ? (uint64_t)nc * (uint64_t)hlen : 0;

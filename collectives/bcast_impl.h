@@ -46,6 +46,8 @@ struct gb_bcast_comm {
 	char sm_label[256];
 	struct gb_bcast_entry cache[GB_BCAST_CACHE];
 	int ncache, cache_next;
+	struct gb_bcast_entry adaptive;  /**< GRIDBED_BCAST=adaptive: the last call's */
+	char adaptive_via[48];           /**< its tree_via when it is "fallback:<planner>" */
 
 	int dead;                /**< pc freed at MPI_Finalize */
 	struct gb_bcast_comm *next;

@@ -23,6 +23,25 @@
  * Fields are separated by one space; readers must accept further fields
  * after the fifth.  The timestamp is taken on entry, before any planning.
  *
+ * The per-call record, $GRIDBED_BCAST_RECORD (none by default): what only
+ * the library knows about a call, for programs that time MPI_Bcast
+ * themselves (experiments/synthapp.c).  The root of every call appends one
+ * JSON object on one line, in one write(2) (O_APPEND), after the broadcast:
+ *
+ *	{"seq": 3, "t": 1234.5678, "size": 1048576, "root": 8, "ranks": 64,
+ *	 "algo": "mateescu", "tree_via": "piggyback", "model": "matrix m.json v4",
+ *	 "hdr_bytes": 18018, "fallback": false, "children": [[...], ...]}
+ *
+ * seq counts this process's MPI_Bcast calls from 0; t is the entry time
+ * (the application log's); size in bytes; algo the GRIDBED_BCAST value;
+ * tree_via and model as struct gb_bcast_info; hdr_bytes the tree-header
+ * bytes of the whole broadcast ((n - 1) x (30 + 4n) when the tree travelled
+ * with the data, else 0); fallback whether tree_via says "fallback:..."
+ * (the adaptive broadcast used its fallback planner); children, when a
+ * tree was used, every rank's children in send order (from which the
+ * reader predicts the tree's time).  Writing it costs the root one
+ * snprintf and one write after its last send.
+ *
  * Errors (an unknown planner, a topology that cannot be read, a failed
  * send) are printed once as "gridbcast: ..." and raised through the
  * communicator's error handler (MPI_ERRORS_ARE_FATAL unless the program set
@@ -45,9 +64,85 @@ static struct {
 	const char *algo;          /* NULL: native */
 	int bad;                   /* GRIDBED_BCAST names no planner */
 	int logfd;
+	int recfd;                 /* GRIDBED_BCAST_RECORD, -1: none */
+	unsigned long seq;
 	int printed;
 	struct gb_bcast_opts o;
-} S = { .logfd = -1 };
+} S = { .logfd = -1, .recfd = -1 };
+
+static void record_setup(void)
+{
+	const char *rec = getenv("GRIDBED_BCAST_RECORD");
+
+	if (rec && *rec)
+		S.recfd = open(rec, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+}
+
+/* JSON string contents: the few characters JSON needs escaped. */
+static int record_str(char *p, size_t len, const char *s)
+{
+	size_t k = 0;
+
+	for (; s && *s && k + 7 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			k += (size_t)snprintf(p + k, len - k, "\\%c", ch);
+		else if (ch < 0x20)
+			k += (size_t)snprintf(p + k, len - k, "\\u%04x", ch);
+		else
+			p[k++] = (char)ch;
+	}
+	p[k < len ? k : len - 1] = '\0';
+	return (int)k;
+}
+
+/* The record of one call (see the top of this file); the root only. */
+static void record_call(double ts, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+			const struct gb_bcast_info *info, const struct gb_bcast_timing *tm)
+{
+	const struct gb_tree *t = info ? info->tree : NULL;
+	const char *via = info && info->tree_via ? info->tree_via : "native";
+	char *line, model[600];
+	int rank = -1, size = 0, tsize = 0;
+	size_t cap, k;
+	unsigned long long hdr = 0;
+
+	if (S.recfd < 0 || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank != root)
+		return;
+	PMPI_Comm_size(comm, &size);
+	PMPI_Type_size(dt, &tsize);
+	if (tm && tm->hdr_bytes)   /* the root sent headers: every non-root got one */
+		hdr = (unsigned long long)(size - 1) * gb_bhdr_size(size);
+	cap = 1024 + (t && t->n == size ? 12 * (size_t)size + 8 : 0);
+	if (!(line = malloc(cap)))
+		return;
+	record_str(model, sizeof(model), info ? info->model : "MPI library");
+	k = (size_t)snprintf(line, cap, "{\"seq\": %lu, \"t\": %.9f, \"size\": %lld, "
+			     "\"root\": %d, \"ranks\": %d, \"algo\": \"", S.seq, ts,
+			     (long long)count * tsize, root, size);
+	k += (size_t)record_str(line + k, cap - k, S.algo ? S.algo : "native");
+	k += (size_t)snprintf(line + k, cap - k, "\", \"tree_via\": \"");
+	k += (size_t)record_str(line + k, cap - k, via);
+	k += (size_t)snprintf(line + k, cap - k, "\", \"model\": \"%s\", \"hdr_bytes\": %llu, "
+			      "\"fallback\": %s", model, hdr,
+			      strncmp(via, "fallback", 8) ? "false" : "true");
+	if (t && t->n == size && k < cap) {
+		k += (size_t)snprintf(line + k, cap - k, ", \"children\": [");
+		for (int v = 0; v < t->n && k < cap; v++) {
+			k += (size_t)snprintf(line + k, cap - k, "%s[", v ? ", " : "");
+			for (int c = 0; c < t->nchild[v] && k < cap; c++)
+				k += (size_t)snprintf(line + k, cap - k, "%s%d", c ? "," : "",
+						      t->child[t->cstart[v] + c]);
+			k += (size_t)snprintf(line + k, cap - k, "]");
+		}
+		k += (size_t)snprintf(line + k, cap - k, "]");
+	}
+	k += (size_t)snprintf(line + k, cap - k, "}\n");
+	if (k < cap && write(S.recfd, line, k) < 0)
+		S.recfd = -1;      /* stop trying; the broadcasts go on */
+	free(line);
+}
 
 static void setup(void)
 {
@@ -57,10 +152,11 @@ static void setup(void)
 	gb_bcast_opts_env(&S.o);
 	if (a && *a && strcmp(a, "native") != 0) {
 		S.algo = a;
-		S.bad = !gb_planner_find(a);
+		S.bad = strcmp(a, "adaptive") && !gb_planner_find(a); /* gridbcast.h */
 	}
 	if (log && *log)
 		S.logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	record_setup();
 }
 
 static void app_log(double ts, int count, MPI_Datatype dt, int root, MPI_Comm comm)
@@ -88,21 +184,35 @@ static int fail(MPI_Comm comm, const char *what)
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+	struct gb_bcast_timing tm;
+	struct gb_bcast_info info;
 	double ts = gb_now();
-	int inter = 0;
+	int inter = 0, ret;
 
 	if (!S.ready)
 		setup();
 	if (comm != MPI_COMM_NULL)
 		app_log(ts, count, datatype, root, comm);
-	if (!S.algo || comm == MPI_COMM_NULL)
-		return PMPI_Bcast(buffer, count, datatype, root, comm);
+	if (!S.algo || comm == MPI_COMM_NULL) {
+		ret = PMPI_Bcast(buffer, count, datatype, root, comm);
+		goto record;
+	}
 	PMPI_Comm_test_inter(comm, &inter);
 	if (inter)
 		return PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (S.bad)
 		return fail(comm, "unknown planner in GRIDBED_BCAST (see gridtree list)");
-	if (gb_bcast_run(buffer, count, datatype, root, comm, S.algo, &S.o, NULL, NULL) < 0)
+	memset(&tm, 0, sizeof(tm));
+	if (gb_bcast_run(buffer, count, datatype, root, comm, S.algo, &S.o, &tm,
+			 S.recfd >= 0 ? &info : NULL) < 0)
 		return fail(comm, gb_bcast_strerror());
+	if (S.recfd >= 0)
+		record_call(ts, count, datatype, root, comm, &info, &tm);
+	S.seq++;
 	return MPI_SUCCESS;
+record:
+	if (S.recfd >= 0 && comm != MPI_COMM_NULL && ret == MPI_SUCCESS)
+		record_call(ts, count, datatype, root, comm, NULL, NULL);
+	S.seq++;
+	return ret;
 }

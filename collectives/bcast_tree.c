@@ -32,6 +32,8 @@
  *    50 us, o = 10 us), so static and measured planners still give valid
  *    trees for unmodified programs run outside gridbed; labelled "uniform".
  *  - Ranks sharing a host are refused (planners need distinct nodes).
+ *  - `phoenix` with $GRIDBED_PHOENIX_TREES: the root reads the tree phoenixd
+ *    (the real protocol) converged to, instead of planning (see below).
  */
 #include <errno.h>
 #include <math.h>
@@ -42,6 +44,7 @@
 #include <unistd.h>
 
 #include "bcast_impl.h"
+#include "gbadvisor.h"
 #include "gbtopo.h"
 
 #define DEFAULT_O 10e-6
@@ -229,6 +232,7 @@ void gb_bcast_planning_release(struct gb_bcast_comm *c)
 	for (int i = 0; i < c->ncache; i++)
 		gb_tree_release(&c->cache[i].t);
 	c->ncache = 0;
+	gb_tree_release(&c->adaptive.t);
 	gb_nm_release(&c->sm);
 	free(c->host);
 	c->host = NULL;
@@ -352,6 +356,72 @@ int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double
 }
 
 /* ------------------------------------------------------------------ */
+/* Trees of a running protocol: phoenixd                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The `phoenix` planner's tree is the one the Phoenix protocol converged
+ * to.  phoenixd runs the real protocol on the grid and writes one tree
+ * file per root; $GRIDBED_PHOENIX_TREES names them, and the root then
+ * takes its tree from there instead of simulating the protocol
+ * (plan_phoenix.c, the labelled fallback).  Either way the tree reaches
+ * the other ranks in the header, like every measured tree.
+ *
+ * $GRIDBED_PHOENIX_TREES is phoenixd's --out directory (then the newest
+ * trees: changed/ when phoenixd followed a --change, else initial/) or a
+ * directory of <root host>.json files.
+ */
+static const char *phoenix_dir(const struct gb_planner *p)
+{
+	const char *d = getenv("GRIDBED_PHOENIX_TREES");
+
+	return d && *d && !strcmp(p->name, "phoenix") ? d : NULL;
+}
+
+/* The tree file of @root's host under @dir into @buf; 0 or -ENOENT. */
+static int phoenix_path(const struct gb_bcast_comm *c, const char *dir, int root, char *buf,
+			size_t len)
+{
+	static const char *const sub[] = { "changed/", "initial/", "" };
+	char name[64];
+
+	rank_name(c, root, name, sizeof(name));
+	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		snprintf(buf, len, "%s/%s%s.json", dir, sub[i], name);
+		if (access(buf, R_OK) == 0)
+			return 0;
+	}
+	snprintf(buf, len, "%s/initial/%s.json", dir, name);
+	return -ENOENT;
+}
+
+static int phoenix_load(struct gb_bcast_comm *c, struct gb_bcast_entry *e, const char *dir)
+{
+	char path[1024], err[512];
+	int ret;
+
+	if (phoenix_path(c, dir, e->root, path, sizeof(path)) < 0) {
+		gb_bcast_seterr("GRIDBED_PHOENIX_TREES: no tree for root '%s' in '%s' (phoenixd "
+				"run --grid --out DIR writes them)", c->sm.nodes[e->root].name,
+				dir);
+		return -ENOENT;
+	}
+	ret = gb_tree_load_json(&e->t, &c->sm, path, err, sizeof(err));
+	if (ret < 0) {
+		gb_bcast_seterr("%s", err[0] ? err : "cannot read the phoenixd tree");
+		return ret;
+	}
+	if (e->t.root != e->root) {
+		gb_bcast_seterr("%s: the tree is rooted at '%s', not '%s'", path,
+				c->sm.nodes[e->t.root].name, c->sm.nodes[e->root].name);
+		gb_tree_release(&e->t);
+		return -EINVAL;
+	}
+	snprintf(e->model, sizeof(e->model), "phoenixd %s", path);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Planning and the cache                                              */
 /* ------------------------------------------------------------------ */
 
@@ -423,11 +493,20 @@ static int fill_entry(struct gb_bcast_comm *c, struct gb_bcast_entry *e, unsigne
 		return plan_on(e->p, &c->sm, e->root, e->size, o, &e->t);
 	}
 	e->tree_via = flags & GB_BCAST_SHARED ? "shared-file" : "piggyback";
-	if (c->rank == e->root) {
+	if (c->rank == e->root && phoenix_dir(e->p)) {
+		ret = phoenix_load(c, e, phoenix_dir(e->p));
+	} else if (c->rank == e->root) {
 		ret = measured_model(c, &mm, e->model, sizeof(e->model));
 		if (ret == 0)
 			ret = plan_on(e->p, &mm, e->root, e->size, o, &e->t);
 		gb_nm_release(&mm);
+		if (!strcmp(e->p->name, "phoenix")) {
+			char lb[sizeof(e->model)];
+
+			snprintf(lb, sizeof(lb), "%s", e->model);
+			snprintf(e->model, sizeof(e->model), "phoenix_sim on %.180s (fallback: "
+				 "no GRIDBED_PHOENIX_TREES)", lb);
+		}
 	} else {
 		snprintf(e->model, sizeof(e->model), "planned at the root");
 	}
@@ -470,6 +549,16 @@ static int get_entry(struct gb_bcast_comm *c, const struct gb_planner *p, int ro
 	 * rank must take the same cache decision (they meet at a barrier). */
 	if (measured && (c->rank == root || (flags & GB_BCAST_SHARED)))
 		mt = matrix_mtime();
+	if (measured && c->rank == root && phoenix_dir(p)) {
+		char path[1024];
+		struct stat st;
+
+		/* a new phoenixd run replaces the trees */
+		mt.tv_sec = mt.tv_nsec = 0;
+		if (phoenix_path(c, phoenix_dir(p), root, path, sizeof(path)) == 0 &&
+		    stat(path, &st) == 0)
+			mt = st.st_mtim;
+	}
 	for (int i = 0; i < c->ncache; i++) {
 		e = &c->cache[i];
 		if (e->p == p && e->root == root && e->size == size &&
@@ -530,6 +619,217 @@ static int find_planner(const char *algo, const struct gb_planner **p)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* GRIDBED_BCAST=adaptive: the advisor's trees (gbadvisor.h)           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Seed 000 s2.5: "MPI_Bcast then reads the current best broadcast tree,
+ * corresponding to the message size, generated from clusteredSA".
+ *
+ *	root:   nearest planned size in $GRIDBED_ADVISOR_DIR that is younger
+ *	        than $GRIDBED_ADVISOR_MAXAGE s (gb_advtree_pick())
+ *	          found: relabel for this root, restrict to the job's hosts
+ *	                 (gb_advtree_for_ranks()); tree_via "advisor"
+ *	                 ("advisor-oracle" for a tree planned on the oracle)
+ *	          none:  plan $GRIDBED_ADVISOR_FALLBACK (mpich-g2) as that
+ *	                 planner would; tree_via "fallback:<planner>", counted
+ *	others: the tree arrives in the header (bcast_core.h)
+ *
+ * Choices:
+ *  - The tree always travels in the header, the fallback's too (even a
+ *    static planner's): only the root knows whether a fresh advisor tree
+ *    was there, and its bytes are counted like every piggybacked tree's.
+ *  - Nothing is cached: the advisor replaces its trees at any time, and
+ *    the lookup (a directory scan and one small JSON file at the root)
+ *    happens before the broadcast's t_begin.
+ *  - GRIDBED_TREE_SHARED does not apply (the fallback is planned at the
+ *    root only, so nobody meets at its barrier).
+ */
+#define ADAPTIVE "adaptive"
+#define ADVISOR_MAXAGE 600.0
+#define ADVISOR_FALLBACK "mpich-g2"
+
+static struct gb_bcast_adaptive_stats AS;
+
+void gb_bcast_adaptive_stats(struct gb_bcast_adaptive_stats *s)
+{
+	*s = AS;
+}
+
+uint64_t gb_bcast_adaptive_fallbacks(void)
+{
+	return AS.fallbacks;
+}
+
+/* Every rank checks the environment, so a mistake fails everywhere alike. */
+static int adaptive_env(const struct gb_planner **fallback, double *maxage)
+{
+	const char *f = getenv("GRIDBED_ADVISOR_FALLBACK"), *a = getenv("GRIDBED_ADVISOR_MAXAGE");
+	char *end;
+
+	if (!f || !*f)
+		f = ADVISOR_FALLBACK;
+	*fallback = gb_planner_find(f);
+	if (!*fallback) {
+		gb_bcast_seterr("GRIDBED_ADVISOR_FALLBACK: unknown planner '%s' (see gridtree list)",
+				f);
+		return -ENOENT;
+	}
+	*maxage = ADVISOR_MAXAGE;
+	if (a && *a) {
+		*maxage = strtod(a, &end);
+		if (*end || !(*maxage >= 0)) {
+			gb_bcast_seterr("GRIDBED_ADVISOR_MAXAGE: '%s' is not a number of seconds", a);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The root's tree from the advisor into @e; -ENOENT (and @why) if none fits. */
+static int advisor_tree(struct gb_bcast_comm *c, struct gb_bcast_entry *e, double maxage,
+			char *why, size_t len)
+{
+	const char *dir = getenv("GRIDBED_ADVISOR_DIR");
+	char (*names)[32] = NULL;
+	struct gb_advtree a;
+	int ret;
+
+	if (!dir || !*dir) {
+		snprintf(why, len, "GRIDBED_ADVISOR_DIR is not set");
+		return -ENOENT;
+	}
+	ret = gb_advtree_pick(dir, e->size, maxage, gb_now(), &a, why, len);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0)
+		return -ENOENT;     /* an unreadable directory is no tree either */
+	names = malloc(sizeof(*names) * c->n);
+	if (!names) {
+		gb_advtree_release(&a);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < c->n; i++)
+		rank_name(c, i, names[i], sizeof(names[i]));
+	ret = gb_advtree_for_ranks(&a, (const char (*)[32])names, c->n, e->root, &e->t, why,
+				   len);
+	if (ret == 0) {
+		e->tree_via = a.meta.oracle ? "advisor-oracle" : "advisor";
+		snprintf(e->model, sizeof(e->model), "advisor %.150s (%s for %.0f B, %s matrix "
+			 "v%llu%s)", a.path, a.meta.planner, a.meta.size,
+			 a.meta.oracle ? "ORACLE" : "measured",
+			 (unsigned long long)a.meta.matrix_version,
+			 a.n != c->n ? ", restricted to the job's hosts" : "");
+	}
+	free(names);
+	gb_advtree_release(&a);
+	return ret == -ENOMEM ? ret : ret < 0 ? -ENOENT : 0;
+}
+
+/* The adaptive broadcast's tree for this call (collective, local work only). */
+static int adaptive_entry(struct gb_bcast_comm *c, int root, double size,
+			  const struct gb_bcast_opts *o, struct gb_bcast_entry **out,
+			  double *plan_s)
+{
+	struct gb_bcast_entry *e = &c->adaptive, *fe;
+	struct gb_bcast_opts fo;
+	const struct gb_planner *fp = NULL;
+	double t0 = gb_now(), maxage = ADVISOR_MAXAGE, ps;
+	char why[512] = "";
+	int ret;
+
+	*plan_s = 0;
+	ret = planning_init(c);
+	if (ret == 0)
+		ret = adaptive_env(&fp, &maxage);
+	if (ret < 0)
+		return ret;
+	gb_tree_release(&e->t);
+	memset(e, 0, sizeof(*e));
+	e->root = root;
+	e->size = size;
+	*out = e;
+	if (c->rank != root) {
+		e->tree_via = "piggyback";
+		snprintf(e->model, sizeof(e->model), "planned at the root");
+		return 0;
+	}
+	AS.calls++;
+	ret = advisor_tree(c, e, maxage, why, sizeof(why));
+	if (ret == 0) {
+		AS.advisor++;
+		*plan_s = gb_now() - t0;
+		return 0;
+	}
+	if (ret != -ENOENT)
+		return ret;
+	memset(&fo, 0, sizeof(fo));
+	if (o)
+		fo = *o;
+	fo.flags &= ~GB_BCAST_SHARED;
+	ret = get_entry(c, fp, root, size, &fo, &fe, &ps);
+	if (ret == 0)
+		ret = gb_tree_copy(&e->t, &fe->t);
+	if (ret < 0)
+		return ret;
+	AS.fallbacks++;
+	snprintf(AS.last_why, sizeof(AS.last_why), "%s", why);
+	snprintf(c->adaptive_via, sizeof(c->adaptive_via), "fallback:%s", fp->name);
+	e->tree_via = c->adaptive_via;
+	snprintf(e->model, sizeof(e->model), "%.110s (no advisor tree: %.120s)", fe->model, why);
+	*plan_s = gb_now() - t0;
+	return 0;
+}
+
+static int adaptive_prepare(int root, double size, MPI_Comm comm, const struct gb_bcast_opts *o,
+			    struct gb_bcast_info *info)
+{
+	struct gb_bcast_comm *c;
+	struct gb_bcast_entry *e;
+	double plan_s;
+	int ret = gb_bcast_comm_get(comm, &c);
+
+	if (ret < 0)
+		return ret;
+	if (root < 0 || root >= c->n) {
+		gb_bcast_seterr("root %d is not a rank of the communicator (size %d)", root, c->n);
+		return -EINVAL;
+	}
+	ret = adaptive_entry(c, root, size, o, &e, &plan_s);
+	if (ret == 0)
+		set_info(info, e, plan_s);
+	return ret;
+}
+
+static int adaptive_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+			const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
+			struct gb_bcast_info *info)
+{
+	struct gb_bcast_opts eo;
+	struct gb_bcast_comm *c;
+	struct gb_bcast_entry *e;
+	double plan_s;
+	int tsize = 0, ret = gb_bcast_comm_get(comm, &c);
+
+	if (ret < 0)
+		return ret;
+	if (root < 0 || root >= c->n || count < 0 || MPI_Type_size(dt, &tsize) != MPI_SUCCESS) {
+		gb_bcast_seterr("bad root, count or datatype");
+		return -EINVAL;
+	}
+	ret = adaptive_entry(c, root, (double)count * tsize, o, &e, &plan_s);
+	if (ret < 0)
+		return ret;
+	memset(&eo, 0, sizeof(eo));
+	if (o)
+		eo = *o;
+	eo.flags = (eo.flags & ~GB_BCAST_SHARED) | GB_BCAST_PIGGYBACK;
+	ret = gb_bcast_tree(buf, count, dt, root, comm, e->t.n ? &e->t : NULL, &eo, tm);
+	set_info(info, e, plan_s);
+	return ret;
+}
+
 int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
 		     const struct gb_bcast_opts *o, struct gb_bcast_info *info)
 {
@@ -543,6 +843,8 @@ int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
 		set_info(info, NULL, 0);
 		return 0;
 	}
+	if (algo && !strcmp(algo, ADAPTIVE))
+		return adaptive_prepare(root, size, comm, o, info);
 	ret = find_planner(algo, &p);
 	if (ret == 0)
 		ret = gb_bcast_comm_get(comm, &c);
@@ -571,6 +873,8 @@ int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		set_info(info, NULL, 0);
 		return gb_bcast_native(buf, count, dt, root, comm, tm);
 	}
+	if (algo && !strcmp(algo, ADAPTIVE))
+		return adaptive_run(buf, count, dt, root, comm, o, tm, info);
 	ret = find_planner(algo, &p);
 	if (ret == 0)
 		ret = gb_bcast_comm_get(comm, &c);

@@ -36,7 +36,8 @@
  * model (one cluster, equal links), labelled "uniform".
  *
  * Environment read by gb_bcast_opts_env() and libgridbcast.so:
- *   GRIDBED_BCAST       planner name or "native" (MPI_Bcast only; default native)
+ *   GRIDBED_BCAST       planner name, "adaptive" (below) or "native" (MPI_Bcast
+ *                       only; default native)
  *   GRIDBED_BCAST_ISEND 1: Isend + Waitall instead of blocking sends
  *   GRIDBED_TREE_SHARED 1: the shared-file ablation above
  *   GRIDBED_SEED        planner seed (default 1)
@@ -44,8 +45,29 @@
  *                       fixed iteration counts, deterministic)
  *   GRIDBED_MATRIX      the measured matrix (docs/formats.md) for the root
  *   GRIDBED_APPLOG      MPI_Bcast's application log (bcast_pmpi.c)
+ *   GRIDBED_ADVISOR_DIR       "adaptive": gridadvisor's --out directory
+ *   GRIDBED_ADVISOR_MAXAGE    "adaptive": a tree older than this many
+ *                             seconds is stale (default 600: two gridmon
+ *                             periods of the paper)
+ *   GRIDBED_ADVISOR_FALLBACK  "adaptive": the planner used when no fresh
+ *                             tree is there (default mpich-g2)
+ *
+ * "adaptive" (seed 000 s2.5) is not a planner: the root takes the tree
+ * gridadvisor planned for the nearest size (gbadvisor.h), relabelled for
+ * it and restricted to the job's hosts, and sends it in the header; with no
+ * fresh tree it plans the fallback planner's and counts a fallback
+ * (gb_bcast_adaptive_fallbacks()).  gb_bcast_info.tree_via says which:
+ * "advisor", "advisor-oracle" (planned on gridmon --print-configured: an
+ * ablation) or "fallback:<planner>".
  *   GRIDBED_BCAST_WAIT  "sleep": GB_BCAST_SLEEP (gb_bcast_wait()); "spin"
  *                       (default): MPI's own waiting
+ *   GRIDBED_PHOENIX_TREES  `phoenix` at the root: take the tree phoenixd (the
+ *                       real protocol) converged to from this directory
+ *                       (phoenixd --out DIR, or DIR/initial, DIR/changed)
+ *                       instead of simulating the protocol; no tree for the
+ *                       root is an error, not a fallback.  Unset, the
+ *                       simulation runs, labelled "phoenix_sim on ...
+ *                       (fallback: no GRIDBED_PHOENIX_TREES)"
  *
  * Threads: one thread per process calls into the library (MPI_THREAD_SINGLE
  * or FUNNELED use).  Functions return 0 or a negative errno and print
@@ -149,21 +171,23 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
  * MPI_Wait spins (with mpi_yield_when_idle, a sched_yield per turn).  With
  * many ranks per core, every waiting rank stays runnable and takes the CPU
  * from the few ranks that have a message to forward and from the
- * emulator's delay line: 168 ranks on 2 cores measured 5-8 ms per
- * intra-cluster hop of 0.1 ms (docs/measurements.md).  GB_BCAST_SLEEP
- * instead alternates MPI_Test with poll(2) on the process's own sockets
- * (found in /proc/self/fd), so a waiting rank sleeps until data arrives on
- * any of them (MPI's connections, its listening socket), then lets MPI
- * progress; a poll timeout of GB_BCAST_SLEEP_MS bounds the wait should
- * MPI use a descriptor that is not a socket.  MPICH's ch3:sock device
- * blocks in poll() the same way.  Sockets MPI does not read (a peer's
- * EOF) only make the loop spin as MPI_Wait would.
+ * emulator's delay line (docs/measurements.md has 168 ranks on 2 cores).
+ * GB_BCAST_SLEEP instead alternates MPI_Test with poll(2) for input on the
+ * process's own sockets (found in /proc/self/fd), so a waiting rank sleeps
+ * until data arrives on any of them (MPI's connections, its listening
+ * socket), then lets MPI progress.  Sleeps time out after about 1 ms,
+ * doubling up to GB_BCAST_SLEEP_MS (each drawn from [t/2, t) so that ranks
+ * do not wake in step), in case MPI waits on something that is not
+ * input on a socket.  MPICH's ch3:sock device blocks in poll() the same
+ * way.  Meant for receive-like waits (receives, barriers): output that
+ * waits for a socket to drain is only retried at the timeouts.  One
+ * thread per process.
  * Return: 0 or -EIO (MPI failed).
  */
 int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags);
 
 /** Longest single sleep of gb_bcast_wait(), in ms. */
-#define GB_BCAST_SLEEP_MS 5
+#define GB_BCAST_SLEEP_MS 200
 
 /**
  * gb_bcast_barrier() - MPI_Barrier on @comm, waiting as gb_bcast_wait()
@@ -182,7 +206,9 @@ int gb_bcast_native(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm co
 /**
  * struct gb_bcast_info - how gb_bcast_run()/gb_bcast_prepare() got the tree.
  * @tree_via: "local" (static planner), "piggyback", "shared-file"
- *            (ablation) or "native"
+ *            (ablation), "native", or for "adaptive" at the root
+ *            "advisor", "advisor-oracle" or "fallback:<planner>" (valid
+ *            until the next adaptive broadcast on the communicator)
  * @model:    what the tree was planned from, e.g. "topology
  *            topologies/two-clusters.yaml", "matrix m.json v17",
  *            "topology ... (fallback: no GRIDBED_MATRIX)", "uniform"
@@ -209,7 +235,8 @@ int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
 		     const struct gb_bcast_opts *o, struct gb_bcast_info *info);
 
 /**
- * gb_bcast_run() - broadcast with planner @algo (gb_planner_find()) or
+ * gb_bcast_run() - broadcast with planner @algo (gb_planner_find()),
+ * "adaptive" (the advisor's tree, see above; looked up at every call) or
  * "native".  Trees are cached per communicator by (planner, root, size,
  * matrix file's modification time): the first call plans.
  * @info, @tm: optional.
@@ -249,6 +276,30 @@ int gb_bcast_comm_hosts(MPI_Comm comm, int *hosts);
  * not loaded yet: any gb_bcast_* call on a communicator loads it).
  */
 const struct gb_topo *gb_bcast_topology(void);
+
+/**
+ * struct gb_bcast_adaptive_stats - this process's adaptive broadcasts as
+ * their root (other ranks only receive the tree, and count nothing).
+ * @calls:     broadcasts with "adaptive" it was the root of (prepare
+ *             included: each call looks for a tree)
+ * @advisor:   of these, served by an advisor tree
+ * @fallbacks: of these, served by $GRIDBED_ADVISOR_FALLBACK's tree
+ * @last_why:  why the last fallback happened ("no tree files in 'd'",
+ *             "nearest tree 'd/tree-1024.json' is 700 s old (max 600 s)")
+ */
+struct gb_bcast_adaptive_stats {
+	uint64_t calls, advisor, fallbacks;
+	char last_why[256];
+};
+
+/** gb_bcast_adaptive_stats() - a copy of the counts above. */
+void gb_bcast_adaptive_stats(struct gb_bcast_adaptive_stats *s);
+
+/**
+ * gb_bcast_adaptive_fallbacks() - how many adaptive broadcasts this process
+ * rooted found no fresh advisor tree and used the fallback planner.
+ */
+uint64_t gb_bcast_adaptive_fallbacks(void);
 
 /** gb_bcast_strerror() - a one-line description of the last failure. */
 const char *gb_bcast_strerror(void);

@@ -56,7 +56,11 @@ struct opts {
 	const char *campaign, *run_id, *load_state;
 	struct gb_bcast_opts bo;
 	int quiet;
+	double window_s;        /* --window-ms: 0 = barriers */
 };
+
+/* What the start windows saw, counted at the root (--window-ms). */
+static long long window_late, window_over;
 
 /* One timed broadcast, at the root. */
 struct row {
@@ -96,7 +100,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gridbcast --algo LIST --sizes LIST --reps N --out FILE.csv [options]\n"
 		"\n"
-		"  --algo LIST       planners (gridtree list) or 'all'; native is always added\n"
+		"  --algo LIST       planners (gridtree list) or 'all'; native is always added;\n"
+		"                    'adaptive': gridadvisor's trees ($GRIDBED_ADVISOR_DIR)\n"
 		"  --sizes LIST      message sizes: bytes or K/M/G suffixes (1K = 1024)\n"
 		"  --reps N          timed broadcasts per algorithm and size\n"
 		"  --root HOST       the root: a host name of the topology or a rank number\n"
@@ -109,6 +114,9 @@ static void usage(FILE *f)
 		"  --wait spin|sleep how ranks wait for messages and at the barriers around\n"
 		"                    each broadcast: MPI's own (spin, default) or asleep in\n"
 		"                    poll(2) (for many ranks per core; $GRIDBED_BCAST_WAIT)\n"
+		"  --window-ms W     start every timed broadcast at a common time T on\n"
+		"                    CLOCK_MONOTONIC (the root sends T = now + W) and let\n"
+		"                    nothing else start before T + W, instead of barriers\n"
 		"  --campaign NAME   (default $GRIDBED_CAMPAIGN or 'adhoc')\n"
 		"  --run-id ID       (default $GRIDBED_RUN_ID or a timestamp)\n"
 		"  --seed N, --budget-ms N   planner seed and anytime budget\n"
@@ -143,6 +151,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "isend", no_argument, NULL, 'I' },
 		{ "shared", no_argument, NULL, 'S' },
 		{ "wait", required_argument, NULL, 'W' },
+		{ "window-ms", required_argument, NULL, 'T' },
 		{ "campaign", required_argument, NULL, 'c' },
 		{ "run-id", required_argument, NULL, 'i' },
 		{ "seed", required_argument, NULL, 'e' },
@@ -175,7 +184,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					all = 1;
 					continue;
 				}
-				if (strcmp(tmp[i], "native") && !gb_planner_find(tmp[i]))
+				if (strcmp(tmp[i], "native") && strcmp(tmp[i], "adaptive") &&
+				    !gb_planner_find(tmp[i]))
 					goto bad_algo;
 				if (strcmp(tmp[i], "native") && o->nalgos < MAX_ALGOS)
 					o->algos[o->nalgos++] = tmp[i];
@@ -215,6 +225,15 @@ bad_algo:
 				if (!world_rank)
 					fprintf(stderr, "gridbcast: --wait: '%s' is neither spin "
 						"nor sleep\n", optarg);
+				goto usage_exit;
+			}
+			break;
+		case 'T':
+			o->window_s = strtod(optarg, &end) / 1e3;
+			if (*end || !(o->window_s >= 0) || o->window_s > 600) {
+				if (!world_rank)
+					fprintf(stderr, "gridbcast: --window-ms: '%s' is not a "
+						"time in ms (0 to 600000)\n", optarg);
 				goto usage_exit;
 			}
 			break;
@@ -304,17 +323,7 @@ static void host_name(const int *hosts, int r, char *buf, size_t len)
 /* A CSV field: quoted when it holds a comma, quote or newline. */
 static void csv_str(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	gb_csv_field(f, s);
 }
 
 /* A duration (9 significant digits) or, with @abs, a CLOCK_MONOTONIC time
@@ -448,6 +457,9 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 						   "blocking"));
 	json_object_set_new(j, "wait", json_string(o->bo.flags & GB_BCAST_SLEEP ? "sleep" :
 						   "spin"));
+	json_object_set_new(j, "window_s", json_real(o->window_s));
+	json_object_set_new(j, "window_late_starts", json_integer(window_late));
+	json_object_set_new(j, "window_overruns", json_integer(window_over));
 	json_object_set_new(j, "tree_shared_ablation",
 			    json_boolean(o->bo.flags & GB_BCAST_SHARED));
 	for (int r = 0; r < n; r++) {
@@ -467,6 +479,67 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 	if (ret < 0)
 		fprintf(stderr, "gridbcast: cannot write '%s': %s\n", path, strerror(-ret));
 	json_decref(j);
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting a timed broadcast                                          */
+/* ------------------------------------------------------------------ */
+
+static void sleep_until(double t)
+{
+	struct timespec ts = { (time_t)t, (long)((t - (double)(time_t)t) * 1e9) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/*
+ * Before a timed broadcast: a barrier, or with --window-ms W a common start
+ * time.  A barrier lets the root begin while other ranks are still
+ * finishing it: with 168 ranks on 2 cores its last messages and wake-ups
+ * overlap the broadcast by up to 300 ms (docs/measurements.md).  Every
+ * process here reads the same CLOCK_MONOTONIC (ARCHITECTURE.md decision
+ * 4), so the root instead sends a start time T = now + W and every rank
+ * sleeps until T (the others until T - W/2, then wait for the data), as
+ * ReproMPI's window-based synchronisation does with synchronised clocks.
+ * *@late is 1 when T had passed on arrival.
+ */
+static int sync_start(const struct opts *o, int root, double *t, long long *late)
+{
+	MPI_Request r;
+
+	*t = 0;
+	*late = 0;
+	if (o->window_s <= 0)
+		return gb_bcast_barrier(MPI_COMM_WORLD, o->bo.flags);
+	if (world_rank == root)
+		*t = gb_now() + o->window_s;
+	if (MPI_Ibcast(t, 1, MPI_DOUBLE, root, MPI_COMM_WORLD, &r) != MPI_SUCCESS ||
+	    gb_bcast_wait(&r, NULL, o->bo.flags) < 0)
+		return -EIO;
+	*late = gb_now() > *t;
+	/* the others are waiting for the data, asleep, by T: 168 ranks
+	 * waking at T would take the CPU from the root's first sends */
+	sleep_until(world_rank == root ? *t : *t - o->window_s / 2);
+	return 0;
+}
+
+/*
+ * After it: with a window, nothing (verification, gathering, the next
+ * warm-up) before T + W; *@over is 1 if this rank was not done by then.
+ * Without, a sleeping barrier in the sleep mode (the gather would spin).
+ */
+static int sync_end(const struct opts *o, double t, long long *over)
+{
+	*over = 0;
+	if (o->window_s > 0) {
+		*over = gb_now() > t + o->window_s;
+		sleep_until(t + o->window_s);
+		return 0;
+	}
+	if (o->bo.flags & GB_BCAST_SLEEP)
+		return gb_bcast_barrier(MPI_COMM_WORLD, o->bo.flags);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -577,7 +650,10 @@ int main(int argc, char **argv)
 			for (int a = 0; a < o.nalgos; a++) {
 				struct plan *p = &plans[a * o.nsizes + s];
 				struct gb_bcast_timing tm;
-				long long bad, tbad = 0;
+				struct gb_bcast_info ri;
+				long long bad, tbad = 0, win[3] = { 0, 0, 0 }, twin[3] = { 0, 0, 0 };
+				double t_win = 0;
+				int adaptive = !strcmp(o.algos[a], "adaptive");
 				uint64_t seed = gb_pattern_seed((uint64_t)size, (uint64_t)rep,
 								(uint64_t)index);
 
@@ -589,21 +665,35 @@ int main(int argc, char **argv)
 					gb_pattern_fill(buf, (size_t)count, seed);
 				else
 					memset(buf, 0, (size_t)count);
-				if (gb_bcast_barrier(MPI_COMM_WORLD, o.bo.flags) < 0)
+				if (sync_start(&o, root, &t_win, &win[1]) < 0)
 					die("barrier failed");
 				if (gb_bcast_run(buf, count, MPI_BYTE, root, MPI_COMM_WORLD,
-						 o.algos[a], &o.bo, &tm, NULL) < 0)
+						 o.algos[a], &o.bo, &tm, &ri) < 0)
 					die("%s", gb_bcast_strerror());
+				/* adaptive: the tree (advisor or fallback) is this
+				 * call's, so are its label and predictions */
+				if (adaptive && rank == root) {
+					p->tree_via = ri.tree_via;
+					snprintf(p->model, sizeof(p->model), "%s", ri.model);
+					if (ri.tree &&
+					    gb_bcast_predict(MPI_COMM_WORLD, ri.tree, size, p->pred,
+							     p->pred_model,
+							     sizeof(p->pred_model)) < 0)
+						die("%s", gb_bcast_strerror());
+				}
 				/* asleep, ranks that are done leave the CPU to the
 				 * others until the last one is (the gather spins) */
-				if ((o.bo.flags & GB_BCAST_SLEEP) &&
-				    gb_bcast_barrier(MPI_COMM_WORLD, o.bo.flags) < 0)
+				if (sync_end(&o, t_win, &win[2]) < 0)
 					die("barrier failed");
 				bad = (long long)gb_pattern_check(buf, (size_t)count, seed);
 				if (gb_bcast_gather(&tm, root, MPI_COMM_WORLD, rec) < 0)
 					die("%s", gb_bcast_strerror());
-				MPI_Reduce(&bad, &tbad, 1, MPI_LONG_LONG, MPI_SUM, root,
+				win[0] = bad;
+				MPI_Reduce(win, twin, 3, MPI_LONG_LONG, MPI_SUM, root,
 					   MPI_COMM_WORLD);
+				tbad = twin[0];
+				window_late += twin[1];
+				window_over += twin[2];
 				if (rank == root) {
 					struct row *r = &rows[nrows++];
 
@@ -703,6 +793,20 @@ int main(int argc, char **argv)
 		}
 		printf("lower bound: max over hosts of path latency + size / bottleneck; "
 		       "x_lb = median / bound\n");
+		if (o.window_s > 0)
+			printf("start windows of %.0f ms: %lld late starts, %lld overruns (rank "
+			       "broadcasts)\n", o.window_s * 1e3, window_late, window_over);
+		for (int a = 0; a < o.nalgos; a++) {
+			struct gb_bcast_adaptive_stats as;
+
+			if (strcmp(o.algos[a], "adaptive"))
+				continue;
+			gb_bcast_adaptive_stats(&as);
+			printf("adaptive: %llu lookups (warm-ups included), %llu advisor trees, "
+			       "%llu fallbacks%s%s\n", (unsigned long long)as.calls,
+			       (unsigned long long)as.advisor, (unsigned long long)as.fallbacks,
+			       as.fallbacks ? "; last: " : "", as.fallbacks ? as.last_why : "");
+		}
 	}
 	MPI_Bcast(&status, 1, MPI_INT, root, MPI_COMM_WORLD);
 	free(buf);

@@ -49,12 +49,13 @@ struct gb_mon_result {
  *
  * Latency: the median RTT of @o->rtt_count echoes (one outstanding at a
  * time; a lost echo waits at most 1 s).  Bandwidth: the source samples
- * the bytes the sink has acknowledged (TCP_INFO tcpi_bytes_acked) with its
- * clock; the first warm_frac * tcp_bytes are warm-up (slow start), and the
- * goodput is the acknowledged bytes between the first sample past the
- * warm-up and the last sample before everything was acknowledged, over the
- * time between them (mon_probe.c says why: a starved receiver no longer
- * inflates it).  Initiation cost: the median time the source
+ * the bytes the sink has acknowledged (TCP_INFO, cumulatively and
+ * selectively: gb_tcp_bytes_delivered()) against its clock; the first
+ * warm_frac * tcp_bytes are warm-up (slow start), and the goodput is the
+ * least-squares slope of those samples from the first one past the warm-up
+ * to the last one before everything was acknowledged (mon_probe.c says
+ * why: a starved receiver no longer inflates it).  Initiation cost: the
+ * median time the source
  * spends inside send() for a 64-byte UDP datagram (pLogP's o_s, seed 002
  * s2.1, measured as the sender's CPU-side injection cost).
  *

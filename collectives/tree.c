@@ -265,14 +265,13 @@ void gb_binomial(const int *members, int k, int *parent, double *key, double key
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
-int gb_tree_save_json(const struct gb_tree *t, const struct gb_netmodel *m, const char *algo,
-		      double size, const char *path)
+json_t *gb_tree_to_json(const struct gb_tree *t, const struct gb_netmodel *m, const char *algo,
+			double size)
 {
 	json_t *root = NULL, *nodes, *parent, *children, *pred;
-	int ret = -ENOMEM;
 
 	if (!m || m->n != t->n)
-		return -EINVAL;
+		return NULL;
 	root = json_object();
 	nodes = json_array();
 	parent = json_array();
@@ -283,7 +282,7 @@ int gb_tree_save_json(const struct gb_tree *t, const struct gb_netmodel *m, cons
 		json_decref(parent);
 		json_decref(children);
 		json_decref(pred);
-		goto cleanup;
+		goto fail;
 	}
 	json_object_set_new(root, "format", json_string(TREE_FORMAT));
 	json_object_set_new(root, "algo", json_string(algo ? algo : "unknown"));
@@ -299,16 +298,16 @@ int gb_tree_save_json(const struct gb_tree *t, const struct gb_netmodel *m, cons
 		if (json_array_append_new(nodes, json_string(m->nodes[v].name)) < 0 ||
 		    json_array_append_new(parent, t->parent[v] < 0 ? json_null() :
 					  json_string(m->nodes[t->parent[v]].name)) < 0)
-			goto cleanup;
+			goto fail;
 		if (!t->nchild[v])
 			continue;
 		cl = json_array();
 		if (!cl || json_object_set_new(children, m->nodes[v].name, cl) < 0)
-			goto cleanup;
+			goto fail;
 		for (int i = 0; i < t->nchild[v]; i++)
 			if (json_array_append_new(cl, json_string(
 					m->nodes[t->child[t->cstart[v] + i]].name)) < 0)
-				goto cleanup;
+				goto fail;
 	}
 	for (int i = 0; i < gb_ncostmodels; i++) {
 		double c = gb_costmodels[i].cost(m, t, size, NULL);
@@ -316,9 +315,25 @@ int gb_tree_save_json(const struct gb_tree *t, const struct gb_netmodel *m, cons
 		json_object_set_new(pred, gb_costmodels[i].name,
 				    isfinite(c) ? json_real(c) : json_null());
 	}
-	ret = gb_json_save_atomic(root, path);
-cleanup:
+	return root;
+fail:
 	json_decref(root);
+	return NULL;
+}
+
+int gb_tree_save_json(const struct gb_tree *t, const struct gb_netmodel *m, const char *algo,
+		      double size, const char *path)
+{
+	json_t *j;
+	int ret;
+
+	if (!m || m->n != t->n)
+		return -EINVAL;
+	j = gb_tree_to_json(t, m, algo, size);
+	if (!j)
+		return -ENOMEM;
+	ret = gb_json_save_atomic(j, path);
+	json_decref(j);
 	return ret;
 }
 
@@ -332,15 +347,11 @@ static int name_index(const struct gb_netmodel *m, json_t *v)
 int gb_tree_load_json(struct gb_tree *t, const struct gb_netmodel *m, const char *path,
 		      char *err, size_t errlen)
 {
-	struct gb_tree d;
 	json_error_t je;
-	json_t *root = NULL, *parent, *children;
-	int *par = NULL, *rank = NULL, *has = NULL, n = m->n, r, ret;
-	double *key = NULL;
-	char why[160];
+	json_t *root;
+	int ret;
 
 	memset(t, 0, sizeof(*t));
-	memset(&d, 0, sizeof(d));
 	root = gb_json_load_file(path, &je, &ret);
 	if (!root) {
 		if (ret == -EINVAL)
@@ -349,6 +360,22 @@ int gb_tree_load_json(struct gb_tree *t, const struct gb_netmodel *m, const char
 			gb_errf(err, errlen, "cannot open '%s': %s", path, strerror(-ret));
 		return ret;
 	}
+	ret = gb_tree_from_json(t, m, root, path, err, errlen);
+	json_decref(root);
+	return ret;
+}
+
+int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json_t *root,
+		      const char *path, char *err, size_t errlen)
+{
+	struct gb_tree d;
+	json_t *parent, *children;
+	int *par = NULL, *rank = NULL, *has = NULL, n = m->n, r, ret;
+	double *key = NULL;
+	char why[160];
+
+	memset(t, 0, sizeof(*t));
+	memset(&d, 0, sizeof(d));
 	ret = -EINVAL;
 	r = name_index(m, json_object_get(root, "root"));
 	if (r < 0) {
@@ -469,7 +496,6 @@ int gb_tree_load_json(struct gb_tree *t, const struct gb_netmodel *m, const char
 	ret = 0;
 cleanup:
 	gb_tree_release(&d);
-	json_decref(root);
 	free(par);
 	free(has);
 	free(rank);

@@ -14,6 +14,7 @@
  * namespace it configures.
  */
 #include "gbemu.h"
+#include "cgroup.h"
 #include "netns.h"
 #include "nl.h"
 #include "shaping.h"
@@ -250,6 +251,9 @@ static int write_state(const struct gb_grid *g, const char *status, const char *
 				 "status", status, "topology", topo_path, "name", t->name,
 				 "backend", g->shaper ? g->shaper->name : "", "created_unix",
 				 (json_int_t)time(NULL), "netns", ns, "links", links);
+	/* heterogeneous CPUs: which interface enforces the clusters' shares */
+	json_object_set_new(root, "cpu_control",
+			    json_string(gb_cgroup_describe(t, buf, sizeof(buf))));
 	rpath(g, "state.json", path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	int err = json_dump_file(root, tmp, JSON_INDENT(1)) < 0 ? -EIO : 0;
@@ -700,6 +704,12 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 			goto undo;
 	if ((err = build_mgmt(g, e)) < 0)
 		goto undo;
+	{
+		struct gb_cpuctl cc;
+
+		if ((err = gb_cgroup_setup(g, &cc, e)) < 0)
+			goto undo;
+	}
 
 	rpath(g, "topology.yaml", sp, sizeof(sp));
 	if ((err = copy_file(path, sp)) < 0) {
@@ -788,6 +798,16 @@ int gb_grid_down(struct gb_grid *g, int *removed, struct gb_err *e)
 	}
 	gb_netns_kill_procs(inos, ninos);
 	free(inos);
+	/* the hosts' CPU quotas (their processes are gone now) */
+	{
+		int r = gb_cgroup_remove(g->prefix);
+
+		if (r < 0 && !err) {
+			err = r;
+			gb_err_set(e, "cannot remove the cgroups of prefix '%s': %s", g->prefix,
+				   strerror(-r));
+		}
+	}
 
 	for (int i = 0; i < n; i++) {
 		if (!names[i])
@@ -974,6 +994,14 @@ int gb_grid_exec(struct gb_grid *g, const char *node, char **argv, struct gb_err
 	close(fd);
 	setenv("GRIDBED_NODE", node, 1);
 	setenv("GRIDBED_PREFIX", g->prefix, 1);
+	{
+		int r = gb_cgroup_join(g->prefix, node);
+
+		if (r < 0) {
+			gb_err_set(e, "cannot join the CPU quota of '%s': %s", node, strerror(-r));
+			return r;
+		}
+	}
 	execvp(argv[0], argv);
 	int err = -errno;
 	gb_err_set(e, "cannot run '%s' in '%s': %s", argv[0], node, strerror(errno));

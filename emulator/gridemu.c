@@ -7,6 +7,7 @@
  * topology, an unknown link or backend).
  */
 #include "capture.h"
+#include "cgroup.h"
 #include "gbemu.h"
 #include "mpirun.h"
 #include "probe.h"
@@ -105,6 +106,14 @@ static int cmd_up(int argc, char **argv)
 		printf("grid '%s' up: %d hosts, %d nodes, %d links, backend %s, prefix %s, "
 		       "in %.3f s\n", g.topo->name, g.topo->nhosts, g.topo->nnodes,
 		       g.topo->nlinks, gb_grid_backend(&g), g.prefix, el);
+	/* heterogeneous CPUs asked for but not enforceable: say so, always */
+	{
+		char cpu[256];
+
+		if (!strncmp(gb_cgroup_describe(g.topo, cpu, sizeof(cpu)), "none", 4))
+			fprintf(stderr, "gridemu: warning: the topology gives clusters a cpu share, "
+				"but no CPU controller enforces it (%s)\n", cpu + 6);
+	}
 	gb_grid_close(&g);
 	return 0;
 }

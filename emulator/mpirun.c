@@ -28,6 +28,7 @@
  */
 #include "mpirun.h"
 
+#include "cgroup.h"
 #include "gbemu.h"
 #include "netns.h"
 
@@ -330,6 +331,15 @@ static int agent_main(int argc, char **argv)
 		return 255;
 	}
 	close(fd);
+	/* Heterogeneous CPUs: orted, and so the rank, share the host's quota. */
+	const char *gprefix = json_string_value(json_object_get(map, "prefix"));
+	int cg = gprefix ? gb_cgroup_join(gprefix, node) : 1;
+	if (cg < 0) {
+		fprintf(stderr, ME " agent: cannot join the CPU quota of '%s': %s\n", node,
+			strerror(-cg));
+		json_decref(map);
+		return 255;
+	}
 	json_decref(map);
 
 	struct strv cmd = { 0 };

@@ -7,6 +7,7 @@
  *   sched.yaml:7:22: load 2: fraction '120%' is not between 0 and 100%
  */
 #include "gbload.h"
+#include "gbyaml.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,94 +19,18 @@
 #include <yaml.h>
 
 struct ctx {
-	const char *file;
+	struct gb_yaml y;       /* file, diagnostic, document (gbyaml.h) */
 	const struct gb_topo *t;
-	struct gb_diag *diag;
-	yaml_document_t *doc;
-	char q[4][64];          /* quote() ring */
-	int qi;
 };
 
-#define LINE(n) ((int)(n)->start_mark.line + 1)
-#define COL(n) ((int)(n)->start_mark.column + 1)
-
-static __attribute__((format(printf, 3, 4)))
-int fail(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!c->diag)
-		return -EINVAL;
-	snprintf(c->diag->file, sizeof(c->diag->file), "%s", c->file);
-	c->diag->line = n ? LINE(n) : 0;
-	c->diag->col = n ? COL(n) : 0;
-	va_start(ap, fmt);
-	vsnprintf(c->diag->msg, sizeof(c->diag->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* A user's text made safe to quote in a one-line message. */
-static const char *quote(struct ctx *c, const char *s)
-{
-	char *q = c->q[c->qi++ & 3];
-	size_t i, max = sizeof(c->q[0]) - 4;
-
-	for (i = 0; s[i] && i < max; i++)
-		q[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-	if (s[i])
-		memcpy(q + i, "...", 4);
-	else
-		q[i] = '\0';
-	return q;
-}
-
-static yaml_node_t *node(const struct ctx *c, int id)
-{
-	return yaml_document_get_node(c->doc, id);
-}
-
-static const char *sval(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* Mapping @n has only keys from @allowed, each once. */
-static int check_map(struct ctx *c, const yaml_node_t *n, const char *subject,
-		     const char *const *allowed)
-{
-	if (n->type != YAML_MAPPING_NODE)
-		return fail(c, n, "%s must be a mapping", subject);
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		const yaml_node_t *k = node(c, p->key);
-		const char *ks = sval(k);
-		const char *const *a;
-
-		if (!ks)
-			return fail(c, k, "%s: keys must be plain words", subject);
-		for (a = allowed; *a && strcmp(*a, ks); a++)
-			;
-		if (!*a)
-			return fail(c, k, "%s: unknown key '%s'", subject, quote(c, ks));
-		for (yaml_node_pair_t *o = n->data.mapping.pairs.start; o < p; o++)
-			if (!strcmp(sval(node(c, o->key)), ks))
-				return fail(c, k, "%s: duplicate key '%s'", subject, ks);
-	}
-	return 0;
-}
-
-static yaml_node_t *get(const struct ctx *c, const yaml_node_t *n, const char *key)
-{
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		const char *k = sval(node(c, p->key));
-
-		if (k && !strcmp(k, key))
-			return node(c, p->value);
-	}
-	return NULL;
-}
+#define LINE(n) GB_YLINE(n)
+#define COL(n) GB_YCOL(n)
+#define fail(c, n, ...) gb_yaml_fail(&(c)->y, (n), __VA_ARGS__)
+#define quote(c, s) gb_yaml_quote(&(c)->y, (s))
+#define node(c, id) gb_yaml_node(&(c)->y, (id))
+#define sval(n) gb_yaml_str(n)
+#define get(c, n, key) gb_yaml_get(&(c)->y, (n), (key))
+#define check_map(c, n, subject, allowed) gb_yaml_check_map(&(c)->y, (n), (subject), (allowed))
 
 /* "ddd[.ddd]" exactly, no sign or exponent; returns the end or NULL. */
 static const char *decimal(const char *s, double *v)
@@ -122,41 +47,6 @@ static const char *decimal(const char *s, double *v)
 		return NULL;
 	*v = strtod(s, NULL);
 	return p;
-}
-
-/*
- * A duration in seconds: tc's units (ns, us, ms, s) through gb_parse_time(),
- * plus "min" and "h" because the paper's schedule is in minutes.  A bare
- * number is refused, as in topology files.
- */
-static int parse_seconds(const char *s, double *out)
-{
-	static const struct {
-		const char *u;
-		double mult;
-	} big[] = { { "min", 60 }, { "mins", 60 }, { "h", 3600 }, { "hour", 3600 },
-		    { "hours", 3600 } };
-	uint64_t ns;
-	double v;
-	const char *end = s ? decimal(s, &v) : NULL;
-
-	if (!end)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
-		if (!strcmp(end, big[i].u)) {
-			*out = v * big[i].mult;
-			return 0;
-		}
-	}
-	if (*end && gb_parse_time(s, &ns) == 0) {
-		*out = (double)ns / 1e9;
-		return 0;
-	}
-	if (*end == 0 && v == 0) {
-		*out = 0;
-		return 0;
-	}
-	return -EINVAL;
 }
 
 /* "70%" or "0.7". */
@@ -226,12 +116,12 @@ static int parse_load(struct ctx *c, const yaml_node_t *n, int idx, struct gb_lo
 
 	if (!(v = get(c, n, "start")))
 		return fail(c, n, "%s: 'start' is missing", subj);
-	if (parse_seconds(sval(v), &iv->start) < 0)
+	if (gb_parse_duration(sval(v), &iv->start) < 0)
 		return fail(c, v, "%s: start '%s' is not a time (use 4min, 90s, 250ms)", subj,
 			    quote(c, sval(v) ? sval(v) : ""));
 	if (!(v = get(c, n, "duration")))
 		return fail(c, n, "%s: 'duration' is missing", subj);
-	if (parse_seconds(sval(v), &iv->duration) < 0 || iv->duration <= 0)
+	if (gb_parse_duration(sval(v), &iv->duration) < 0 || iv->duration <= 0)
 		return fail(c, v, "%s: duration '%s' is not a positive time (use 6min, 30s)",
 			    subj, quote(c, sval(v) ? sval(v) : ""));
 	if (!(v = get(c, n, "fraction")))
@@ -352,38 +242,20 @@ static int parse_top(struct ctx *c, const yaml_node_t *root, struct gb_load_sche
 int gb_load_parse(const char *buf, size_t len, const char *name, const struct gb_topo *t,
 		  struct gb_load_sched *s, struct gb_diag *d)
 {
-	struct ctx c = { .file = name, .t = t, .diag = d };
-	yaml_parser_t p;
-	yaml_document_t doc;
-	int err = 0, have_doc = 0;
+	struct ctx c = { .t = t };
+	int err;
 
 	gb_load_sched_release(s);
 	gb_load_sched_init(s);
 	snprintf(s->source, sizeof(s->source), "%s", name);
-	if (!yaml_parser_initialize(&p))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&p, &doc)) {
-		if (d) {
-			snprintf(d->file, sizeof(d->file), "%s", name);
-			d->line = (int)p.problem_mark.line + 1;
-			d->col = (int)p.problem_mark.column + 1;
-			snprintf(d->msg, sizeof(d->msg), "yaml: %s%s%s",
-				 p.problem ? p.problem : "syntax error",
-				 p.context ? " " : "", p.context ? p.context : "");
-		}
-		err = -EINVAL;
+	gb_yaml_init(&c.y, name, d, "a load schedule");
+	if ((err = gb_yaml_load(&c.y, buf, len)) < 0)
 		goto cleanup;
-	}
-	have_doc = 1;
-	c.doc = &doc;
-	if ((err = parse_top(&c, yaml_document_get_root_node(&doc), s)) < 0)
+	if ((err = parse_top(&c, gb_yaml_root(&c.y), s)) < 0)
 		goto cleanup;
 	err = gb_load_resolve(t, s, d);
 cleanup:
-	if (have_doc)
-		yaml_document_delete(&doc);
-	yaml_parser_delete(&p);
+	gb_yaml_release(&c.y);
 	if (err < 0)
 		gb_load_sched_release(s);
 	return err;
@@ -392,42 +264,19 @@ cleanup:
 int gb_load_parse_file(const char *path, const struct gb_topo *t, struct gb_load_sched *s,
 		       struct gb_diag *d)
 {
-	FILE *f = fopen(path, "re");
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int err;
+	size_t len = 0;
+	int err = gb_read_file(path, 64u << 20, &buf, &len);
 
-	if (!f) {
-		err = -errno;
+	if (err < 0) {
 		if (d) {
 			snprintf(d->file, sizeof(d->file), "%s", path);
 			d->line = d->col = 0;
-			snprintf(d->msg, sizeof(d->msg), "cannot open: %s", strerror(errno));
+			snprintf(d->msg, sizeof(d->msg), "cannot open: %s", strerror(-err));
 		}
 		return err;
 	}
-	for (;;) {
-		if (len == cap) {
-			char *nb = realloc(buf, cap ? 2 * cap : 4096);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap = cap ? 2 * cap : 4096;
-		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-
-		if (!n)
-			break;
-		len += n;
-	}
-	err = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (!err)
-		err = gb_load_parse(buf, len, path, t, s, d);
+	err = gb_load_parse(buf, len, path, t, s, d);
 	free(buf);
 	return err;
 }

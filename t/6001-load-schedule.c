@@ -224,7 +224,7 @@ static const struct bad bads[] = {
 	{ "loads:\n  - {start: 1min, duration: 6min, fraction: 0.5}\n", 2, 5,
 	  "give a 'link' (and 'dir') or a 'src' and 'dst'" },
 	{ "loads:\n  - {start: 1min, duration: 6min, fraction: 0.5, link: LA-CHI\n", 3, 1,
-	  "yaml: " },
+	  "yaml syntax error: " },
 	{ "seed: 7\n", 1, 1, "'loads' is missing" },
 	{ "scale: -1\nloads:\n", 1, 8, "scale '-1' is not a positive number" },
 };

@@ -2,7 +2,7 @@
 # gridmon on a live two-clusters grid (a-1..a-4 | 5ms 100mbit | b-1..b-4):
 #   - one round (--once) writes a versioned matrix file whose inter-cluster
 #     latency is at least the configured one-way path delay and below twice
-#     it plus 1 ms, and whose bandwidth is 30-200 % of the path bottleneck (sanity);
+#     it plus 1 ms, and whose bandwidth is 30-110 % of the path bottleneck;
 #   - the file loads with the planner library (gridtree plan --matrix);
 #   - the probe traffic it records is what the budget allows;
 #   - a 70 % capacity cut of the WAN link shows up within two periods.
@@ -39,11 +39,13 @@ for pair in "0 4 a-1>b-1" "4 0 b-1>a-1"; do
 	lat=$(jq ".lat[$1][$2]" "$m"); bw=$(jq ".bw[$1][$2]" "$m")
 	ok $(between "$lat_cfg" "$(awk -v l=$lat_cfg 'BEGIN{print 2*l+0.001}')" "$lat"; echo $?) \
 		"$3 latency $lat s within [configured $lat_cfg, 2x + 1 ms)"
-	# A sanity range that catches unit and plumbing errors; accuracy is
-	# the benchmark's (collectives/bench/gridmon-accuracy.sh): a receiver
-	# starved of CPU reads late and in bursts, which inflates one round.
-	ok $(between "$(awk -v b=$bw_cfg 'BEGIN{print 0.3*b}')" "$(awk -v b=$bw_cfg 'BEGIN{print 2*b}')" "$bw"; echo $?) \
-		"$3 bandwidth $bw B/s within 30-200 % of $bw_cfg (sanity)"
+	# Timed at the sender from acknowledged bytes (mon_probe.c), a round
+	# no longer reads more than the link carries (TCP's payload ceiling is
+	# 96.5 %); when the box starves the delay line, the link really
+	# carries less for a while, hence the low bound.  Accuracy is the
+	# benchmark's (collectives/bench/gridmon-accuracy.sh).
+	ok $(between "$(awk -v b=$bw_cfg 'BEGIN{print 0.3*b}')" "$(awk -v b=$bw_cfg 'BEGIN{print 1.1*b}')" "$bw"; echo $?) \
+		"$3 bandwidth $bw B/s within 30-110 % of $bw_cfg"
 done
 # every node of a to every node of b gets the cluster pair's value
 is "$(jq '[.bw[0:4][] | .[4:8][]] | unique | length' "$m")" 1 "a -> b expanded to every node pair"

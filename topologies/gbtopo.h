@@ -252,6 +252,12 @@ const char *gb_fmt_ip(uint32_t addr, char buf[16]);
  *   loss: "1%", "0.5%"
  */
 int gb_parse_time(const char *s, uint64_t *ns);
+/**
+ * gb_parse_duration() - a duration in seconds for schedules and campaigns:
+ * the time units above plus "min"/"mins" and "h"/"hour"/"hours" ("4min",
+ * "6.5min", "90s", "250ms"); a bare "0" is 0.  Exact to the nanosecond.
+ */
+int gb_parse_duration(const char *s, double *seconds);
 int gb_parse_rate(const char *s, uint64_t *bps);
 int gb_parse_loss(const char *s, double *p);
 

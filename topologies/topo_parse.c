@@ -1142,79 +1142,33 @@ static int build(struct ctx *c)
 
 /* ---- entry points -------------------------------------------------------- */
 
-static int yaml_error(struct ctx *c, const yaml_parser_t *p, const char *buf, size_t len)
-{
-	int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
-
-	if (p->error == YAML_MEMORY_ERROR)
-		return -ENOMEM;
-	if (p->error == YAML_READER_ERROR) {
-		/* reader errors carry a byte offset, not a mark */
-		line = 1;
-		col = 1;
-		for (size_t i = 0; i < p->problem_offset && i < len; i++, col++)
-			if (buf[i] == '\n') {
-				line++;
-				col = 0;
-			}
-	}
-	if (p->context)
-		return fail_at(c, line, col, "yaml syntax error: %s (%s)",
-			       p->problem ? p->problem : "unknown error", p->context);
-	return fail_at(c, line, col, "yaml syntax error: %s",
-		       p->problem ? p->problem : "unknown error");
-}
-
 int gb_topo_parse(const char *buf, size_t len, const char *name, struct gb_topo **out,
 		  struct gb_diag *diag)
 {
 	struct ctx c = {
-		.file = name ? name : "<string>",
-		.diag = diag,
 		.data = { 0x0afa0000u, 16 }, /* 10.250.0.0/16 */
 		.mgmt = { 0x0afb0000u, 16 }, /* 10.251.0.0/16 */
 		.mtu = 1500,
 		.seed = 1,
 	};
-	yaml_parser_t parser;
-	yaml_document_t doc, doc2;
-	bool have_parser = false, have_doc = false, have_doc2 = false;
 	yaml_node_t *root;
 	int ret;
 
+	gb_yaml_init(&c.y, name, diag, "a topology");
+	c.y.key_hint = dir_key_hint;
 	if (out)
 		*out = NULL;
-	if (diag)
-		memset(diag, 0, sizeof(*diag));
 	if (!buf || !out)
 		return -EINVAL;
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	have_parser = true;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		ret = yaml_error(&c, &parser, buf, len);
+	if ((ret = gb_yaml_load(&c.y, buf, len)) < 0)
 		goto cleanup;
-	}
-	have_doc = true;
-	c.doc = &doc;
-	root = yaml_document_get_root_node(&doc);
+	root = gb_yaml_root(&c.y);
 	if (!root) {
 		ret = fail_at(&c, 1, 1, "empty topology (expected a mapping with 'name' and "
 			      "'sites')");
 		goto cleanup;
 	}
-	if (!yaml_parser_load(&parser, &doc2)) {
-		ret = yaml_error(&c, &parser, buf, len);
-		goto cleanup;
-	}
-	have_doc2 = true;
-	if (yaml_document_get_root_node(&doc2)) {
-		ret = fail_at(&c, (int)doc2.start_mark.line + 1, (int)doc2.start_mark.column + 1,
-			      "more than one yaml document in a topology file");
-		goto cleanup;
-	}
-	if ((ret = refuse_aliases(&c)) < 0 || (ret = parse_top(&c, root)) < 0 ||
+	if ((ret = gb_yaml_refuse_aliases(&c.y)) < 0 || (ret = parse_top(&c, root)) < 0 ||
 	    (ret = build(&c)) < 0)
 		goto cleanup;
 	*out = c.t;
@@ -1222,7 +1176,7 @@ int gb_topo_parse(const char *buf, size_t len, const char *name, struct gb_topo 
 	ret = 0;
 cleanup:
 	if (ret < 0 && ret != -EINVAL && diag && !diag->msg[0]) {
-		snprintf(diag->file, sizeof(diag->file), "%s", c.file);
+		snprintf(diag->file, sizeof(diag->file), "%s", c.y.file);
 		snprintf(diag->msg, sizeof(diag->msg), "%s", strerror(-ret));
 	}
 	gb_topo_free(c.t);
@@ -1231,12 +1185,7 @@ cleanup:
 	free(c.hosts);
 	free(c.hubs);
 	free(c.links);
-	if (have_doc2)
-		yaml_document_delete(&doc2);
-	if (have_doc)
-		yaml_document_delete(&doc);
-	if (have_parser)
-		yaml_parser_delete(&parser);
+	gb_yaml_release(&c.y);
 	return ret;
 }
 
@@ -1244,8 +1193,7 @@ int gb_topo_load(const char *path, struct gb_topo **out, struct gb_diag *diag)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	struct stat st;
-	int fd = -1, ret;
+	int ret;
 
 	if (out)
 		*out = NULL;
@@ -1255,40 +1203,12 @@ int gb_topo_load(const char *path, struct gb_topo **out, struct gb_diag *diag)
 	}
 	if (!path || !out)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto cleanup;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)MAX_FILE_SIZE) {
-		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EFBIG;
-		goto cleanup;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
-	while (len < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			goto cleanup;
-		}
-		if (r == 0)
-			break; /* the file shrank: parse what we have */
-		len += (size_t)r;
-	}
-	ret = gb_topo_parse(buf, len, path, out, diag);
-cleanup:
+	ret = gb_read_file(path, MAX_FILE_SIZE, &buf, &len);
+	if (ret == 0)
+		ret = gb_topo_parse(buf, len, path, out, diag);
 	if (ret < 0 && ret != -EINVAL && diag && !diag->msg[0])
 		snprintf(diag->msg, sizeof(diag->msg), "cannot read '%s': %s", path,
 			 strerror(-ret));
-	if (fd >= 0)
-		close(fd);
 	free(buf);
 	return ret;
 }

@@ -39,6 +39,16 @@ static const struct unit time_units[] = {
 	{ NULL, 0 },
 };
 
+/* Durations of schedules and campaigns: the same, plus minutes and hours,
+ * because the papers' schedules are in minutes. */
+static const struct unit duration_units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+	{ "s", 1000000000 }, { "sec", 1000000000 }, { "secs", 1000000000 },
+	{ "min", 60000000000ull }, { "mins", 60000000000ull },
+	{ "h", 3600000000000ull }, { "hour", 3600000000000ull }, { "hours", 3600000000000ull },
+	{ NULL, 0 },
+};
+
 #define KB 1000ull
 #define KI 1024ull
 static const struct unit rate_units[] = {
@@ -133,6 +143,20 @@ static int parse_with_units(const char *s, const struct unit *units, uint64_t *o
 int gb_parse_time(const char *s, uint64_t *ns)
 {
 	return parse_with_units(s, time_units, ns);
+}
+
+int gb_parse_duration(const char *s, double *seconds)
+{
+	uint64_t ns;
+
+	if (s && !strcmp(s, "0")) {
+		*seconds = 0;
+		return 0;
+	}
+	if (parse_with_units(s, duration_units, &ns) < 0)
+		return -EINVAL;
+	*seconds = (double)ns / 1e9;
+	return 0;
 }
 
 int gb_parse_rate(const char *s, uint64_t *bps)

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe_child.c - the common part of gridbed's measuring and loading
+ * children (probe_child.h).
+ */
+#include "probe_child.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+/* glibc's <netinet/tcp.h> has a struct tcp_info without tcpi_bytes_acked */
+#include <linux/tcp.h>
+
+double gb_child_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+pid_t gb_child_fork(int nsfd, const char *name, double hard_end)
+{
+	pid_t parent = getpid(), pid;
+	struct itimerval it;
+	sigset_t none;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0)
+		return pid;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1); /* the caller died before prctl() took effect */
+	if (name)
+		prctl(PR_SET_NAME, name);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (hard_end > 0) {
+		double left = hard_end - gb_child_mono();
+
+		if (left < 0.001)
+			left = 0.001;
+		memset(&it, 0, sizeof(it));
+		it.it_value.tv_sec = (time_t)left;
+		it.it_value.tv_usec = (suseconds_t)((left - floor(left)) * 1e6);
+		if (setitimer(ITIMER_REAL, &it, NULL) < 0)
+			_exit(3);
+	}
+	if (nsfd >= 0 && setns(nsfd, CLONE_NEWNET) < 0)
+		_exit(3);
+	return 0;
+}
+
+struct sockaddr_in gb_sockaddr(uint32_t addr, int port)
+{
+	struct sockaddr_in s;
+
+	memset(&s, 0, sizeof(s));
+	s.sin_family = AF_INET;
+	s.sin_addr.s_addr = htonl(addr);
+	s.sin_port = htons((uint16_t)port);
+	return s;
+}
+
+int gb_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int tcp_info(int fd, struct tcp_info *ti)
+{
+	socklen_t len = sizeof(*ti);
+
+	memset(ti, 0, sizeof(*ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, ti, &len) < 0)
+		return -errno;
+	if (len < offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof(ti->tcpi_bytes_acked))
+		return -EOPNOTSUPP; /* a kernel older than 4.1 */
+	return 0;
+}
+
+int gb_tcp_bytes_delivered(int fd, uint64_t *bytes)
+{
+	struct tcp_info ti;
+	int err = tcp_info(fd, &ti);
+
+	if (err < 0)
+		return err;
+	*bytes = ti.tcpi_bytes_acked + (uint64_t)ti.tcpi_sacked * ti.tcpi_snd_mss;
+	return 0;
+}
+
+int gb_tcp_bytes_acked(int fd, uint64_t *acked)
+{
+	struct tcp_info ti;
+	int err = tcp_info(fd, &ti);
+
+	if (err < 0)
+		return err;
+	*acked = ti.tcpi_bytes_acked;
+	return 0;
+}

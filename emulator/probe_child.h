@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe_child.h - what every process gridbed forks into an emulated host to
+ * measure or load the data plane has in common: `gridemu probe`
+ * (probe.c), gridmon's pair measurement (collectives/mon_probe.c) and
+ * gridload's flows (loadgen/flow.c).
+ *
+ *	caller ──gb_child_fork(nsfd)──► child: dies with the caller, default
+ *	                                       signals, optional backstop timer,
+ *	                                       inside the host's namespace
+ *	child ──gb_write_all()──► report pipe ──► caller
+ *
+ * The caller's own namespace is never changed (STYLE.md practice 4): only
+ * the child enters the host's.
+ */
+#ifndef GRIDBED_PROBE_CHILD_H
+#define GRIDBED_PROBE_CHILD_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/**
+ * gb_child_fork() - fork a child that measures or loads from inside a host.
+ * @nsfd:     the namespace the child enters (-1: it stays in the caller's)
+ * @name:     the child's comm name (PR_SET_NAME, what ps and pgrep show), or
+ *            NULL to keep the caller's
+ * @hard_end: CLOCK_MONOTONIC seconds; > 0 arms ITIMER_REAL so that SIGALRM
+ *            (default action: terminate) ends the child at that time
+ *            whatever it is doing, a backstop for a child stuck anywhere;
+ *            0: no backstop
+ *
+ * Before returning in the child it: asks for SIGKILL when the caller dies
+ * (PR_SET_PDEATHSIG) and checks the caller did not die before that took
+ * effect; resets every signal to its default action with an empty mask
+ * (the caller's handlers, e.g. a CLI's SIGINT flag, mean nothing in the
+ * child) and ignores SIGPIPE (a closed peer is an error return, not a
+ * death); arms the backstop; enters @nsfd.  A child that cannot do one of
+ * these exits with status 3 (1 if the caller is already gone).
+ *
+ * stdio buffers are flushed before the fork, so a child that _exit()s
+ * never writes the caller's pending output twice.
+ *
+ * Return: in the caller the child's pid (> 0) or -errno; in the child 0.
+ */
+pid_t gb_child_fork(int nsfd, const char *name, double hard_end);
+
+/** gb_sockaddr() - an IPv4 socket address; @addr in host byte order. */
+struct sockaddr_in gb_sockaddr(uint32_t addr, int port);
+
+/**
+ * gb_write_all() - write all @len bytes to @fd, retrying on EINTR and short
+ * writes.  Return: 0, or -errno (-EIO for a zero-length write).
+ */
+int gb_write_all(int fd, const void *buf, size_t len);
+
+/**
+ * gb_tcp_bytes_acked() - bytes the peer of TCP socket @fd has acknowledged
+ * so far (TCP_INFO tcpi_bytes_acked, RFC 4898's
+ * tcpEStatsAppHCThruOctetsAcked).  Read at the sender, it is what crossed
+ * the path whatever the receiving process was doing: the kernel counts it
+ * when the ACK arrives, so a sample (clock, bytes_acked) taken together is
+ * consistent even when either process is starved of CPU.  Differences
+ * between two samples are exact data bytes (the SYN's one unit of sequence
+ * space cancels out).
+ * Return: 0, or -errno (-EOPNOTSUPP on a kernel without the field).
+ */
+int gb_tcp_bytes_acked(int fd, uint64_t *acked);
+
+/**
+ * gb_tcp_bytes_delivered() - bytes of TCP socket @fd the peer has reported
+ * receiving: the cumulatively acknowledged bytes plus the segments it has
+ * selectively acknowledged beyond a hole (tcpi_sacked x tcpi_snd_mss).
+ * Why not gb_tcp_bytes_acked() alone: after a loss, data that arrived
+ * behind the hole is acknowledged cumulatively only when the retransmission
+ * fills it, so the acknowledged count then jumps by what was delivered
+ * earlier, and a rate taken from it over a short window reads more than
+ * the link carries (gridmon saw +8 % on 30 Mbit/s, 60 ms paths).  The
+ * SACKed part is counted in whole segments of the current MSS, which bulk
+ * transfers send.  Return: 0 or -errno as gb_tcp_bytes_acked().
+ */
+int gb_tcp_bytes_delivered(int fd, uint64_t *bytes);
+
+/** gb_child_mono() - CLOCK_MONOTONIC in seconds (ARCHITECTURE.md decision 4). */
+double gb_child_mono(void);
+
+#endif

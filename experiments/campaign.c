@@ -1,0 +1,861 @@
+// SPDX-License-Identifier: MIT
+/*
+ * campaign.c - read and validate a campaign file (gbexp.h; the format is
+ * in docs/formats.md, "Campaign file"), with libyaml through gbyaml.h:
+ * every error names its place, "camp.yaml:12:5: algorithm 'mpichg2' is not
+ * a planner (gridtree list), native or adaptive[:PLANNER]".
+ *
+ * Everything is checked before anything runs: the topology is loaded, host
+ * names are looked up, and every load condition's schedule is parsed by
+ * libgbload against the topology.  Inline `loads:` are handed to libgbload's
+ * own schedule parser, re-based (blank lines and spaces in front) so that
+ * its diagnostics point at the right line and column of the campaign file.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbcoll.h"
+#include "gbexp.h"
+#include "gbyaml.h"
+
+#define MAX_FILE (4u << 20)
+
+struct ctx {
+	struct gb_yaml y;
+	struct gx_campaign *c;
+	const char *buf;         /* the file's text (inline loads are cut from it) */
+	size_t len;
+};
+
+#define fail(c, n, ...) gb_yaml_fail(&(c)->y, (n), __VA_ARGS__)
+#define quote(c, s) gb_yaml_quote(&(c)->y, (s))
+#define sval(n) gb_yaml_str(n)
+#define get(c, n, key) gb_yaml_get(&(c)->y, (n), (key))
+#define check_map(c, n, subject, allowed) gb_yaml_check_map(&(c)->y, (n), (subject), (allowed))
+
+/* "'text'" for a scalar, "a list" or "a mapping" otherwise. */
+static const char *str_or_kind(struct ctx *c, const yaml_node_t *n)
+{
+	return gb_yaml_kind(&c->y, n);
+}
+
+/* A word: [A-Za-z0-9_.-], 1 .. GX_NAME_MAX - 1 characters. */
+static int get_word(struct ctx *c, const yaml_node_t *n, const char *what, char *out, size_t len)
+{
+	const char *s = sval(n);
+
+	if (!s || !*s || gb_yaml_is_null(n))
+		return fail(c, n, "%s must be a word, got %s", what, gb_yaml_kind(&c->y, n));
+	if (strlen(s) >= len || strlen(s) >= GX_NAME_MAX)
+		return fail(c, n, "%s '%s' is too long", what, quote(c, s));
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-'))
+			return fail(c, n, "%s '%s' has a character outside [A-Za-z0-9_.-]", what,
+				    quote(c, s));
+	snprintf(out, len, "%s", s);
+	return 0;
+}
+
+static int get_int(struct ctx *c, const yaml_node_t *n, const char *what, long lo, long hi,
+		   int *out)
+{
+	const char *s = sval(n);
+	char *end;
+	long v;
+
+	if (!s || !*s || (*s != '-' && (*s < '0' || *s > '9')))
+		return fail(c, n, "%s must be an integer, got %s", what, gb_yaml_kind(&c->y, n));
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end)
+		return fail(c, n, "%s '%s' is not an integer", what, quote(c, s));
+	if (v < lo || v > hi)
+		return fail(c, n, "%s '%s' is out of range (%ld .. %ld)", what, quote(c, s), lo, hi);
+	*out = (int)v;
+	return 0;
+}
+
+/* A positive number without unit ("0.05", "1"). */
+static int get_number(struct ctx *c, const yaml_node_t *n, const char *what, double *out)
+{
+	const char *s = sval(n);
+	char *end;
+	double v;
+
+	if (!s || !*s || gb_yaml_is_null(n))
+		return fail(c, n, "%s must be a number, got %s", what, gb_yaml_kind(&c->y, n));
+	v = strtod(s, &end);
+	if (*end || !isfinite(v) || !(v > 0) || *s == '-' || *s == '+')
+		return fail(c, n, "%s '%s' is not a positive number", what, quote(c, s));
+	*out = v;
+	return 0;
+}
+
+static int get_duration(struct ctx *c, const yaml_node_t *n, const char *what, double *out)
+{
+	const char *s = sval(n);
+
+	if (!s || gb_parse_duration(s, out) < 0)
+		return fail(c, n, "%s %s is not a time (use 90s, 5min, 1h, 250ms)", what,
+			    str_or_kind(c, n));
+	return 0;
+}
+
+static int get_size(struct ctx *c, const yaml_node_t *n, const char *what, double *out)
+{
+	const char *s = sval(n);
+
+	if (!s || gb_parse_size(s, out) < 0 || *out != floor(*out) || *out > 2147483647.0)
+		return fail(c, n, "%s %s is not a size in bytes (use 1M, 64K, 1000)", what,
+			    str_or_kind(c, n));
+	return 0;
+}
+
+static int get_bool(struct ctx *c, const yaml_node_t *n, const char *what, int *out)
+{
+	const char *s = sval(n);
+
+	if (s && (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")))
+		*out = 1;
+	else if (s && (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")))
+		*out = 0;
+	else
+		return fail(c, n, "%s must be true or false, got %s", what, str_or_kind(c, n));
+	return 0;
+}
+
+/* ---- algorithms --------------------------------------------------------- */
+
+static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
+{
+	const char *s = sval(n), *colon;
+	const struct gb_planner *p;
+
+	if (!s || !*s)
+		return fail(c, n, "an algorithm must be a name, got %s", gb_yaml_kind(&c->y, n));
+	if (strlen(s) >= sizeof(a->label))
+		return fail(c, n, "algorithm '%s' is too long", quote(c, s));
+	memset(a, 0, sizeof(*a));
+	snprintf(a->label, sizeof(a->label), "%s", s);
+	if (!strcmp(s, "native")) {
+		snprintf(a->bcast, sizeof(a->bcast), "native");
+		snprintf(a->planner, sizeof(a->planner), "native");
+		return 0;
+	}
+	if (!strncmp(s, "adaptive", 8) && (!s[8] || s[8] == ':')) {
+		colon = s[8] ? s + 9 : NULL;
+		if (colon && !gb_planner_find(colon))
+			return fail(c, n, "algorithm '%s': '%s' is not a planner (see gridtree list)",
+				    quote(c, s), quote(c, colon));
+		snprintf(a->bcast, sizeof(a->bcast), "adaptive");
+		snprintf(a->planner, sizeof(a->planner), "%s", colon ? colon : "");
+		a->monitor = a->advisor = 1;
+		return 0;
+	}
+	if (!(p = gb_planner_find(s)))
+		return fail(c, n, "algorithm '%s' is not a planner (see gridtree list), native or "
+			    "adaptive[:PLANNER]", quote(c, s));
+	snprintf(a->bcast, sizeof(a->bcast), "%s", s);
+	snprintf(a->planner, sizeof(a->planner), "%s", s);
+	/* measured planners plan from gridmon's matrix (decision 6) */
+	a->monitor = !(p->flags & GB_PLAN_STATIC);
+	return 0;
+}
+
+static int parse_algos(struct ctx *c, const yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+	int n, ret;
+
+	if (!v)
+		return fail(c, gb_yaml_root(&c->y), "'algorithms' is missing");
+	if ((ret = gb_yaml_list(&c->y, v, "algorithms", &it, &n)) < 0)
+		return ret;
+	if (n < 1)
+		return fail(c, v, "'algorithms' is empty");
+	if (n > GX_MAX_ALGOS)
+		return fail(c, v, "too many algorithms (max %d)", GX_MAX_ALGOS);
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *an = gb_yaml_node(&c->y, it[i]);
+
+		if ((ret = parse_algo(c, an, &c->c->algos[i])) < 0)
+			return ret;
+		for (int k = 0; k < i; k++)
+			if (!strcmp(c->c->algos[k].label, c->c->algos[i].label))
+				return fail(c, an, "algorithm '%s' is listed twice",
+					    c->c->algos[i].label);
+		c->c->nalgos++;
+	}
+	return 0;
+}
+
+/* ---- the application ---------------------------------------------------- */
+
+static int parse_size_spec(struct ctx *c, const yaml_node_t *v, struct gx_pattern *p)
+{
+	static const char *const keys[] = { "first", "last", NULL };
+	const yaml_node_t *f, *l;
+	int ret;
+
+	if (v->type == YAML_SCALAR_NODE) {
+		if ((ret = get_size(c, v, "size", &p->size_first)) < 0)
+			return ret;
+		p->size_last = p->size_first;
+		return 0;
+	}
+	if ((ret = check_map(c, v, "app size", keys)) < 0)
+		return ret;
+	if (!(f = get(c, v, "first")))
+		return fail(c, v, "app size: 'first' is missing");
+	if ((ret = get_size(c, f, "size", &p->size_first)) < 0)
+		return ret;
+	/* the paper decreases linearly from 1 MB; by default to first / N */
+	p->size_last = round(p->size_first / (p->broadcasts > 0 ? p->broadcasts : 1));
+	if ((l = get(c, v, "last")) && (ret = get_size(c, l, "size", &p->size_last)) < 0)
+		return ret;
+	if (p->size_first < 1 && p->size_last < 1)
+		return fail(c, v, "app size: the sizes must not all be 0");
+	return 0;
+}
+
+static int parse_gap_spec(struct ctx *c, const yaml_node_t *v, struct gx_pattern *p, int n)
+{
+	static const char *const keys[] = { "first", "factor", "last", NULL };
+	const yaml_node_t *f, *fa, *l;
+	double last;
+	int ret;
+
+	p->gap_factor = 1;
+	if (v->type == YAML_SCALAR_NODE)
+		return get_duration(c, v, "gap", &p->gap_first);
+	if ((ret = check_map(c, v, "app gap", keys)) < 0)
+		return ret;
+	if (!(f = get(c, v, "first")))
+		return fail(c, v, "app gap: 'first' is missing");
+	if ((ret = get_duration(c, f, "gap", &p->gap_first)) < 0)
+		return ret;
+	fa = get(c, v, "factor");
+	l = get(c, v, "last");
+	if (fa && l)
+		return fail(c, l, "app gap: give 'factor' or 'last', not both");
+	if (fa) {
+		if ((ret = get_number(c, fa, "gap factor", &p->gap_factor)) < 0)
+			return ret;
+		if (p->gap_factor > 1)
+			return fail(c, fa, "gap factor '%s' must be at most 1 (gaps decrease)",
+				    quote(c, sval(fa)));
+	}
+	if (l) {
+		if ((ret = get_duration(c, l, "gap", &last)) < 0)
+			return ret;
+		if (!(last > 0) || last > p->gap_first)
+			return fail(c, l, "app gap: 'last' must be positive and at most 'first'");
+		/* gap_{n-2} is the last gap (n broadcasts have n - 1 gaps) */
+		p->gap_factor = n > 2 ? pow(last / p->gap_first, 1.0 / (n - 2)) : 1;
+	}
+	return 0;
+}
+
+static int parse_app(struct ctx *c, const yaml_node_t *v)
+{
+	static const char *const keys[] = { "root", "broadcasts", "size", "gap", "sizes", "reps",
+					    "warmup", "fail_rank", "fail_at", "fail_algo", NULL };
+	struct gx_app *app = &c->c->app;
+	struct gx_pattern *p = &app->pat;
+	const yaml_node_t *x, *gap;
+	const struct gb_topo *t = c->c->topo;
+	int ret;
+
+	memset(app, 0, sizeof(*app));
+	app->warmup = 1;
+	app->fail_rank = app->fail_at = -1;
+	p->broadcasts = 60;          /* "about 60 broadcasts" (seed 000 s3) */
+	p->reps = 1;
+	p->size_first = 1048576;     /* "initially ... 1 MBytes" */
+	p->size_last = round(p->size_first / p->broadcasts);
+	p->gap_first = 90;           /* "initially set to 90 seconds" */
+	p->gap_factor = 0.97;        /* "decremented exponentially" (our rate) */
+	snprintf(app->root, sizeof(app->root), "%s", t->nodes[t->root].name);
+	if (!v)
+		return 0;
+	if ((ret = check_map(c, v, "app", keys)) < 0)
+		return ret;
+	if ((x = get(c, v, "root"))) {
+		int h;
+
+		if ((ret = get_word(c, x, "root", app->root, sizeof(app->root))) < 0)
+			return ret;
+		h = gb_topo_find_node(t, app->root);
+		if (h < 0 || t->nodes[h].kind != GB_NODE_HOST)
+			return fail(c, x, "root '%s' is not a host of topology '%s'", app->root,
+				    t->name);
+	}
+	if ((x = get(c, v, "sizes"))) {
+		yaml_node_item_t *it;
+		int n;
+
+		if (get(c, v, "broadcasts") || get(c, v, "size"))
+			return fail(c, x, "app: give 'sizes' (a sweep) or 'broadcasts' and 'size' "
+				    "(the paper's pattern), not both");
+		if ((ret = gb_yaml_list(&c->y, x, "sizes", &it, &n)) < 0)
+			return ret;
+		if (n < 1 || n > GX_MAX_SIZES)
+			return fail(c, x, "'sizes' must list 1 to %d sizes", GX_MAX_SIZES);
+		for (int i = 0; i < n; i++)
+			if ((ret = get_size(c, gb_yaml_node(&c->y, it[i]), "size",
+					    &p->sizes[i])) < 0)
+				return ret;
+		p->nsizes = n;
+		p->gap_first = 10;
+		p->gap_factor = 1;
+		if ((x = get(c, v, "reps")) &&
+		    (ret = get_int(c, x, "reps", 1, 10000, &p->reps)) < 0)
+			return ret;
+	} else if ((x = get(c, v, "reps"))) {
+		return fail(c, x, "app: 'reps' goes with 'sizes'");
+	}
+	if ((x = get(c, v, "broadcasts"))) {
+		if ((ret = get_int(c, x, "broadcasts", 1, 100000, &p->broadcasts)) < 0)
+			return ret;
+		p->size_last = round(p->size_first / p->broadcasts);
+	}
+	if ((x = get(c, v, "size")) && (ret = parse_size_spec(c, x, p)) < 0)
+		return ret;
+	if ((gap = get(c, v, "gap")) &&
+	    (ret = parse_gap_spec(c, gap, p, gx_pattern_count(p))) < 0)
+		return ret;
+	if ((x = get(c, v, "warmup")) && (ret = get_bool(c, x, "warmup", &app->warmup)) < 0)
+		return ret;
+	if ((x = get(c, v, "fail_rank")) &&
+	    (ret = get_int(c, x, "fail_rank", 0, t->nhosts - 1, &app->fail_rank)) < 0)
+		return ret;
+	if ((x = get(c, v, "fail_at")) &&
+	    (ret = get_int(c, x, "fail_at", 0, gx_pattern_count(p) - 1, &app->fail_at)) < 0)
+		return ret;
+	if ((app->fail_rank >= 0) != (app->fail_at >= 0))
+		return fail(c, v, "app: 'fail_rank' and 'fail_at' go together");
+	if ((x = get(c, v, "fail_algo"))) {
+		if ((ret = get_word(c, x, "fail_algo", app->fail_algo, sizeof(app->fail_algo))) < 0)
+			return ret;
+		if (gx_campaign_algo(c->c, app->fail_algo) < 0)
+			return fail(c, x, "fail_algo '%s' is not one of the campaign's algorithms",
+				    app->fail_algo);
+	}
+	return 0;
+}
+
+/* ---- load conditions ------------------------------------------------------- */
+
+/*
+ * The inline `loads:` value @v, as a schedule text whose lines and columns
+ * are the campaign file's: blank lines up to the one before @v, "loads:" on
+ * it, then @v's text after as many spaces as its column.
+ */
+static int inline_schedule(struct ctx *c, const yaml_node_t *v, struct gx_cond *cd)
+{
+	size_t line = v->start_mark.line, col = v->start_mark.column;
+	size_t from = v->start_mark.index, to = v->end_mark.index, len, k = 0;
+	char *s;
+
+	if (line < 1 || to > c->len || from >= to)
+		return fail(c, v, "'loads' must be a list of loads");
+	len = (line - 1) + 7 + col + (to - from) + 2;
+	s = malloc(len);
+	if (!s)
+		return -ENOMEM;
+	memset(s, '\n', line - 1);
+	k = line - 1;
+	memcpy(s + k, "loads:\n", 7);
+	k += 7;
+	memset(s + k, ' ', col);
+	k += col;
+	memcpy(s + k, c->buf + from, to - from);
+	k += to - from;
+	s[k++] = '\n';
+	s[k] = '\0';
+	cd->sched = s;
+	cd->sched_len = k;
+	snprintf(cd->sched_name, sizeof(cd->sched_name), "%s", c->c->path);
+	return 0;
+}
+
+/* A path relative to the campaign file's folder (absolute ones as they are). */
+static void relative_to_campaign(const struct gx_campaign *c, const char *p, char *out,
+				 size_t len)
+{
+	char dir[PATH_MAX], joined[2 * PATH_MAX], real[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", c->path);
+	if (p[0] == '/')
+		snprintf(joined, sizeof(joined), "%s", p);
+	else
+		snprintf(joined, sizeof(joined), "%s/%s", dirname(dir), p);
+	/* canonical, so that the results name the file wherever gridexp ran;
+	 * a file that does not exist keeps its name for the message */
+	snprintf(out, len, "%s", realpath(joined, real) ? real : joined);
+}
+
+static int parse_cond(struct ctx *c, const yaml_node_t *v, struct gx_cond *cd, int idx)
+{
+	static const char *const keys[] = { "name", "mode", "random", "schedule", "loads",
+					    NULL };
+	static const char *const rkeys[] = { "target", "horizon", NULL };
+	const yaml_node_t *x, *r, *sf, *ld;
+	char subj[64];
+	int ret, kinds;
+
+	memset(cd, 0, sizeof(*cd));
+	snprintf(subj, sizeof(subj), "load condition %d", idx + 1);
+	if (gb_yaml_is_null(v) || (sval(v) && !strcmp(sval(v), "none"))) {
+		snprintf(cd->name, sizeof(cd->name), "unloaded");
+		return 0;
+	}
+	if ((ret = check_map(c, v, subj, keys)) < 0)
+		return ret;
+	r = get(c, v, "random");
+	sf = get(c, v, "schedule");
+	ld = get(c, v, "loads");
+	kinds = !!r + !!sf + !!ld;
+	if (kinds > 1)
+		return fail(c, v, "%s: give one of 'random', 'schedule' and 'loads'", subj);
+	if ((x = get(c, v, "mode"))) {
+		const char *m = sval(x);
+
+		if (m && !strcmp(m, "traffic"))
+			cd->mode = GB_LOAD_TRAFFIC;
+		else if (m && !strcmp(m, "shape"))
+			cd->mode = GB_LOAD_SHAPE;
+		else
+			return fail(c, x, "%s: mode %s is not traffic or shape", subj,
+				    str_or_kind(c, x));
+	}
+	if (r) {
+		cd->kind = GX_LOAD_RANDOM;
+		snprintf(cd->target, sizeof(cd->target), "%s", GB_LOAD_TARGET);
+		if (!gb_yaml_is_null(r)) {
+			if ((ret = check_map(c, r, "random", rkeys)) < 0)
+				return ret;
+			if ((x = get(c, r, "target")) &&
+			    (ret = get_word(c, x, "target", cd->target, sizeof(cd->target))) < 0)
+				return ret;
+			if ((x = get(c, r, "horizon")) &&
+			    (ret = get_duration(c, x, "horizon", &cd->horizon)) < 0)
+				return ret;
+		}
+		if (gb_topo_find_cluster(c->c->topo, cd->target) < 0)
+			return fail(c, get(c, r, "target") ? get(c, r, "target") : r,
+				    "random: no cluster '%s' in topology '%s'", cd->target,
+				    c->c->topo->name);
+	} else if (sf) {
+		char path[PATH_MAX];
+		size_t len;
+
+		if (!sval(sf) || !*sval(sf))
+			return fail(c, sf, "schedule must be a file name");
+		relative_to_campaign(c->c, sval(sf), path, sizeof(path));
+		cd->kind = GX_LOAD_SCHEDULE;
+		if ((ret = gb_read_file(path, MAX_FILE, &cd->sched, &len)) < 0)
+			return fail(c, sf, "schedule '%s': %s", quote(c, path), strerror(-ret));
+		cd->sched_len = len;
+		snprintf(cd->sched_name, sizeof(cd->sched_name), "%s", path);
+	} else if (ld) {
+		cd->kind = GX_LOAD_SCHEDULE;
+		if ((ret = inline_schedule(c, ld, cd)) < 0)
+			return ret;
+	}
+	snprintf(cd->name, sizeof(cd->name), "%s", cd->kind == GX_LOAD_RANDOM ? "random" :
+		 cd->kind == GX_LOAD_SCHEDULE ? "load" : "unloaded");
+	if ((x = get(c, v, "name")) && (ret = get_word(c, x, "name", cd->name,
+							sizeof(cd->name))) < 0)
+		return ret;
+	return 0;
+}
+
+static int parse_load(struct ctx *c, const yaml_node_t *v)
+{
+	struct gx_campaign *cp = c->c;
+	int ret;
+
+	if (!v) {
+		cp->nconds = 1;
+		snprintf(cp->conds[0].name, sizeof(cp->conds[0].name), "unloaded");
+		return 0;
+	}
+	if (v->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it;
+		int n;
+
+		if ((ret = gb_yaml_list(&c->y, v, "load", &it, &n)) < 0)
+			return ret;
+		if (n < 1 || n > GX_MAX_CONDS)
+			return fail(c, v, "'load' must list 1 to %d conditions", GX_MAX_CONDS);
+		for (int i = 0; i < n; i++) {
+			const yaml_node_t *cn = gb_yaml_node(&c->y, it[i]);
+
+			if ((ret = parse_cond(c, cn, &cp->conds[i], i)) < 0)
+				return ret;
+			cp->nconds++;
+			for (int k = 0; k < i; k++)
+				if (!strcmp(cp->conds[k].name, cp->conds[i].name))
+					return fail(c, cn, "two load conditions are named '%s' "
+						    "(give them names)", cp->conds[i].name);
+		}
+		return 0;
+	}
+	cp->nconds = 1;
+	return parse_cond(c, v, &cp->conds[0], 0);
+}
+
+/* Every condition's schedule parses and resolves on the topology. */
+static int check_schedules(struct ctx *c)
+{
+	for (int i = 0; i < c->c->nconds; i++) {
+		struct gb_load_sched s;
+		int ret;
+
+		gb_load_sched_init(&s);
+		ret = gx_campaign_schedule(c->c, i, 1, &s, c->y.diag);
+		gb_load_sched_release(&s);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- monitor, advisor, top level ------------------------------------------- */
+
+static int parse_monitor(struct ctx *c, const yaml_node_t *v)
+{
+	static const char *const keys[] = { "period", "bytes_per_probe", "max_bytes_per_period",
+					    "rtt_count", NULL };
+	struct gx_monitor *m = &c->c->monitor;
+	const yaml_node_t *x;
+	double sz;
+	int ret;
+
+	m->period = 300;             /* "every 5 minutes" (seed 000 s2.5) */
+	if (!v)
+		return 0;
+	if ((ret = check_map(c, v, "monitor", keys)) < 0)
+		return ret;
+	if ((x = get(c, v, "period"))) {
+		if ((ret = get_duration(c, x, "period", &m->period)) < 0)
+			return ret;
+		if (!(m->period > 0))
+			return fail(c, x, "period must be positive");
+	}
+	if ((x = get(c, v, "bytes_per_probe"))) {
+		if ((ret = get_size(c, x, "bytes_per_probe", &sz)) < 0)
+			return ret;
+		snprintf(m->bytes_per_probe, sizeof(m->bytes_per_probe), "%.0f", sz);
+	}
+	if ((x = get(c, v, "max_bytes_per_period"))) {
+		if ((ret = get_size(c, x, "max_bytes_per_period", &sz)) < 0)
+			return ret;
+		snprintf(m->max_bytes, sizeof(m->max_bytes), "%.0f", sz);
+	}
+	if ((x = get(c, v, "rtt_count")) &&
+	    (ret = get_int(c, x, "rtt_count", 1, 1000, &m->rtt_count)) < 0)
+		return ret;
+	return 0;
+}
+
+static int parse_top(struct ctx *c, const yaml_node_t *root)
+{
+	static const char *const keys[] = { "name", "topology", "backend", "scale",
+					    "repetitions", "seed", "algorithms", "app", "load",
+					    "monitor", "advisor", "timeout", NULL };
+	struct gx_campaign *cp = c->c;
+	const yaml_node_t *x;
+	struct gb_diag td;
+	int ret;
+
+	if (!root)
+		return gb_yaml_fail_at(&c->y, 1, 1, "empty campaign (expected a mapping with "
+				       "'name', 'topology' and 'algorithms')");
+	if ((ret = check_map(c, root, NULL, keys)) < 0)
+		return ret;
+	if (!(x = get(c, root, "name")))
+		return fail(c, root, "'name' is missing");
+	if ((ret = get_word(c, x, "name", cp->name, sizeof(cp->name))) < 0)
+		return ret;
+	if (!(x = get(c, root, "topology")))
+		return fail(c, root, "'topology' is missing");
+	if (!sval(x) || !*sval(x))
+		return fail(c, x, "topology must be a file name, got %s", gb_yaml_kind(&c->y, x));
+	relative_to_campaign(cp, sval(x), cp->topology, sizeof(cp->topology));
+	ret = gb_topo_load(cp->topology, &cp->topo, &td);
+	if (ret == -EINVAL)
+		return fail(c, x, "topology %s:%d:%d: %s", td.file, td.line, td.col, td.msg);
+	if (ret < 0)
+		return fail(c, x, "topology '%s': %s", quote(c, cp->topology), strerror(-ret));
+
+	snprintf(cp->backend, sizeof(cp->backend), "auto");
+	if ((x = get(c, root, "backend"))) {
+		const char *b = sval(x);
+
+		if (!b || (strcmp(b, "auto") && strcmp(b, "netem") && strcmp(b, "tap")))
+			return fail(c, x, "backend %s is not auto, netem or tap", str_or_kind(c, x));
+		snprintf(cp->backend, sizeof(cp->backend), "%s", b);
+	}
+	cp->scale = 1;
+	if ((x = get(c, root, "scale")) && (ret = get_number(c, x, "scale", &cp->scale)) < 0)
+		return ret;
+	cp->repetitions = 1;
+	if ((x = get(c, root, "repetitions")) &&
+	    (ret = get_int(c, x, "repetitions", 1, 1000, &cp->repetitions)) < 0)
+		return ret;
+	cp->seed = 1;
+	if ((x = get(c, root, "seed"))) {
+		const char *s = sval(x);
+		char *end;
+
+		if (!s || *s < '0' || *s > '9' || (errno = 0, cp->seed = strtoull(s, &end, 10),
+						     errno || *end))
+			return fail(c, x, "seed %s is not a non-negative integer",
+				    str_or_kind(c, x));
+	}
+	if ((ret = parse_algos(c, get(c, root, "algorithms"))) < 0 ||
+	    (ret = parse_app(c, get(c, root, "app"))) < 0 ||
+	    (ret = parse_load(c, get(c, root, "load"))) < 0 ||
+	    (ret = parse_monitor(c, get(c, root, "monitor"))) < 0)
+		return ret;
+	snprintf(cp->advisor_planner, sizeof(cp->advisor_planner), "%s", GX_ADVISOR_PLANNER);
+	if ((x = get(c, root, "advisor"))) {
+		static const char *const akeys[] = { "planner", NULL };
+		const yaml_node_t *pl;
+
+		if ((ret = check_map(c, x, "advisor", akeys)) < 0)
+			return ret;
+		if ((pl = get(c, x, "planner"))) {
+			if (!sval(pl) || !gb_planner_find(sval(pl)))
+				return fail(c, pl, "advisor planner %s is not a planner (see "
+					    "gridtree list)", str_or_kind(c, pl));
+			snprintf(cp->advisor_planner, sizeof(cp->advisor_planner), "%s",
+				 sval(pl));
+		}
+	}
+	for (int i = 0; i < cp->nalgos; i++)
+		if (cp->algos[i].advisor && !cp->algos[i].planner[0])
+			snprintf(cp->algos[i].planner, sizeof(cp->algos[i].planner), "%s",
+				 cp->advisor_planner);
+	if ((x = get(c, root, "timeout"))) {
+		if ((ret = get_duration(c, x, "timeout", &cp->timeout)) < 0)
+			return ret;
+		if (!(cp->timeout > 0))
+			return fail(c, x, "timeout must be positive");
+	}
+	return check_schedules(c);
+}
+
+int gx_campaign_parse(const char *buf, size_t len, const char *path, struct gx_campaign *c,
+		      struct gb_diag *d)
+{
+	struct ctx x = { .c = c, .buf = buf, .len = len };
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s", path ? path : "<string>");
+	gb_yaml_init(&x.y, c->path, d, "a campaign");
+	if (!buf)
+		return -EINVAL;
+	c->text = malloc(len + 1);
+	if (!c->text)
+		return -ENOMEM;
+	memcpy(c->text, buf, len);
+	c->text[len] = '\0';
+	c->text_len = len;
+	if ((ret = gb_yaml_load(&x.y, buf, len)) < 0 ||
+	    (ret = gb_yaml_refuse_aliases(&x.y)) < 0 ||
+	    (ret = parse_top(&x, gb_yaml_root(&x.y))) < 0)
+		goto cleanup;
+cleanup:
+	gb_yaml_release(&x.y);
+	if (ret < 0) {
+		if (ret != -EINVAL && d && !d->msg[0]) {
+			snprintf(d->file, sizeof(d->file), "%s", c->path);
+			snprintf(d->msg, sizeof(d->msg), "%s", strerror(-ret));
+		}
+		gx_campaign_release(c);
+	}
+	return ret;
+}
+
+int gx_campaign_load(const char *path, struct gx_campaign *c, struct gb_diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	if (d)
+		memset(d, 0, sizeof(*d));
+	ret = gb_read_file(path, MAX_FILE, &buf, &len);
+	if (ret < 0) {
+		if (d) {
+			snprintf(d->file, sizeof(d->file), "%s", path);
+			snprintf(d->msg, sizeof(d->msg), "cannot read: %s", strerror(-ret));
+		}
+		return ret;
+	}
+	ret = gx_campaign_parse(buf, len, path, c, d);
+	free(buf);
+	return ret;
+}
+
+void gx_campaign_release(struct gx_campaign *c)
+{
+	for (int i = 0; i < GX_MAX_CONDS; i++)
+		free(c->conds[i].sched);
+	gb_topo_free(c->topo);
+	free(c->text);
+	memset(c, 0, sizeof(*c));
+}
+
+int gx_campaign_schedule(const struct gx_campaign *c, int cond, int rep,
+			 struct gb_load_sched *s, struct gb_diag *d)
+{
+	const struct gx_cond *cd = &c->conds[cond];
+	uint64_t seed = c->seed + (uint64_t)(rep > 0 ? rep - 1 : 0);
+	int ret;
+
+	gb_load_sched_release(s);
+	gb_load_sched_init(s);
+	if (cd->kind == GX_LOAD_RANDOM) {
+		struct gb_load_rand_opts o = { .target = cd->target, .seed = seed,
+					       .scale = c->scale, .horizon = cd->horizon };
+
+		return gb_load_random(c->topo, &o, s, d);
+	}
+	if (cd->kind != GX_LOAD_SCHEDULE) {
+		s->scale = c->scale;
+		return 0;
+	}
+	ret = gb_load_parse(cd->sched, cd->sched_len, cd->sched_name, c->topo, s, d);
+	if (ret < 0)
+		return ret;
+	/* the campaign's scale and seed win over the schedule's own */
+	s->scale = c->scale;
+	s->seed = seed;
+	return gb_load_resolve(c->topo, s, d);
+}
+
+int gx_campaign_algo(const struct gx_campaign *c, const char *label)
+{
+	for (int i = 0; i < c->nalgos; i++)
+		if (!strcmp(c->algos[i].label, label))
+			return i;
+	return -1;
+}
+
+int gx_campaign_needs_monitor(const struct gx_campaign *c, const int *use)
+{
+	for (int i = 0; i < c->nalgos; i++)
+		if ((!use || use[i]) && c->algos[i].monitor)
+			return 1;
+	return 0;
+}
+
+int gx_campaign_needs_advisor(const struct gx_campaign *c, const int *use)
+{
+	for (int i = 0; i < c->nalgos; i++)
+		if ((!use || use[i]) && c->algos[i].advisor)
+			return 1;
+	return 0;
+}
+
+void gx_run_id(const struct gx_campaign *c, int cond, int algo, int rep, char *buf, size_t len)
+{
+	char l[GX_NAME_MAX];
+
+	snprintf(l, sizeof(l), "%s", c->algos[algo].label);
+	for (char *p = l; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-'))
+			*p = '_';
+	snprintf(buf, len, "%s-%s-r%d", c->conds[cond].name, l, rep);
+}
+
+json_t *gx_campaign_json(const struct gx_campaign *c)
+{
+	json_t *j = json_object(), *al = json_array(), *cs = json_array(), *app = json_object();
+	json_t *sz = json_array();
+	const struct gx_pattern *p = &c->app.pat;
+
+	if (!j || !al || !cs || !app || !sz) {
+		json_decref(j);
+		json_decref(al);
+		json_decref(cs);
+		json_decref(app);
+		json_decref(sz);
+		return NULL;
+	}
+	json_object_set_new(j, "name", json_string(c->name));
+	json_object_set_new(j, "file", json_string(c->path));
+	json_object_set_new(j, "topology", json_string(c->topology));
+	json_object_set_new(j, "topology_name", json_string(c->topo->name));
+	json_object_set_new(j, "backend_requested", json_string(c->backend));
+	json_object_set_new(j, "scale", json_real(c->scale));
+	json_object_set_new(j, "repetitions", json_integer(c->repetitions));
+	json_object_set_new(j, "seed", json_integer((json_int_t)c->seed));
+	for (int i = 0; i < c->nalgos; i++) {
+		json_t *a = json_object();
+
+		json_object_set_new(a, "label", json_string(c->algos[i].label));
+		json_object_set_new(a, "bcast", json_string(c->algos[i].bcast));
+		json_object_set_new(a, "planner", json_string(c->algos[i].planner));
+		json_object_set_new(a, "monitor", json_boolean(c->algos[i].monitor));
+		json_object_set_new(a, "advisor", json_boolean(c->algos[i].advisor));
+		json_array_append_new(al, a);
+	}
+	json_object_set_new(j, "algorithms", al);
+	json_object_set_new(app, "root", json_string(c->app.root));
+	json_object_set_new(app, "pattern", json_string(p->nsizes ? "sweep" : "linear"));
+	json_object_set_new(app, "broadcasts", json_integer(gx_pattern_count(p)));
+	if (p->nsizes) {
+		for (int i = 0; i < p->nsizes; i++)
+			json_array_append_new(sz, json_real(p->sizes[i]));
+		json_object_set_new(app, "sizes", sz);
+		json_object_set_new(app, "reps", json_integer(p->reps));
+	} else {
+		json_decref(sz);
+		json_object_set_new(app, "size_first", json_real(p->size_first));
+		json_object_set_new(app, "size_last", json_real(p->size_last));
+	}
+	json_object_set_new(app, "gap_first_s", json_real(p->gap_first));
+	json_object_set_new(app, "gap_factor", json_real(p->gap_factor));
+	json_object_set_new(app, "warmup", json_boolean(c->app.warmup));
+	if (c->app.fail_rank >= 0) {
+		json_object_set_new(app, "fail_rank", json_integer(c->app.fail_rank));
+		json_object_set_new(app, "fail_at", json_integer(c->app.fail_at));
+		json_object_set_new(app, "fail_algo", json_string(c->app.fail_algo));
+	}
+	json_object_set_new(j, "app", app);
+	for (int i = 0; i < c->nconds; i++) {
+		const struct gx_cond *cd = &c->conds[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(cd->name));
+		json_object_set_new(o, "kind", json_string(cd->kind == GX_LOAD_RANDOM ? "random" :
+							    cd->kind == GX_LOAD_SCHEDULE ?
+							    "schedule" : "none"));
+		json_object_set_new(o, "mode", json_string(gb_load_mode_name(cd->mode)));
+		if (cd->kind == GX_LOAD_RANDOM) {
+			json_object_set_new(o, "target", json_string(cd->target));
+			json_object_set_new(o, "horizon_s", json_real(cd->horizon > 0 ? cd->horizon
+									: GB_LOAD_HORIZON));
+		}
+		if (cd->kind == GX_LOAD_SCHEDULE)
+			json_object_set_new(o, "schedule", json_string(cd->sched_name));
+		json_array_append_new(cs, o);
+	}
+	json_object_set_new(j, "conditions", cs);
+	json_object_set_new(j, "monitor_period_s", json_real(c->monitor.period));
+	json_object_set_new(j, "advisor_planner", json_string(c->advisor_planner));
+	json_object_set_new(j, "timeout_s", json_real(c->timeout));
+	return j;
+}

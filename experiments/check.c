@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check.c - expectations on a campaign's summary (`gridexp check`), so that
+ * a user's CI can rank a new planner against the others:
+ *
+ *   - {metric: loaded_mean, algo: adaptive, le: {times: 0.9, of: mpich-g2}}
+ *   - {metric: ratio_to_native, algo: "*", le: 1.5}
+ *
+ * One line per (expectation, algorithm): "PASS" or "FAIL", the metric's
+ * value and the bound.  A metric without data fails: an expectation about
+ * loaded broadcasts in a campaign that had none has not been met.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbexp.h"
+#include "gbyaml.h"
+
+static const char *const cmp_names[] = { "le", "lt", "ge", "gt", "eq" };
+static const char *const cmp_signs[] = { "<=", "<", ">=", ">", "==" };
+
+static int get_num(struct gb_yaml *y, const yaml_node_t *n, const char *what, double *out)
+{
+	const char *s = gb_yaml_str(n);
+	char *end;
+
+	if (!s || !*s)
+		return gb_yaml_fail(y, n, "%s must be a number, got %s", what, gb_yaml_kind(y, n));
+	*out = strtod(s, &end);
+	if (*end || !isfinite(*out))
+		return gb_yaml_fail(y, n, "%s '%s' is not a number", what, gb_yaml_quote(y, s));
+	return 0;
+}
+
+static int get_word(struct gb_yaml *y, const yaml_node_t *n, const char *what, char *out,
+		    size_t len)
+{
+	const char *s = gb_yaml_str(n);
+
+	if (!s || !*s || strlen(s) >= len)
+		return gb_yaml_fail(y, n, "%s must be a name, got %s", what, gb_yaml_kind(y, n));
+	snprintf(out, len, "%s", s);
+	return 0;
+}
+
+static int parse_one(struct gb_yaml *y, const yaml_node_t *n, int idx, struct gx_expect *e)
+{
+	static const char *const keys[] = { "metric", "algo", "le", "lt", "ge", "gt", "eq",
+					    NULL };
+	static const char *const bkeys[] = { "times", "of", NULL };
+	const yaml_node_t *v, *b = NULL;
+	char subj[48];
+	int ret;
+
+	snprintf(subj, sizeof(subj), "expectation %d", idx + 1);
+	memset(e, 0, sizeof(*e));
+	e->line = GB_YLINE(n);
+	if ((ret = gb_yaml_check_map(y, n, subj, keys)) < 0)
+		return ret;
+	if (!(v = gb_yaml_get(y, n, "metric")))
+		return gb_yaml_fail(y, n, "%s: 'metric' is missing", subj);
+	if ((ret = get_word(y, v, "metric", e->metric, sizeof(e->metric))) < 0)
+		return ret;
+	{
+		const char *const *m = gx_summary_metric_names();
+
+		while (*m && strcmp(*m, e->metric))
+			m++;
+		if (!*m && strncmp(e->metric, "model_error_", 12))
+			return gb_yaml_fail(y, v, "%s: unknown metric '%s' (see docs/formats.md, "
+					    "\"Expectations\")", subj, gb_yaml_quote(y, e->metric));
+	}
+	if (!(v = gb_yaml_get(y, n, "algo")))
+		return gb_yaml_fail(y, n, "%s: 'algo' is missing (a name or \"*\")", subj);
+	if ((ret = get_word(y, v, "algo", e->algo, sizeof(e->algo))) < 0)
+		return ret;
+	e->cmp = -1;
+	for (int c = 0; c < 5; c++)
+		if ((v = gb_yaml_get(y, n, cmp_names[c]))) {
+			if (e->cmp >= 0)
+				return gb_yaml_fail(y, v, "%s: give one comparison (le, lt, ge, gt "
+						    "or eq)", subj);
+			e->cmp = c;
+			b = v;
+		}
+	if (e->cmp < 0)
+		return gb_yaml_fail(y, n, "%s: a comparison is missing (le, lt, ge, gt or eq)",
+				    subj);
+	if (b->type == YAML_MAPPING_NODE) {
+		if ((ret = gb_yaml_check_map(y, b, subj, bkeys)) < 0)
+			return ret;
+		if (!(v = gb_yaml_get(y, b, "times")))
+			return gb_yaml_fail(y, b, "%s: 'times' is missing", subj);
+		if ((ret = get_num(y, v, "times", &e->value)) < 0)
+			return ret;
+		if (!(v = gb_yaml_get(y, b, "of")))
+			return gb_yaml_fail(y, b, "%s: 'of' is missing (the algorithm compared "
+					    "with)", subj);
+		return get_word(y, v, "of", e->of, sizeof(e->of));
+	}
+	return get_num(y, b, cmp_names[e->cmp], &e->value);
+}
+
+int gx_expect_load(const char *path, struct gx_expect **out, int *nout, struct gb_diag *d)
+{
+	struct gb_yaml y;
+	yaml_node_t *root, *list;
+	yaml_node_item_t *it;
+	char *buf = NULL;
+	size_t len;
+	int n = 0, ret;
+
+	*out = NULL;
+	*nout = 0;
+	gb_yaml_init(&y, path, d, "an expectation file");
+	if ((ret = gb_read_file(path, 1u << 20, &buf, &len)) < 0) {
+		if (d) {
+			snprintf(d->file, sizeof(d->file), "%s", path);
+			snprintf(d->msg, sizeof(d->msg), "cannot read: %s", strerror(-ret));
+		}
+		return ret;
+	}
+	if ((ret = gb_yaml_load(&y, buf, len)) < 0)
+		goto cleanup;
+	root = gb_yaml_root(&y);
+	list = root;
+	if (root && root->type == YAML_MAPPING_NODE) {
+		static const char *const keys[] = { "expect", NULL };
+
+		if ((ret = gb_yaml_check_map(&y, root, NULL, keys)) < 0)
+			goto cleanup;
+		list = gb_yaml_get(&y, root, "expect");
+	}
+	if (!list) {
+		ret = gb_yaml_fail_at(&y, 1, 1, "no expectations (a list of {metric, algo, "
+				      "le|lt|ge|gt|eq})");
+		goto cleanup;
+	}
+	if ((ret = gb_yaml_list(&y, list, "expect", &it, &n)) < 0)
+		goto cleanup;
+	if (n < 1) {
+		ret = gb_yaml_fail(&y, list, "no expectations");
+		goto cleanup;
+	}
+	*out = calloc((size_t)n, sizeof(**out));
+	if (!*out) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (int i = 0; i < n; i++)
+		if ((ret = parse_one(&y, gb_yaml_node(&y, it[i]), i, &(*out)[i])) < 0)
+			goto cleanup;
+	*nout = n;
+cleanup:
+	if (ret < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	gb_yaml_release(&y);
+	free(buf);
+	return ret;
+}
+
+static int algo_of(const struct gx_summary *s, const char *name)
+{
+	for (int a = 0; a < s->nalgos; a++)
+		if (!strcmp(s->a[a].name, name))
+			return a;
+	return -1;
+}
+
+static int holds(int cmp, double x, double bound)
+{
+	switch (cmp) {
+	case GX_LE: return x <= bound;
+	case GX_LT: return x < bound;
+	case GX_GE: return x >= bound;
+	case GX_GT: return x > bound;
+	default: return x == bound;
+	}
+}
+
+int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s, FILE *out,
+		    char *err, size_t errlen)
+{
+	int failures = 0;
+
+	for (int i = 0; i < n; i++) {
+		int all = !strcmp(e[i].algo, "*"), of = -1;
+		double ref = NAN;
+
+		if (!all && algo_of(s, e[i].algo) < 0) {
+			snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in the "
+				 "campaign", i + 1, e[i].line, e[i].algo);
+			return -EINVAL;
+		}
+		if (e[i].of[0]) {
+			if ((of = algo_of(s, e[i].of)) < 0) {
+				snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in "
+					 "the campaign", i + 1, e[i].line, e[i].of);
+				return -EINVAL;
+			}
+			if (gx_summary_metric(s, of, e[i].metric, &ref) < 0) {
+				snprintf(err, errlen, "expectation %d (line %d): no metric '%s'",
+					 i + 1, e[i].line, e[i].metric);
+				return -EINVAL;
+			}
+		}
+		for (int a = 0; a < s->nalgos; a++) {
+			double v, bound = e[i].of[0] ? e[i].value * ref : e[i].value;
+			char b[128];
+			int ok;
+
+			if (!all && strcmp(s->a[a].name, e[i].algo))
+				continue;
+			if (all && a == of)
+				continue;      /* "every algorithm x 0.9 of itself" is not meant */
+			if (gx_summary_metric(s, a, e[i].metric, &v) < 0) {
+				snprintf(err, errlen, "expectation %d (line %d): no metric '%s'",
+					 i + 1, e[i].line, e[i].metric);
+				return -EINVAL;
+			}
+			ok = isfinite(v) && isfinite(bound) && holds(e[i].cmp, v, bound);
+			if (e[i].of[0])
+				snprintf(b, sizeof(b), "%g x %s's %.6g = %.6g", e[i].value, e[i].of,
+					 ref, bound);
+			else
+				snprintf(b, sizeof(b), "%.6g", bound);
+			fprintf(out, "%s %s %s = %.6g %s %s%s\n", ok ? "PASS" : "FAIL", e[i].metric,
+				s->a[a].name, v, cmp_signs[e[i].cmp], b,
+				isfinite(v) && isfinite(bound) ? "" : "  (no data)");
+			failures += !ok;
+		}
+	}
+	return failures;
+}

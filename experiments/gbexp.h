@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gbexp.h - libgbexp: experiment campaigns (issue 6).  A campaign file
+ * (docs/formats.md, "Campaign file") describes a whole experiment:
+ * topology, backend, algorithms, the synthetic application's pattern, load
+ * conditions, seeds, repetitions and one time scale.  `gridexp` runs it
+ * (runner.c), summarises and plots the results (report.c) and checks
+ * expectations against them (check.c).  This header is the part tests and
+ * the CLI share.
+ *
+ * Conventions: functions return 0 or a negative errno and print nothing;
+ * bad input is a struct gb_diag "file:line:col: message".
+ */
+#ifndef GRIDBED_GBEXP_H
+#define GRIDBED_GBEXP_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "appsched.h"
+#include "gbload.h"
+#include "gbtopo.h"
+#include "gxfile.h"
+#include "summary.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GX_MAX_ALGOS 32
+#define GX_MAX_CONDS 8
+#define GX_NAME_MAX 48
+
+/** The planner the paper's adaptive broadcast uses through the advisor. */
+#define GX_ADVISOR_PLANNER "clustered-sa"
+/** The reference algorithm of the improvement statistics (seed 000 s3). */
+#define GX_REFERENCE "mpich-g2"
+
+/**
+ * struct gx_algo - one algorithm of a campaign.
+ * @label:   as written ("mpich-g2", "native", "adaptive", "adaptive:mateescu")
+ * @bcast:   the GRIDBED_BCAST value: a planner, "native" or "adaptive"
+ * @planner: adaptive: the advisor's planner; else = @bcast
+ * @monitor: needs gridmon's matrices (a measured planner, or adaptive)
+ * @advisor: needs gridadvisor (adaptive)
+ */
+struct gx_algo {
+	char label[GX_NAME_MAX];
+	char bcast[GX_NAME_MAX];
+	char planner[GX_NAME_MAX];
+	int monitor, advisor;
+};
+
+enum gx_load_kind {
+	GX_LOAD_NONE = 0,
+	GX_LOAD_RANDOM,      /**< the paper's random generator (gb_load_random()) */
+	GX_LOAD_SCHEDULE,    /**< explicit intervals: a schedule file or inline loads */
+};
+
+/**
+ * struct gx_cond - one load condition: every algorithm and repetition runs
+ * once under each condition.
+ * @sched, @sched_len, @sched_name: for GX_LOAD_SCHEDULE, the schedule's
+ *   YAML (a file's content, or the campaign's inline `loads:` re-based so
+ *   that libgbload's diagnostics point into the campaign file) and the name
+ *   its diagnostics use.
+ */
+struct gx_cond {
+	char name[GX_NAME_MAX];
+	int kind;                 /**< enum gx_load_kind */
+	int mode;                 /**< enum gb_load_mode */
+	char target[GX_NAME_MAX]; /**< random: the target cluster */
+	double horizon;           /**< random: paper seconds (0: libgbload's default) */
+	char *sched;
+	size_t sched_len;
+	char sched_name[PATH_MAX];
+};
+
+/** struct gx_app - the synthetic application (seed 000 s3). */
+struct gx_app {
+	char root[GX_NAME_MAX];   /**< the broadcasts' root host */
+	struct gx_pattern pat;
+	int warmup;               /**< connect every pair before the first broadcast */
+	int fail_rank, fail_at;   /**< test knob: rank exits at broadcast index; -1: off */
+	char fail_algo[GX_NAME_MAX]; /**< "" = every algorithm */
+};
+
+/** struct gx_monitor - gridmon's options (docs/formats.md). */
+struct gx_monitor {
+	double period;            /**< paper seconds (gridmon scales it) */
+	char bytes_per_probe[32]; /**< "" = gridmon's default */
+	char max_bytes[32];       /**< "" = none */
+	int rtt_count;            /**< 0 = gridmon's default */
+};
+
+/** struct gx_campaign - a parsed and validated campaign file. */
+struct gx_campaign {
+	char name[GX_NAME_MAX];
+	char path[PATH_MAX];      /**< the campaign file as given */
+	char topology[PATH_MAX];  /**< resolved against the campaign file's folder */
+	char backend[16];
+	double scale;
+	int repetitions;
+	uint64_t seed;
+	struct gx_algo algos[GX_MAX_ALGOS];
+	int nalgos;
+	struct gx_app app;
+	struct gx_cond conds[GX_MAX_CONDS];
+	int nconds;
+	struct gx_monitor monitor;
+	char advisor_planner[GX_NAME_MAX];
+	double timeout;           /**< per run, real seconds; 0: automatic */
+	struct gb_topo *topo;     /**< the topology, loaded */
+	char *text;               /**< the file's bytes (copied into the results) */
+	size_t text_len;
+};
+
+/**
+ * gx_campaign_load() - read and validate a campaign file: syntax, keys,
+ * values, algorithm names (the planner registry, native, adaptive[:P]),
+ * the topology (loaded with libgbtopo), host names and load schedules
+ * (libgbload, against the topology).  @c is initialised here.
+ * Return: 0, -EINVAL (@d: "file:line:col: message"), -ENOMEM or -errno.
+ */
+int gx_campaign_load(const char *path, struct gx_campaign *c, struct gb_diag *d);
+
+/** gx_campaign_parse() - the same from a buffer; @path names it and anchors relative paths. */
+int gx_campaign_parse(const char *buf, size_t len, const char *path, struct gx_campaign *c,
+		      struct gb_diag *d);
+
+/** gx_campaign_release() - free; safe on a zeroed struct and twice. */
+void gx_campaign_release(struct gx_campaign *c);
+
+/**
+ * gx_campaign_schedule() - the load schedule of condition @cond for
+ * repetition @rep (1-based: seed + rep - 1), at the campaign's scale,
+ * resolved (gbload.h).  GX_LOAD_NONE gives an empty schedule.
+ * Return: 0 or as libgbload (@d explains).
+ */
+int gx_campaign_schedule(const struct gx_campaign *c, int cond, int rep,
+			 struct gb_load_sched *s, struct gb_diag *d);
+
+/** gx_campaign_algo() - index of algorithm @label, or -1. */
+int gx_campaign_algo(const struct gx_campaign *c, const char *label);
+
+/** gx_campaign_needs() - 1 when any algorithm selected in @use (NULL: all) needs the monitor / advisor. */
+int gx_campaign_needs_monitor(const struct gx_campaign *c, const int *use);
+int gx_campaign_needs_advisor(const struct gx_campaign *c, const int *use);
+
+/** gx_campaign_json() - the campaign's parameters as JSON (for meta.json). */
+json_t *gx_campaign_json(const struct gx_campaign *c);
+
+/**
+ * gx_run_id() - the run's directory name: "<condition>-<algorithm>-r<rep>"
+ * with characters outside [A-Za-z0-9_.-] of the label replaced by '_'.
+ */
+void gx_run_id(const struct gx_campaign *c, int cond, int algo, int rep, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Results (report.c)                                                   */
+/* ------------------------------------------------------------------ */
+
+/**
+ * gx_report() - the summary and plots of results directory @dir, from its
+ * files alone (meta.json and the complete runs): writes summary.json,
+ * summary.txt and the PNGs (atomically), and prints the summary to @out
+ * (may be NULL).  @s (optional) receives the summary (release it).
+ * @plots: 0 to skip gnuplot.  @err: a one-line reason on failure.
+ * Return: 0, -ENOENT (not a results directory), -EINVAL, -errno.
+ */
+int gx_report(const char *dir, int plots, FILE *out, struct gx_summary *s, char *err,
+	      size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Expectations (check.c)                                               */
+/* ------------------------------------------------------------------ */
+
+enum gx_cmp { GX_LE, GX_LT, GX_GE, GX_GT, GX_EQ };
+
+/** One expectation: metric(algo) OP value, or OP times x metric(of). */
+struct gx_expect {
+	char metric[GX_NAME_MAX];
+	char algo[GX_NAME_MAX];   /**< "*": every algorithm */
+	int cmp;                  /**< enum gx_cmp */
+	double value;             /**< the bound, or the factor with @of */
+	char of[GX_NAME_MAX];     /**< "": @value is absolute */
+	int line;
+};
+
+/**
+ * gx_expect_load() - read an expectation file (docs/formats.md):
+ *   - {metric: loaded_mean, algo: adaptive, le: {times: 0.9, of: mpich-g2}}
+ *   - {metric: ratio_to_native, algo: "*", le: 1.5}
+ * @e: a new array of *@n entries (free() it).
+ * Return: 0, -EINVAL (@d), -ENOMEM, -errno.
+ */
+int gx_expect_load(const char *path, struct gx_expect **e, int *n, struct gb_diag *d);
+
+/**
+ * gx_expect_check() - evaluate @e against @s, printing one "PASS ..." or
+ * "FAIL ..." line per (expectation, algorithm) to @out.  An unknown
+ * algorithm or metric is bad input (@err, return -EINVAL); a metric without
+ * data (no loaded broadcast, no native run) fails.
+ * Return: the number of failures, or -EINVAL.
+ */
+int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s, FILE *out,
+		    char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

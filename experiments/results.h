@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results.h - reading what a campaign left in its results directory
+ * (docs/formats.md, "Campaign results"): CSV tables and the runs' files.
+ * Internal to libgbexp and gridexp.
+ */
+#ifndef GRIDBED_RESULTS_H
+#define GRIDBED_RESULTS_H
+
+#include <stddef.h>
+
+/** A CSV file: a header and rows of fields (RFC 4180 quoting). */
+struct gx_csv {
+	int ncols, nrows;
+	char **head;            /* ncols names */
+	char ***rows;           /* nrows x ncols fields ("" when a row is short) */
+};
+
+/**
+ * gx_csv_read() - read @path into @t (initialised here; release with
+ * gx_csv_release()).  Return: 0, -ENOENT, -EINVAL (no header), -ENOMEM.
+ */
+int gx_csv_read(const char *path, struct gx_csv *t);
+
+/** gx_csv_release() - free; safe on a zeroed struct and twice. */
+void gx_csv_release(struct gx_csv *t);
+
+/** gx_csv_col() - index of column @name, or -1. */
+int gx_csv_col(const struct gx_csv *t, const char *name);
+
+/** gx_csv_num() - field (@row, @col) as a number; NAN when empty, missing or not a number. */
+double gx_csv_num(const struct gx_csv *t, int row, int col);
+
+/** gx_csv_str() - field (@row, @col), "" when missing. */
+const char *gx_csv_str(const struct gx_csv *t, int row, int col);
+
+/**
+ * gx_wan_compute() - wan.csv of a run directory from its broadcasts.csv and
+ * capture.csv: per broadcast, the IP bytes the wide-area links carried from
+ * the last counter sample at or before its start to the first one at or
+ * after its end plus the capture's lag (docs/formats.md).
+ * Return: 0, -ENOENT (a file is missing), -errno.
+ */
+int gx_wan_compute(const char *rundir);
+
+/** Seconds the capture's counters may lag the wire (capture.h: 50 ms buffer timeout). */
+#define GX_CAPTURE_LAG 0.06
+
+#endif

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+/*
+ * summary.c - the summary metrics of a campaign (summary.h).
+ *
+ * Pairs of broadcasts are matched on (condition, repetition, index): the
+ * runs of one condition and repetition share the load schedule (same seed,
+ * restarted for each algorithm, seed 000 s3 "using the same load
+ * dynamics"), and the application's broadcast i starts at the same planned
+ * offset in every run, so broadcast i of two algorithms met the same load.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void gx_stat_of(double *v, int n, struct gx_stat *st)
+{
+	double s = 0;
+
+	st->n = n;
+	st->mean = st->median = st->min = st->max = NAN;
+	if (n < 1)
+		return;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	for (int i = 0; i < n; i++)
+		s += v[i];
+	st->mean = s / n;
+	st->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	st->min = v[0];
+	st->max = v[n - 1];
+}
+
+void gx_summary_release(struct gx_summary *s)
+{
+	for (int a = 0; s->a && a < s->nalgos; a++)
+		free(s->a[a].by_size);
+	free(s->a);
+	memset(s, 0, sizeof(*s));
+	s->ref = s->native = -1;
+}
+
+/* The row of algorithm @a with the same (cond, rep, index) as @r, or NULL. */
+static const struct gx_row *partner(const struct gx_row *rows, int nrows, int a,
+				    const struct gx_row *r)
+{
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].algo == a && rows[i].cond == r->cond && rows[i].rep == r->rep &&
+		    rows[i].index == r->index)
+			return &rows[i];
+	return NULL;
+}
+
+static int by_size(const struct gx_row *rows, int nrows, int a, double *v,
+		   struct gx_algo_summary *as)
+{
+	double *sizes = malloc(sizeof(double) * (size_t)(nrows ? nrows : 1));
+	int ns = 0;
+
+	if (!sizes)
+		return -ENOMEM;
+	for (int i = 0; i < nrows; i++) {
+		int seen = 0;
+
+		if (rows[i].algo != a)
+			continue;
+		for (int k = 0; k < ns && !seen; k++)
+			seen = sizes[k] == rows[i].size;
+		if (!seen)
+			sizes[ns++] = rows[i].size;
+	}
+	qsort(sizes, (size_t)ns, sizeof(double), cmp_double);
+	as->by_size = calloc((size_t)(2 * ns + 1), sizeof(*as->by_size));
+	if (!as->by_size) {
+		free(sizes);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < ns; k++)
+		for (int l = 0; l < 2; l++) {
+			int n = 0;
+
+			for (int i = 0; i < nrows; i++)
+				if (rows[i].algo == a && rows[i].size == sizes[k] &&
+				    rows[i].loaded == l)
+					v[n++] = rows[i].completion;
+			if (!n)
+				continue;
+			struct gx_size_stat *ss = &as->by_size[as->nby_size++];
+
+			ss->size = sizes[k];
+			ss->loaded = l;
+			gx_stat_of(v, n, &ss->t);
+		}
+	free(sizes);
+	return 0;
+}
+
+int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos, int nalgos,
+		 const char *const *models, int nmodels, const char *ref, struct gx_summary *out)
+{
+	double *v = NULL, *w = NULL;
+	int ret = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	out->ref = out->native = -1;
+	if (nalgos < 0 || nmodels < 0 || nmodels > GX_MAX_MODELS)
+		return -EINVAL;
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].algo < 0 || rows[i].algo >= nalgos)
+			return -EINVAL;
+	out->a = calloc((size_t)(nalgos ? nalgos : 1), sizeof(*out->a));
+	v = malloc(sizeof(double) * (size_t)(nrows + 1));
+	w = malloc(sizeof(double) * (size_t)(nrows + 1));
+	if (!out->a || !v || !w)
+		goto cleanup;
+	out->nalgos = nalgos;
+	out->nmodels = nmodels;
+	for (int m = 0; m < nmodels; m++)
+		snprintf(out->models[m], sizeof(out->models[m]), "%s", models[m]);
+	for (int a = 0; a < nalgos; a++) {
+		snprintf(out->a[a].name, sizeof(out->a[a].name), "%s", algos[a]);
+		if (ref && !strcmp(algos[a], ref))
+			out->ref = a;
+		if (!strcmp(algos[a], "native"))
+			out->native = a;
+	}
+
+	for (int a = 0; a < nalgos; a++) {
+		struct gx_algo_summary *as = &out->a[a];
+		int n = 0, nl = 0, nu = 0;
+		double sa = 0, sn = 0;
+
+		for (int i = 0; i < nrows; i++)
+			if (rows[i].algo == a) {
+				as->broadcasts++;
+				as->fallbacks += rows[i].fallback != 0;
+				as->mismatches += rows[i].mismatches;
+				v[n++] = rows[i].completion;
+			}
+		gx_stat_of(v, n, &as->all);
+		for (int l = 1; l >= 0; l--) {
+			n = 0;
+			for (int i = 0; i < nrows; i++)
+				if (rows[i].algo == a && rows[i].loaded == l)
+					v[n++] = rows[i].completion;
+			gx_stat_of(v, n, l ? &as->loaded : &as->unloaded);
+		}
+
+		/* improvement over the reference, per paired broadcast */
+		n = 0;
+		for (int i = 0; out->ref >= 0 && i < nrows; i++) {
+			const struct gx_row *r = &rows[i], *p;
+
+			if (r->algo != a || !(p = partner(rows, nrows, out->ref, r)) ||
+			    !(p->completion > 0))
+				continue;
+			double imp = (p->completion - r->completion) / p->completion * 100;
+
+			if (r->loaded && p->loaded)
+				v[nl++] = imp;
+			else if (!r->loaded && !p->loaded)
+				w[nu++] = imp;
+			else
+				as->imp_mixed++;
+			n++;
+		}
+		gx_stat_of(v, nl, &as->imp_loaded);
+		gx_stat_of(w, nu, &as->imp_unloaded);
+
+		/* ratio to native over the paired broadcasts */
+		for (int i = 0; out->native >= 0 && i < nrows; i++) {
+			const struct gx_row *r = &rows[i], *p;
+
+			if (r->algo != a || !(p = partner(rows, nrows, out->native, r)))
+				continue;
+			sa += r->completion;
+			sn += p->completion;
+			as->ratio_n++;
+		}
+		as->ratio_native = as->ratio_n && sn > 0 ? sa / sn : NAN;
+
+		n = 0;
+		for (int i = 0; i < nrows; i++)
+			if (rows[i].algo == a && isfinite(rows[i].wan_bytes) && rows[i].size > 0)
+				v[n++] = rows[i].wan_bytes / rows[i].size;
+		gx_stat_of(v, n, &as->crossings);
+
+		for (int m = 0; m < nmodels; m++) {
+			n = 0;
+			for (int i = 0; i < nrows; i++) {
+				double p = rows[i].pred[m];
+
+				if (rows[i].algo != a || !isfinite(p) || !(p > 0))
+					continue;
+				v[n] = (rows[i].completion - p) / p;
+				w[n] = fabs(v[n]);
+				n++;
+			}
+			gx_stat_of(v, n, &as->model_err[m]);
+			gx_stat_of(w, n, &as->model_abs[m]);
+		}
+		if ((ret = by_size(rows, nrows, a, v, as)) < 0)
+			goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	free(v);
+	free(w);
+	if (ret < 0)
+		gx_summary_release(out);
+	return ret;
+}
+
+static const char *const metric_names[] = {
+	"n", "mean", "median", "loaded_n", "loaded_mean", "loaded_median", "unloaded_n",
+	"unloaded_mean", "unloaded_median", "improvement_loaded_mean", "improvement_loaded_min",
+	"improvement_loaded_max", "improvement_unloaded_mean", "improvement_unloaded_min",
+	"improvement_unloaded_max", "ratio_to_native", "crossings", "crossings_max",
+	"fallbacks", "failed_runs", "runs", "mismatches", "broadcasts", NULL,
+};
+
+const char *const *gx_summary_metric_names(void)
+{
+	return metric_names;
+}
+
+int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, double *v)
+{
+	const struct gx_algo_summary *as;
+	const struct gx_stat *st = NULL;
+	const char *field = NULL, *p;
+
+	if (a < 0 || a >= s->nalgos)
+		return -EINVAL;
+	as = &s->a[a];
+	if (!strncmp(metric, "model_error_", 12)) {
+		for (int m = 0; m < s->nmodels; m++)
+			if (!strcmp(metric + 12, s->models[m])) {
+				*v = as->model_abs[m].mean;
+				return 0;
+			}
+		return -ENOENT;
+	}
+	if (!strcmp(metric, "ratio_to_native")) {
+		*v = as->ratio_native;
+		return 0;
+	}
+	if (!strcmp(metric, "crossings_max")) {
+		*v = as->crossings.max;
+		return 0;
+	}
+	static const struct {
+		const char *name;
+		size_t off;
+	} counts[] = {
+		{ "fallbacks", offsetof(struct gx_algo_summary, fallbacks) },
+		{ "failed_runs", offsetof(struct gx_algo_summary, failed_runs) },
+		{ "runs", offsetof(struct gx_algo_summary, runs) },
+		{ "broadcasts", offsetof(struct gx_algo_summary, broadcasts) },
+	};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (!strcmp(metric, counts[i].name)) {
+			*v = *(const int *)((const char *)as + counts[i].off);
+			return 0;
+		}
+	if (!strcmp(metric, "mismatches")) {
+		*v = (double)as->mismatches;
+		return 0;
+	}
+	/* [prefix_]field: n, mean, median (min, max for improvements) */
+	static const struct {
+		const char *prefix;
+		size_t off;
+	} stats[] = {
+		{ "loaded_", offsetof(struct gx_algo_summary, loaded) },
+		{ "unloaded_", offsetof(struct gx_algo_summary, unloaded) },
+		{ "improvement_loaded_", offsetof(struct gx_algo_summary, imp_loaded) },
+		{ "improvement_unloaded_", offsetof(struct gx_algo_summary, imp_unloaded) },
+		{ "crossings", offsetof(struct gx_algo_summary, crossings) },
+	};
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]) && !st; i++) {
+		size_t l = strlen(stats[i].prefix);
+
+		if (!strncmp(metric, stats[i].prefix, l)) {
+			st = (const struct gx_stat *)((const char *)as + stats[i].off);
+			field = metric + l;
+			if (!*field)
+				field = "mean";
+		}
+	}
+	if (!st) {
+		st = &as->all;
+		field = metric;
+	}
+	p = field;
+	if (!strcmp(p, "n"))
+		*v = st->n;
+	else if (!strcmp(p, "mean"))
+		*v = st->mean;
+	else if (!strcmp(p, "median"))
+		*v = st->median;
+	else if (!strcmp(p, "min") && st != &as->all)
+		*v = st->min;
+	else if (!strcmp(p, "max") && st != &as->all)
+		*v = st->max;
+	else
+		return -ENOENT;
+	return 0;
+}
+
+/* "1.234" or "-" for a missing value; @w wide. */
+static void num(FILE *f, int w, int prec, double x)
+{
+	if (isfinite(x))
+		fprintf(f, " %*.*f", w, prec, x);
+	else
+		fprintf(f, " %*s", w, "-");
+}
+
+/* "12.3 [-4.5, 60.2] (17)" */
+static void imp(FILE *f, const struct gx_stat *st)
+{
+	char buf[64];
+
+	if (!st->n)
+		snprintf(buf, sizeof(buf), "-");
+	else
+		snprintf(buf, sizeof(buf), "%.2f [%.2f, %.2f] (%d)", st->mean, st->min, st->max,
+			 st->n);
+	fprintf(f, " %-28s", buf);
+}
+
+void gx_summary_write_text(const struct gx_summary *s, const char *title, FILE *f)
+{
+	int w = 9;
+
+	for (int a = 0; a < s->nalgos; a++)
+		if ((int)strlen(s->a[a].name) > w)
+			w = (int)strlen(s->a[a].name);
+	fprintf(f, "%s\n\ncompletion time (s):\n", title);
+	fprintf(f, "%-*s %4s %4s %9s %9s | %8s %9s %9s | %10s %9s %9s | %8s\n", w, "algorithm",
+		"runs", "fail", "median", "mean", "loaded n", "median", "mean", "unloaded n",
+		"median", "mean", "x_native");
+	for (int a = 0; a < s->nalgos; a++) {
+		const struct gx_algo_summary *as = &s->a[a];
+
+		fprintf(f, "%-*s %4d %4d", w, as->name, as->runs, as->failed_runs);
+		num(f, 9, 4, as->all.median);
+		num(f, 9, 4, as->all.mean);
+		fprintf(f, " | %8d", as->loaded.n);
+		num(f, 9, 4, as->loaded.median);
+		num(f, 9, 4, as->loaded.mean);
+		fprintf(f, " | %10d", as->unloaded.n);
+		num(f, 9, 4, as->unloaded.median);
+		num(f, 9, 4, as->unloaded.mean);
+		fprintf(f, " |");
+		num(f, 8, 3, as->ratio_native);
+		fputc('\n', f);
+	}
+	fprintf(f, "\n%-*s %-28s %-28s %5s %9s %9s", w, "algorithm",
+		s->ref >= 0 ? "vs mpich-g2, loaded %" : "(no mpich-g2: no improvement)",
+		s->ref >= 0 ? "vs mpich-g2, unloaded %" : "", "mixed", "crossings", "fallbacks");
+	for (int m = 0; m < s->nmodels; m++) {
+		char h[48];
+
+		snprintf(h, sizeof(h), "err_%s", s->models[m]);
+		fprintf(f, " %*s", strlen(h) > 12 ? (int)strlen(h) : 12, h);
+	}
+	fputc('\n', f);
+	for (int a = 0; a < s->nalgos; a++) {
+		const struct gx_algo_summary *as = &s->a[a];
+
+		fprintf(f, "%-*s", w, as->name);
+		imp(f, &as->imp_loaded);
+		imp(f, &as->imp_unloaded);
+		fprintf(f, " %5d", as->imp_mixed);
+		num(f, 9, 2, as->crossings.mean);
+		fprintf(f, " %9d", as->fallbacks);
+		for (int m = 0; m < s->nmodels; m++)
+			num(f, strlen(s->models[m]) + 4 > 12 ? (int)strlen(s->models[m]) + 4 : 12,
+			    3, as->model_abs[m].mean);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nvs mpich-g2: (t_mpich-g2 - t) / t_mpich-g2 x 100 per pair of broadcasts (same "
+		"condition, repetition, index),\n  mean [min, max] (pairs), loaded: both met a load, "
+		"unloaded: neither, mixed: one did;\ncrossings: wide-area IP bytes during a broadcast "
+		"/ its payload, mean;\nerr_<model>: mean |measured - predicted| / predicted;\n"
+		"x_native: sum of t / sum of native's t over the same broadcasts.\n");
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * summary.h - a campaign's summary metrics (issue 6), computed from one row
+ * per broadcast.  Pure arithmetic: no files, no MPI, so that the unit test
+ * can check it on hand-made rows and `gridexp report` can recompute it
+ * from the results alone.
+ *
+ * Per algorithm:
+ *   - completion time: n, median, mean (min, max) over all broadcasts, over
+ *     the loaded ones and over the unloaded ones.  A broadcast is loaded
+ *     when a load interval overlaps [start, start + completion]; the row
+ *     says so (the application decides it from the intervals gridexp gave
+ *     it, see docs/formats.md "Campaign results").
+ *   - improvement over the reference (mpich-g2), as seed 000 s3 computes
+ *     it: per broadcast, (t_ref - t_algo) / t_ref * 100, for the pairs of
+ *     broadcasts with the same (condition, repetition, index).  A pair is
+ *     loaded when both broadcasts were loaded, unloaded when neither was;
+ *     a mixed pair (the two runs' timelines drifted apart across a load's
+ *     edge) is counted but belongs to neither statistic.  Mean, min, max.
+ *   - ratio to native: sum of t_algo / sum of t_native over the pairs with
+ *     native (same condition, repetition, index).
+ *   - wide-area crossings: per broadcast, the IP bytes captured on the
+ *     wide-area links during it / its payload; mean, min, max.
+ *   - model error per cost model: (measured - predicted) / predicted per
+ *     broadcast with a prediction; mean (signed) and mean of the absolute
+ *     values.
+ *   - by size: n, median, mean per distinct size, loaded and unloaded apart
+ *     (the completion-against-size plot and table).
+ */
+#ifndef GRIDBED_SUMMARY_H
+#define GRIDBED_SUMMARY_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most cost models a row carries predictions for. */
+#define GX_MAX_MODELS 8
+
+/** One broadcast. Indices refer to the caller's algorithm list. */
+struct gx_row {
+	int algo, cond, rep, index;
+	double size;            /**< bytes */
+	double start;           /**< CLOCK_MONOTONIC s, the root's t_begin */
+	double completion;      /**< s */
+	int loaded;             /**< 1: a load interval overlapped it */
+	double pred[GX_MAX_MODELS]; /**< predicted s per model; NAN: none */
+	double wan_bytes;       /**< IP bytes on the wide-area links; NAN: not captured */
+	int fallback;           /**< the library fell back to another planner */
+	long long mismatches;   /**< wrong bytes summed over the ranks */
+};
+
+/** Order statistics of a sample; n == 0 leaves the others NAN. */
+struct gx_stat {
+	int n;
+	double mean, median, min, max;
+};
+
+/** Completion time per distinct size. */
+struct gx_size_stat {
+	double size;
+	int loaded;
+	struct gx_stat t;
+};
+
+/** Everything the summary says about one algorithm. */
+struct gx_algo_summary {
+	char name[64];
+	int runs, failed_runs;          /**< filled by the caller (run records) */
+	int broadcasts, fallbacks;
+	long long mismatches;
+	struct gx_stat all, loaded, unloaded;
+	struct gx_stat imp_loaded, imp_unloaded;  /**< % over the reference */
+	int imp_mixed;
+	double ratio_native;            /**< NAN without native pairs */
+	int ratio_n;
+	struct gx_stat crossings;
+	struct gx_stat model_err[GX_MAX_MODELS];  /**< signed relative error */
+	struct gx_stat model_abs[GX_MAX_MODELS];  /**< its absolute value */
+	struct gx_size_stat *by_size;
+	int nby_size;
+};
+
+/** struct gx_summary - per algorithm, in the caller's order. */
+struct gx_summary {
+	int nalgos;
+	struct gx_algo_summary *a;
+	int nmodels;
+	char models[GX_MAX_MODELS][32];
+	int ref;                        /**< the reference's index, or -1 */
+	int native;                     /**< native's index, or -1 */
+};
+
+/**
+ * gx_stat_of() - the statistics of @v[0 .. @n-1] (which gets sorted).
+ * Median of an even count: the mean of the two middle values.
+ */
+void gx_stat_of(double *v, int n, struct gx_stat *st);
+
+/**
+ * gx_summarize() - the summary of @rows (any order) for algorithms
+ * @algos[0 .. @nalgos-1] (rows' algo indices) and cost models
+ * @models[0 .. @nmodels-1] (rows' pred indices).  @ref names the
+ * reference of the improvement ("mpich-g2"; NULL or absent: no
+ * improvement), "native" is found by name.
+ * @out is initialised here; release it with gx_summary_release().
+ * Return: 0, -EINVAL (bad indices) or -ENOMEM.
+ */
+int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos, int nalgos,
+		 const char *const *models, int nmodels, const char *ref, struct gx_summary *out);
+
+/** gx_summary_release() - free; safe on a zeroed struct and twice. */
+void gx_summary_release(struct gx_summary *s);
+
+/**
+ * gx_summary_metric() - a named metric of algorithm @a, as `gridexp check`
+ * names them: n, mean, median, loaded_n, loaded_mean, loaded_median,
+ * unloaded_n, unloaded_mean, unloaded_median, improvement_loaded_mean
+ * (_min, _max), improvement_unloaded_mean (_min, _max), ratio_to_native,
+ * crossings (mean), crossings_max, model_error_<model> (mean absolute
+ * relative error), fallbacks, failed_runs, runs, mismatches, broadcasts.
+ * Return: 0 (*@v may be NAN: no data), -ENOENT (no such metric).
+ */
+int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, double *v);
+
+/** gx_summary_metric_names() - the NULL-terminated list of fixed metric names. */
+const char *const *gx_summary_metric_names(void);
+
+/**
+ * gx_summary_write_text() - the printed summary tables.  @title is the
+ * first line.
+ */
+void gx_summary_write_text(const struct gx_summary *s, const char *title, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: MIT
+/*
+ * synthapp - the synthetic application of Gupta & Vadhiyar (seed 000 s3),
+ * an ordinary MPI program that calls MPI_Bcast.  Which broadcast runs is
+ * the business of the MPI library underneath: gridexp runs it with
+ * libgridbcast.so preloaded and GRIDBED_BCAST=<algorithm> (native included),
+ * as the paper ran one application with each broadcast in turn.
+ *
+ *	synthapp --dir RUNDIR --root HOST [pattern] [--scale F] [ids] [knobs]
+ *
+ * The pattern (appsched.h): "about 60 MPI_Bcasts ... The root initially
+ * broadcasts a message of 1 MBytes.  The message size is then decreased
+ * linearly ... The time interval between broadcasts is initially set to
+ * 90 seconds and then decremented exponentially", every time multiplied by
+ * the campaign's scale.  Broadcast i is planned at origin + offset_i, start
+ * to start, so that broadcast i meets the same load in every run of a
+ * condition; a broadcast that overruns its slot delays the next one, which
+ * then starts at once.  The `late` column is the planned start to t_begin:
+ * the barrier's time, and any such delay.
+ *
+ * Choices where the paper is silent: the gaps are start to start (so the
+ * timelines of two algorithms stay aligned with the load's); the
+ * exponential decrease is a factor per broadcast (the campaign's); the
+ * sizes end at first / N by default; a barrier before every broadcast (the
+ * paper's application computes between broadcasts and times nothing; we
+ * need every rank in the call before the root's t_begin); one untimed
+ * MPI_Alltoall opens the connections first.
+ *
+ * One broadcast, the same way for every algorithm:
+ *
+ *	sleep until the planned start
+ *	MPI_Barrier
+ *	t_begin = CLOCK_MONOTONIC; MPI_Bcast(buf, size, MPI_BYTE, root); t_end = ...
+ *	check every byte against the pattern of (size, run seed, index)
+ *	... until shortly before the next planned start, then, outside any
+ *	    measured interval: MPI_Gather of (t_begin, t_end) and MPI_Reduce of
+ *	    the mismatches to the root, which writes the rows
+ *
+ * completion = max over ranks (t_end) - root's t_begin (ARCHITECTURE.md
+ * decision 4 on one clock; a rank's return from MPI_Bcast is when it has
+ * the whole message and has passed it on, for every algorithm alike).  The
+ * gather waits until just before the next broadcast so that its messages
+ * stay out of the wide-area byte counts of this one.
+ *
+ * Handshake with gridexp (files in --dir): after MPI_Init (and, with
+ * --warmup, one MPI_Alltoall that opens every connection, so that no
+ * algorithm pays for connection set-up in its first broadcast) the root
+ * writes ready.json; gridexp then starts the load schedule and writes
+ * go.json with the load intervals in CLOCK_MONOTONIC seconds; the root
+ * reads it, and every rank starts from a common origin (MPI_Allreduce max).
+ *
+ * What only the library knows (tree, tree_via, model, header bytes,
+ * fallback) comes from libgridbcast's per-call record
+ * ($GRIDBED_BCAST_RECORD, docs/gridbcast.md), read by the root after each
+ * call.  The root then predicts the tree's time under every cost model
+ * (libgbcoll) on the same model for every algorithm: $GRIDBED_MATRIX if set,
+ * else the topology's static model.  All of that happens after the call.
+ *
+ * Files (atomic: temporary + rename after every broadcast; --dir):
+ *   broadcasts.csv  one row per broadcast (ARCHITECTURE.md decision 7)
+ *   ranks.csv       one row per rank and broadcast: when it returned
+ *
+ * Test knob: --fail-rank R --fail-at K makes rank R exit(3) just before
+ * broadcast K (as a crashing rank would), to test that gridexp records a
+ * failed run and goes on.
+ *
+ * Exit: 0; 1 a mismatching byte or an error; 2 bad usage; 3 the knob.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "appsched.h"
+#include "bcast_core.h"
+#include "coll_internal.h"
+#include "gbcoll.h"
+#include "gbtopo.h"
+#include "gxfile.h"
+
+/*
+ * Before a planned start, the previous broadcast's times are gathered and
+ * written: that work starts early by its own last duration x 1.5 (at least
+ * GUARD, at most half the gap), so that the broadcast still starts on time
+ * and its timeline stays aligned with the load's.
+ */
+#define GUARD 0.05
+
+struct opts {
+	const char *dir, *root, *campaign, *run_id, *algo, *cond;
+	int rep;
+	struct gx_pattern pat;
+	double scale, go_timeout;
+	int warmup, fail_rank, fail_at;
+	uint64_t seed;
+};
+
+struct times {
+	double t_begin, t_end;
+};
+
+/* What the root keeps per broadcast. */
+struct brow {
+	double size, planned, start, completion, late, pred[8];
+	long long mismatches;
+	int loaded, fallback;
+	char tree_via[48], model[256], pred_model[256], used[64];
+	unsigned long long hdr_bytes;
+	int *parent;            /* n entries, -1 unknown */
+	struct times *t;        /* n entries */
+};
+
+static int world_rank, nranks;
+
+__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "synthapp: rank %d: ", world_rank);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	exit(1);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: synthapp --dir DIR --root HOST|RANK [--broadcasts N --size-first B\n"
+		"                --size-last B | --sizes LIST --reps N] [--gap-first T]\n"
+		"                [--gap-factor F] [--scale F] [--campaign C] [--run-id ID]\n"
+		"                [--algo LABEL] [--cond NAME] [--rep N] [--seed N] [--warmup]\n"
+		"                [--go-timeout S] [--fail-rank R --fail-at K]\n"
+		"  Run under gridemu mpirun with libgridbcast.so preloaded (gridexp does).\n"
+		"  Writes DIR/broadcasts.csv and DIR/ranks.csv; waits for DIR/go.json.\n");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(double t)
+{
+	struct timespec ts;
+
+	if (t <= now())
+		return;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "broadcasts", required_argument, NULL, 'n' },
+		{ "size-first", required_argument, NULL, 'f' },
+		{ "size-last", required_argument, NULL, 'l' },
+		{ "sizes", required_argument, NULL, 'S' },
+		{ "reps", required_argument, NULL, 'R' },
+		{ "gap-first", required_argument, NULL, 'g' },
+		{ "gap-factor", required_argument, NULL, 'G' },
+		{ "scale", required_argument, NULL, 's' },
+		{ "campaign", required_argument, NULL, 'c' },
+		{ "run-id", required_argument, NULL, 'i' },
+		{ "algo", required_argument, NULL, 'a' },
+		{ "cond", required_argument, NULL, 'C' },
+		{ "rep", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "warmup", no_argument, NULL, 'w' },
+		{ "go-timeout", required_argument, NULL, 't' },
+		{ "fail-rank", required_argument, NULL, 'F' },
+		{ "fail-at", required_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end, *tok;
+	int c, bad = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->pat.broadcasts = 60;
+	o->pat.size_first = 1048576;
+	o->pat.size_last = -1;
+	o->pat.gap_first = 90;
+	o->pat.gap_factor = 0.97;
+	o->pat.reps = 1;
+	o->scale = 1;
+	o->campaign = "adhoc";
+	o->run_id = "run";
+	o->cond = "none";
+	o->rep = 1;
+	o->seed = 1;
+	o->go_timeout = 600;
+	o->fail_rank = o->fail_at = -1;
+	o->algo = getenv("GRIDBED_BCAST") ? getenv("GRIDBED_BCAST") : "native";
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->dir = optarg; break;
+		case 'r': o->root = optarg; break;
+		case 'n': o->pat.broadcasts = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
+		case 'f': bad |= gb_parse_size(optarg, &o->pat.size_first) < 0; break;
+		case 'l': bad |= gb_parse_size(optarg, &o->pat.size_last) < 0; break;
+		case 'S':
+			for (tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
+				if (o->pat.nsizes >= GX_MAX_SIZES ||
+				    gb_parse_size(tok, &o->pat.sizes[o->pat.nsizes++]) < 0)
+					bad = 1;
+			}
+			break;
+		case 'R': o->pat.reps = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
+		case 'g': bad |= gb_parse_duration(optarg, &o->pat.gap_first) < 0; break;
+		case 'G': o->pat.gap_factor = strtod(optarg, &end); bad |= *end != 0; break;
+		case 's': o->scale = strtod(optarg, &end); bad |= *end || !(o->scale > 0); break;
+		case 'c': o->campaign = optarg; break;
+		case 'i': o->run_id = optarg; break;
+		case 'a': o->algo = optarg; break;
+		case 'C': o->cond = optarg; break;
+		case 'p': o->rep = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
+		case 'e': o->seed = strtoull(optarg, &end, 10); bad |= *end != 0; break;
+		case 'w': o->warmup = 1; break;
+		case 't': o->go_timeout = strtod(optarg, &end); bad |= *end != 0; break;
+		case 'F': o->fail_rank = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
+		case 'A': o->fail_at = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
+		case 'h':
+			if (!world_rank)
+				usage(stdout);
+			MPI_Finalize();
+			exit(0);
+		default: bad = 1; break;
+		}
+	}
+	if (o->pat.size_last < 0)
+		o->pat.size_last = round(o->pat.size_first / (o->pat.broadcasts > 0 ?
+							      o->pat.broadcasts : 1));
+	if (bad || optind < argc || !o->dir || !o->root || gx_pattern_count(&o->pat) < 1 ||
+	    o->pat.reps < 1 || gx_pattern_max_size(&o->pat) > 2147483647.0) {
+		if (!world_rank)
+			usage(stderr);
+		MPI_Finalize();
+		exit(2);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                               */
+/* ------------------------------------------------------------------ */
+
+
+/* A prediction (9 significant digits); NAN is an empty field. */
+static void csv_num(FILE *f, double x)
+{
+	fputc(',', f);
+	if (isfinite(x))
+		fprintf(f, "%.9g", x);
+}
+
+/* The rows so far, both files, rewritten whole (they are small). */
+static void write_rows(const struct opts *o, const struct brow *rows, int nrows, int root,
+		       char (*host)[32], int sync)
+{
+	char path[4096], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (!(f = open_memstream(&buf, &len)))
+		die("out of memory");
+	fprintf(f, "campaign,run_id,algorithm,root,size,index,start_time,completion_time");
+	for (int m = 0; m < gb_ncostmodels; m++)
+		fprintf(f, ",pred_%s", gb_costmodels[m].name);
+	fprintf(f, ",load_state,condition,rep,planned_start,late,bcast,used,tree_via,model,"
+		"pred_model,hdr_bytes,fallback,mismatches,ranks\n");
+	for (int i = 0; i < nrows; i++) {
+		const struct brow *r = &rows[i];
+
+		gb_csv_field(f, o->campaign);
+		fputc(',', f);
+		gb_csv_field(f, o->run_id);
+		fputc(',', f);
+		gb_csv_field(f, o->algo);
+		fputc(',', f);
+		gb_csv_field(f, host[root]);
+		fprintf(f, ",%.0f,%d,%.9f,%.9f", r->size, i, r->start, r->completion);
+		for (int m = 0; m < gb_ncostmodels; m++)
+			csv_num(f, r->pred[m]);
+		fprintf(f, ",%s,", r->loaded < 0 ? "none" : r->loaded ? "loaded" : "unloaded");
+		gb_csv_field(f, o->cond);
+		fprintf(f, ",%d,%.9f,%.9f,", o->rep, r->planned, r->late);
+		gb_csv_field(f, getenv("GRIDBED_BCAST") ? getenv("GRIDBED_BCAST") : "native");
+		fputc(',', f);
+		gb_csv_field(f, r->used);
+		fputc(',', f);
+		gb_csv_field(f, r->tree_via);
+		fputc(',', f);
+		gb_csv_field(f, r->model);
+		fputc(',', f);
+		gb_csv_field(f, r->pred_model);
+		fprintf(f, ",%llu,%d,%lld,%d\n", r->hdr_bytes, r->fallback, r->mismatches, nranks);
+	}
+	if (fclose(f) == EOF)
+		die("out of memory");
+	snprintf(path, sizeof(path), "%s/broadcasts.csv", o->dir);
+	if ((ret = gx_write_file(path, buf, len, sync)) < 0)
+		die("cannot write '%s': %s", path, strerror(-ret));
+	free(buf);
+	buf = NULL;
+
+	if (!(f = open_memstream(&buf, &len)))
+		die("out of memory");
+	fprintf(f, "campaign,run_id,algorithm,index,size,rank,host,parent,t_begin,t_end,"
+		"end_after_root\n");
+	for (int i = 0; i < nrows; i++)
+		for (int k = 0; k < nranks; k++) {
+			const struct brow *r = &rows[i];
+
+			gb_csv_field(f, o->campaign);
+			fputc(',', f);
+			gb_csv_field(f, o->run_id);
+			fputc(',', f);
+			gb_csv_field(f, o->algo);
+			fprintf(f, ",%d,%.0f,%d,", i, r->size, k);
+			gb_csv_field(f, host[k]);
+			fprintf(f, ",%d,%.9f,%.9f,%.9f\n", r->parent[k], r->t[k].t_begin,
+				r->t[k].t_end, r->t[k].t_end - r->t[root].t_begin);
+		}
+	if (fclose(f) == EOF)
+		die("out of memory");
+	snprintf(path, sizeof(path), "%s/ranks.csv", o->dir);
+	if ((ret = gx_write_file(path, buf, len, sync)) < 0)
+		die("cannot write '%s': %s", path, strerror(-ret));
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* The handshake with gridexp                                          */
+/* ------------------------------------------------------------------ */
+
+struct go {
+	double *iv;             /* [2k], [2k+1]: a load interval, CLOCK_MONOTONIC s */
+	int niv;
+	int has_load;
+};
+
+static void handshake(const struct opts *o, int root, struct go *g)
+{
+	char path[4096], *text = NULL;
+	json_t *j, *a;
+	json_error_t je;
+	double t0 = now();
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/ready.json", o->dir);
+	j = json_pack("{s:i,s:i,s:s?,s:i,s:f}", "ranks", nranks, "root_rank", root, "rankmap",
+		      getenv("GRIDBED_RANKMAP"), "pid", (int)getpid(), "t_ready", t0);
+	text = j ? json_dumps(j, JSON_INDENT(1)) : NULL;
+	if (!text || gx_write_file(path, text, strlen(text), 1) < 0)
+		die("cannot write '%s'", path);
+	free(text);
+	json_decref(j);
+	snprintf(path, sizeof(path), "%s/go.json", o->dir);
+	while (access(path, R_OK) != 0) {
+		if (now() - t0 > o->go_timeout)
+			die("no %s after %.0f s (is gridexp running?)", path, o->go_timeout);
+		sleep_until(now() + 0.01);
+	}
+	j = gb_json_load_file(path, &je, &ret);
+	if (!j)
+		die("cannot read '%s': %s", path, ret == -EINVAL ? je.text : strerror(-ret));
+	a = json_object_get(j, "intervals");
+	g->has_load = json_is_true(json_object_get(j, "load"));
+	g->niv = json_is_array(a) ? (int)json_array_size(a) : 0;
+	g->iv = calloc((size_t)g->niv * 2 + 2, sizeof(double));
+	if (!g->iv)
+		die("out of memory");
+	for (int i = 0; i < g->niv; i++) {
+		json_t *p = json_array_get(a, (size_t)i);
+
+		g->iv[2 * i] = json_number_value(json_array_get(p, 0));
+		g->iv[2 * i + 1] = json_number_value(json_array_get(p, 1));
+	}
+	json_decref(j);
+}
+
+/* ------------------------------------------------------------------ */
+/* The library's record and the predictions                            */
+/* ------------------------------------------------------------------ */
+
+struct models {
+	const char *matrix;            /* $GRIDBED_MATRIX or NULL */
+	struct gb_netmodel sm;         /* the topology's static model over the ranks */
+	char sm_label[300];
+	int have_sm;
+	struct gb_netmodel mx;         /* the matrix over the ranks, cached */
+	char mx_label[300];
+	struct timespec mx_mtime;
+	int have_mx;
+	int *hostidx;                  /* rank -> topology host */
+	char (*host)[32];
+	struct gb_topo *topo;
+	long rec_off;                  /* how far the record has been read */
+};
+
+/* The matrix over the ranks' hosts (by name), reloaded when the file changed. */
+static const struct gb_netmodel *current_model(struct models *M, const char **label)
+{
+	struct gb_netmodel all;
+	struct stat st;
+	char err[256];
+	int *idx, ok = 1;
+
+	if (M->matrix && stat(M->matrix, &st) == 0) {
+		if (M->have_mx && st.st_mtim.tv_sec == M->mx_mtime.tv_sec &&
+		    st.st_mtim.tv_nsec == M->mx_mtime.tv_nsec) {
+			*label = M->mx_label;
+			return &M->mx;
+		}
+		memset(&all, 0, sizeof(all));
+		idx = malloc(sizeof(int) * (size_t)nranks);
+		if (idx && gb_nm_load_json(&all, M->matrix, err, sizeof(err)) == 0) {
+			for (int i = 0; i < nranks && ok; i++)
+				ok = (idx[i] = gb_nm_find_node(&all, M->host[i])) >= 0;
+			if (ok) {
+				if (M->have_mx)
+					gb_nm_release(&M->mx);
+				M->have_mx = gb_nm_sub(&M->mx, &all, idx, nranks) == 0;
+				M->mx_mtime = st.st_mtim;
+				snprintf(M->mx_label, sizeof(M->mx_label), "matrix %s v%llu",
+					 M->matrix, (unsigned long long)all.version);
+			}
+			gb_nm_release(&all);
+		}
+		free(idx);
+		if (M->have_mx) {
+			*label = M->mx_label;
+			return &M->mx;
+		}
+	}
+	*label = M->sm_label;
+	return M->have_sm ? &M->sm : NULL;
+}
+
+/*
+ * The record line of this call (docs/gridbcast.md): the last complete
+ * line appended since the previous read.  Fills the row's library fields
+ * and its tree (parent[], children in send order) into @t.
+ */
+static int read_record(struct models *M, const char *path, double size, struct brow *r,
+		       struct gb_tree *t)
+{
+	char *line = NULL, *last = NULL;
+	size_t cap = 0;
+	json_t *j = NULL, *ch;
+	json_error_t je;
+	FILE *f;
+	int ret = -ENOENT;
+
+	if (!path || !(f = fopen(path, "re")))
+		return -ENOENT;
+	if (fseek(f, M->rec_off, SEEK_SET) == 0)
+		while (getline(&line, &cap, f) > 0) {
+			if (line[strlen(line) - 1] != '\n')
+				break;          /* not complete yet */
+			free(last);
+			last = strdup(line);
+			M->rec_off = ftell(f);
+		}
+	fclose(f);
+	free(line);
+	if (!last || !(j = json_loads(last, 0, &je)))
+		goto cleanup;
+	if (json_number_value(json_object_get(j, "size")) != size)
+		goto cleanup;
+	snprintf(r->used, sizeof(r->used), "%s",
+		 json_string_value(json_object_get(j, "algo")) ?: "");
+	snprintf(r->tree_via, sizeof(r->tree_via), "%s",
+		 json_string_value(json_object_get(j, "tree_via")) ?: "");
+	snprintf(r->model, sizeof(r->model), "%s",
+		 json_string_value(json_object_get(j, "model")) ?: "");
+	r->hdr_bytes = (unsigned long long)json_integer_value(json_object_get(j, "hdr_bytes"));
+	r->fallback = json_is_true(json_object_get(j, "fallback"));
+	ch = json_object_get(j, "children");
+	ret = 0;
+	if (json_is_array(ch) && (int)json_array_size(ch) == nranks) {
+		double *order = calloc((size_t)nranks, sizeof(double));
+		int root = (int)json_integer_value(json_object_get(j, "root")), k = 0;
+
+		for (int i = 0; i < nranks; i++)
+			r->parent[i] = -1;
+		for (int v = 0; order && v < nranks; v++) {
+			json_t *l = json_array_get(ch, (size_t)v);
+
+			for (size_t c = 0; c < json_array_size(l); c++) {
+				int w = (int)json_integer_value(json_array_get(l, c));
+
+				if (w >= 0 && w < nranks) {
+					r->parent[w] = v;
+					order[w] = k++;
+				}
+			}
+		}
+		if (order && gb_tree_init(t, nranks, root) == 0) {
+			if (gb_tree_from_parents(t, r->parent, order) < 0 ||
+			    gb_tree_check(t, NULL, 0) < 0) {
+				gb_tree_release(t);
+				memset(t, 0, sizeof(*t));
+			}
+		}
+		free(order);
+	}
+cleanup:
+	json_decref(j);
+	free(last);
+	return ret;
+}
+
+static void predict(struct models *M, const struct gb_tree *t, struct brow *r)
+{
+	const struct gb_netmodel *m;
+	const char *label = "";
+
+	for (int i = 0; i < 8; i++)
+		r->pred[i] = NAN;
+	if (!t->n)
+		return;
+	m = current_model(M, &label);
+	snprintf(r->pred_model, sizeof(r->pred_model), "%s", label);
+	for (int i = 0; m && i < gb_ncostmodels && i < 8; i++)
+		r->pred[i] = gb_costmodels[i].cost(m, t, r->size, NULL);
+}
+
+static void models_init(struct models *M)
+{
+	struct gb_rankmap rm;
+	struct gb_diag d;
+	char err[256];
+	const char *path = getenv("GRIDBED_RANKMAP");
+
+	memset(M, 0, sizeof(*M));
+	M->matrix = getenv("GRIDBED_MATRIX") && *getenv("GRIDBED_MATRIX") ?
+		    getenv("GRIDBED_MATRIX") : NULL;
+	M->host = calloc((size_t)nranks, sizeof(*M->host));
+	M->hostidx = calloc((size_t)nranks, sizeof(int));
+	if (!M->host || !M->hostidx)
+		die("out of memory");
+	memset(&rm, 0, sizeof(rm));
+	if (!path || gb_rankmap_load(path, &rm, err, sizeof(err)) < 0 || rm.n != nranks) {
+		/* outside gridemu mpirun: ranks are named by number */
+		for (int i = 0; i < nranks; i++)
+			snprintf(M->host[i], sizeof(M->host[i]), "%d", i);
+		gb_rankmap_release(&rm);
+		return;
+	}
+	for (int i = 0; i < nranks; i++)
+		snprintf(M->host[i], sizeof(M->host[i]), "%s", rm.host[i]);
+	if (rm.topology[0] && gb_topo_load(rm.topology, &M->topo, &d) == 0) {
+		struct gb_netmodel all;
+		int ok = 1;
+
+		for (int i = 0; i < nranks && ok; i++)
+			ok = (M->hostidx[i] = gb_topo_find_node(M->topo, M->host[i])) >= 0 &&
+			     M->hostidx[i] < M->topo->nhosts;
+		if (ok && gb_nm_from_topo(&all, M->topo, 0) == 0) {
+			M->have_sm = gb_nm_sub(&M->sm, &all, M->hostidx, nranks) == 0;
+			gb_nm_release(&all);
+			snprintf(M->sm_label, sizeof(M->sm_label), "topology %s", rm.topology);
+		}
+	}
+	gb_rankmap_release(&rm);
+}
+
+/* ------------------------------------------------------------------ */
+/* main                                                                */
+/* ------------------------------------------------------------------ */
+
+static int find_root(const char *s, struct models *M)
+{
+	char *end;
+	long r;
+
+	for (int i = 0; i < nranks; i++)
+		if (!strcmp(M->host[i], s))
+			return i;
+	r = strtol(s, &end, 10);
+	return *s && !*end && r >= 0 && r < nranks ? (int)r : -1;
+}
+
+static int overlaps(const struct go *g, double a, double b)
+{
+	for (int i = 0; i < g->niv; i++)
+		if (g->iv[2 * i] < b && g->iv[2 * i + 1] > a)
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct models M;
+	struct go g = { NULL, 0, 0 };
+	struct brow *rows;
+	struct times mine = { NAN, NAN };
+	uint8_t *buf;
+	const char *record = getenv("GRIDBED_BCAST_RECORD");
+	double origin, maxsize, lead = GUARD;
+	long long bad = 0;
+	int root, nb, status = 0;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	parse_args(argc, argv, &o);
+	models_init(&M);
+	root = find_root(o.root, &M);
+	if (root < 0) {
+		if (!world_rank)
+			fprintf(stderr, "synthapp: root '%s' is neither a host of the job nor a "
+				"rank\n", o.root);
+		MPI_Finalize();
+		return 2;
+	}
+	nb = gx_pattern_count(&o.pat);
+	maxsize = gx_pattern_max_size(&o.pat);
+	buf = malloc((size_t)maxsize + 1);
+	rows = calloc((size_t)nb, sizeof(*rows));
+	if (!buf || !rows)
+		die("out of memory");
+	if (world_rank == root)
+		for (int i = 0; i < nb; i++) {
+			rows[i].parent = malloc(sizeof(int) * (size_t)nranks);
+			rows[i].t = calloc((size_t)nranks, sizeof(struct times));
+			if (!rows[i].parent || !rows[i].t)
+				die("out of memory");
+		}
+
+	if (o.warmup) {
+		char *sb = calloc((size_t)nranks, 1), *rb = calloc((size_t)nranks, 1);
+
+		if (!sb || !rb)
+			die("out of memory");
+		MPI_Alltoall(sb, 1, MPI_BYTE, rb, 1, MPI_BYTE, MPI_COMM_WORLD);
+		free(sb);
+		free(rb);
+	}
+	if (world_rank == root)
+		handshake(&o, root, &g);
+	origin = now();
+	MPI_Allreduce(MPI_IN_PLACE, &origin, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	origin += GUARD;
+
+	for (int i = 0; i <= nb; i++) {
+		double planned = origin + (i < nb ? gx_pattern_offset(&o.pat, i, o.scale) : 0);
+		double size = i < nb ? gx_pattern_size(&o.pat, i) : 0;
+		uint64_t seed;
+		long long mis = 0;
+
+		/* the previous broadcast's records, just before this one */
+		if (i > 0) {
+			struct brow *r = &rows[i - 1];
+			struct gb_tree t;
+			double t_fin;
+
+			if (i == nb)
+				sleep_until(now() + GUARD);
+			else
+				sleep_until(planned - fmin(lead, 0.5 * o.scale *
+							   gx_pattern_gap(&o.pat, i - 1)));
+			t_fin = now();
+			MPI_Gather(&mine, 2, MPI_DOUBLE, world_rank == root ? r->t : NULL, 2,
+				   MPI_DOUBLE, root, MPI_COMM_WORLD);
+			MPI_Reduce(&bad, &mis, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD);
+			if (world_rank == root) {
+				double tmax = -INFINITY;
+
+				memset(&t, 0, sizeof(t));
+				for (int k = 0; k < nranks; k++)
+					tmax = fmax(tmax, r->t[k].t_end);
+				r->completion = tmax - r->t[root].t_begin;
+				r->mismatches = mis;
+				r->loaded = g.has_load ? overlaps(&g, r->start, r->start +
+								  r->completion) : -1;
+				for (int k = 0; k < nranks; k++)
+					r->parent[k] = -1;
+				read_record(&M, record, r->size, r, &t);
+				predict(&M, &t, r);
+				gb_tree_release(&t);
+				write_rows(&o, rows, i, root, M.host, i == nb);
+				if (mis) {
+					fprintf(stderr, "synthapp: broadcast %d (%.0f B): %lld "
+						"mismatching bytes\n", i - 1, r->size, mis);
+					status = 1;
+				}
+			}
+			lead = fmax(GUARD, 1.5 * (now() - t_fin));
+		}
+		if (i == nb)
+			break;
+		if (world_rank == o.fail_rank && i == o.fail_at) {
+			fprintf(stderr, "synthapp: rank %d: exiting before broadcast %d (the "
+				"fail_rank/fail_at test knob)\n", world_rank, i);
+			exit(3);
+		}
+
+		seed = gb_pattern_seed((uint64_t)size, o.seed, (uint64_t)i);
+		if (world_rank == root)
+			gb_pattern_fill(buf, (size_t)size, seed);
+		else
+			memset(buf, 0, (size_t)size);
+		sleep_until(planned);
+		MPI_Barrier(MPI_COMM_WORLD);
+		mine.t_begin = now();
+		MPI_Bcast(buf, (int)size, MPI_BYTE, root, MPI_COMM_WORLD);
+		mine.t_end = now();
+		bad = (long long)gb_pattern_check(buf, (size_t)size, seed);
+		if (world_rank == root) {
+			rows[i].size = size;
+			rows[i].planned = planned;
+			rows[i].start = mine.t_begin;
+			rows[i].late = mine.t_begin - planned;
+		}
+	}
+	/* not MPI_Bcast: that would be a broadcast of the application */
+	MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (world_rank == root)
+		for (int i = 0; i < nb; i++) {
+			free(rows[i].parent);
+			free(rows[i].t);
+		}
+	free(rows);
+	free(buf);
+	free(g.iv);
+	MPI_Finalize();
+	return status;
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+/*
+ * 8001-campaign: campaign files (experiments/campaign.c) and the summary
+ * arithmetic (experiments/summary.c), without a grid.
+ *
+ *   - a valid campaign gives the values written, the paper's defaults for
+ *     the others, and the application pattern of seed 000 s3;
+ *   - every kind of bad campaign is refused with -EINVAL and a diagnostic
+ *     at the offending place ("file:line:col: message"), inline load
+ *     schedules included (libgbload's own messages, re-based into the
+ *     campaign file);
+ *   - the summary on hand-made rows: loaded/unloaded split, improvement over
+ *     mpich-g2 per paired broadcast (mean, min, max; mixed pairs apart),
+ *     ratio to native, crossings, model error, medians, the named metrics;
+ *   - expectations: parsing errors and PASS/FAIL.
+ * Run under ASan (the sanitizer build) this also shows that failures leak
+ * nothing.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gbexp.h"
+#include "tap.h"
+
+static char campaign_path[1024];
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("GRIDBED_SRC");
+
+	return s && *s ? s : GRIDBED_SOURCE_DIR;
+}
+
+static int parse(const char *text, struct gx_campaign *c, struct gb_diag *d)
+{
+	return gx_campaign_parse(text, strlen(text), campaign_path, c, d);
+}
+
+#define HEAD "name: t\ntopology: ../topologies/two-clusters.yaml\n"
+
+static void test_valid(void)
+{
+	static const char text[] =
+		HEAD
+		"scale: 0.5\n"
+		"repetitions: 2\n"
+		"seed: 9\n"
+		"algorithms: [mpich-g2, mateescu, 'adaptive:mostcrit', adaptive, native]\n"
+		"app:\n"
+		"  broadcasts: 5\n"
+		"  size: {first: 1M, last: 64K}\n"
+		"  gap: {first: 90s, last: 10s}\n"
+		"load:\n"
+		"  - name: calm\n"
+		"  - name: cut\n"
+		"    mode: shape\n"
+		"    loads:\n"
+		"      - {start: 1min, duration: 2min, fraction: 70%, link: siteA-siteB}\n"
+		"      - start: 4min\n"
+		"        duration: 30s\n"
+		"        fraction: 0.5\n"
+		"        src: a-1\n"
+		"        dst: b-2\n"
+		"monitor: {period: 60s, bytes_per_probe: 128K}\n"
+		"advisor: {planner: mateescu}\n";
+	struct gx_campaign c;
+	struct gb_load_sched s;
+	struct gb_diag d;
+	char id[128];
+	int r = parse(text, &c, &d);
+
+	ok(r == 0, "a valid campaign parses (%s:%d:%d: %s)", d.file, d.line, d.col, d.msg);
+	if (r)
+		return;
+	is_str(c.name, "t", "name");
+	ok(strstr(c.topology, "/topologies/two-clusters.yaml") != NULL && c.topo &&
+	   c.topo->nhosts == 8, "topology resolved against the campaign's folder and loaded");
+	is_double(c.scale, 0.5, 0, "scale");
+	is_int(c.repetitions, 2, "repetitions");
+	ok(c.seed == 9, "seed");
+	is_str(c.backend, "auto", "backend defaults to auto");
+	is_int(c.nalgos, 5, "five algorithms");
+	ok(!c.algos[0].monitor && c.algos[1].monitor && !c.algos[1].advisor,
+	   "mpich-g2 is static, mateescu needs the monitor");
+	ok(c.algos[2].advisor && !strcmp(c.algos[2].bcast, "adaptive") &&
+	   !strcmp(c.algos[2].planner, "mostcrit"), "adaptive:mostcrit: the advisor with mostcrit");
+	is_str(c.algos[3].planner, "mateescu", "plain adaptive takes the advisor's planner");
+	ok(!c.algos[4].monitor && !c.algos[4].advisor, "native needs nothing");
+	is_str(c.app.root, "a-1", "root defaults to the topology's root");
+	is_int(gx_pattern_count(&c.app.pat), 5, "5 broadcasts");
+	is_double(gx_pattern_size(&c.app.pat, 0), 1048576, 0, "first size 1M");
+	is_double(gx_pattern_size(&c.app.pat, 4), 65536, 0, "last size 64K");
+	is_double(gx_pattern_size(&c.app.pat, 2), round((1048576 + 65536) / 2.0), 0,
+		  "sizes decrease linearly");
+	is_double(gx_pattern_gap(&c.app.pat, 0), 90, 1e-9, "first gap 90 s");
+	is_double(gx_pattern_gap(&c.app.pat, 3), 10, 1e-9, "last gap 10 s (n - 1 gaps)");
+	is_double(gx_pattern_gap(&c.app.pat, 1) / gx_pattern_gap(&c.app.pat, 0),
+		  gx_pattern_gap(&c.app.pat, 2) / gx_pattern_gap(&c.app.pat, 1), 1e-12,
+		  "gaps decrease exponentially");
+	is_double(gx_pattern_offset(&c.app.pat, 2, 0.5),
+		  0.5 * (gx_pattern_gap(&c.app.pat, 0) + gx_pattern_gap(&c.app.pat, 1)), 1e-9,
+		  "offsets are the scaled sums of the gaps");
+	is_int(c.nconds, 2, "two load conditions");
+	ok(c.conds[0].kind == GX_LOAD_NONE && c.conds[1].kind == GX_LOAD_SCHEDULE &&
+	   c.conds[1].mode == GB_LOAD_SHAPE, "unloaded, then an inline shape schedule");
+	gb_load_sched_init(&s);
+	r = gx_campaign_schedule(&c, 1, 2, &s, &d);
+	ok(r == 0 && s.n == 2 && s.seed == 10 && s.scale == 0.5 && s.iv[0].start == 60 &&
+	   s.iv[1].duration == 30, "its schedule: 2 loads, seed + rep - 1, the campaign's scale");
+	gb_load_sched_release(&s);
+	is_double(c.monitor.period, 60, 0, "monitor period");
+	is_str(c.monitor.bytes_per_probe, "131072", "bytes per probe");
+	gx_run_id(&c, 1, 2, 2, id, sizeof(id));
+	is_str(id, "cut-adaptive_mostcrit-r2", "run ids are file names");
+	is_int(gx_campaign_algo(&c, "native"), 4, "algorithms by label");
+	gx_campaign_release(&c);
+	gx_campaign_release(&c);
+	ok(1, "release is idempotent");
+}
+
+static void test_defaults(void)
+{
+	struct gx_campaign c;
+	struct gb_diag d;
+	int r = parse(HEAD "algorithms: [mpich-g2]\nload: {random: {target: b}}\n", &c, &d);
+
+	ok(r == 0, "a minimal campaign parses (%s)", d.msg);
+	if (r)
+		return;
+	is_int(gx_pattern_count(&c.app.pat), 60, "about 60 broadcasts (seed 000 s3)");
+	is_double(gx_pattern_size(&c.app.pat, 0), 1048576, 0, "from 1 MB");
+	is_double(gx_pattern_gap(&c.app.pat, 0), 90, 0, "gaps from 90 s");
+	ok(gx_pattern_gap(&c.app.pat, 10) < gx_pattern_gap(&c.app.pat, 9),
+	   "decreasing exponentially");
+	ok(c.conds[0].kind == GX_LOAD_RANDOM && !strcmp(c.conds[0].target, "b") &&
+	   c.conds[0].mode == GB_LOAD_TRAFFIC, "the paper's random load, traffic mode");
+	is_str(c.conds[0].name, "random", "its default name");
+	gx_campaign_release(&c);
+}
+
+struct bad {
+	const char *text;
+	int line, col;
+	const char *msg;
+};
+
+static const struct bad bads[] = {
+	{ HEAD "algoritms: [mpich-g2]\n", 3, 1, "unknown top-level key 'algoritms'" },
+	{ HEAD "algorithms: [mpich-g2, mpichg2]\n", 3, 24,
+	  "algorithm 'mpichg2' is not a planner" },
+	{ HEAD "algorithms: [mpich-g2, mpich-g2]\n", 3, 24, "listed twice" },
+	{ HEAD "algorithms: ['adaptive:nosuch']\n", 3, 14, "'nosuch' is not a planner" },
+	{ HEAD "algorithms: []\n", 3, 13, "'algorithms' is empty" },
+	{ "name: t\nalgorithms: [native]\n", 1, 1, "'topology' is missing" },
+	{ "name: t\ntopology: ../topologies/nonexistent.yaml\nalgorithms: [native]\n", 2, 11,
+	  "No such file" },
+	{ HEAD "algorithms: [native]\napp: {root: zz-1}\n", 4, 13,
+	  "root 'zz-1' is not a host" },
+	{ HEAD "algorithms: [native]\napp:\n  size: {first: 1 MB}\n", 5, 17,
+	  "size '1 MB' is not a size" },
+	{ HEAD "algorithms: [native]\napp: {gap: {first: 90s, factor: 1.5}}\n", 4, 33,
+	  "must be at most 1" },
+	{ HEAD "algorithms: [native]\napp: {gap: 90}\n", 4, 12, "gap '90' is not a time" },
+	{ HEAD "algorithms: [native]\napp: {fail_rank: 1}\n", 4, 6,
+	  "'fail_rank' and 'fail_at' go together" },
+	{ HEAD "algorithms: [native]\napp: {sizes: [1K, 2K], broadcasts: 3}\n", 4, 14,
+	  "not both" },
+	{ HEAD "scale: -1\nalgorithms: [native]\n", 3, 8, "scale '-1' is not a positive number" },
+	{ HEAD "backend: uml\nalgorithms: [native]\n", 3, 10, "backend 'uml' is not auto" },
+	{ HEAD "algorithms: [native\n", 4, 1, "yaml syntax error" },
+	{ HEAD "algorithms: [native]\nload: {random: {target: c9}}\n", 4, 25,
+	  "no cluster 'c9'" },
+	{ HEAD "algorithms: [native]\nload: {mode: fast}\n", 4, 14, "mode 'fast' is not" },
+	{ HEAD "algorithms: [native]\nload: [{name: x}, {name: x}]\n", 4, 19,
+	  "two load conditions are named 'x'" },
+	/* libgbload's diagnostics, at their place in the campaign file */
+	{ HEAD "algorithms: [native]\n"
+	  "load:\n"
+	  "  loads:\n"
+	  "    - {start: 1min, duration: 2min, fraction: 120%, link: siteA-siteB}\n",
+	  6, 47, "load 1: fraction '120%' is not between 0 and 100%" },
+	{ HEAD "algorithms: [native]\n"
+	  "load:\n"
+	  "  name: x\n"
+	  "  loads: [{start: 1min, duration: 2min, fraction: 0.5, link: siteA-siteZ}]\n",
+	  6, 62, "no link 'siteA-siteZ'" },
+	{ HEAD "algorithms: [native]\n"
+	  "load:\n"
+	  "  loads:\n"
+	  "    - start: 1min\n"
+	  "      duration: 2min\n"
+	  "      fraction: 0.5\n"
+	  "      src: a-1\n"
+	  "      dst: 8.8.8.8\n",
+	  10, 12, "destination '8.8.8.8' is not a host" },
+	{ HEAD "algorithms: [native]\ntimeout: soon\n", 4, 10, "timeout 'soon' is not a time" },
+	{ HEAD "algorithms: [native]\nadvisor: {planner: best}\n", 4, 20,
+	  "advisor planner 'best' is not a planner" },
+	{ HEAD "algorithms: [native]\nmonitor: {period: 0s}\n", 4, 19,
+	  "period must be positive" },
+	{ "", 1, 1, "empty campaign" },
+};
+
+static void test_bad(void)
+{
+	for (size_t i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		const struct bad *b = &bads[i];
+		struct gx_campaign c;
+		struct gb_diag d;
+		int r = parse(b->text, &c, &d);
+
+		ok(r == -EINVAL && d.line == b->line && d.col == b->col &&
+		   strstr(d.msg, b->msg) && !strcmp(d.file, campaign_path),
+		   "bad campaign %zu: %d:%d: %s", i + 1, d.line, d.col, d.msg);
+		if (r != -EINVAL || d.line != b->line || d.col != b->col || !strstr(d.msg, b->msg))
+			diag("  expected %d:%d '%s' (got %d)", b->line, b->col, b->msg, r);
+		ok(c.topo == NULL && c.text == NULL, "  and nothing is kept");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+static struct gx_row row(int algo, int index, double t, int loaded)
+{
+	struct gx_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.algo = algo;
+	r.cond = 0;
+	r.rep = 1;
+	r.index = index;
+	r.size = 1000;
+	r.completion = t;
+	r.loaded = loaded;
+	r.wan_bytes = NAN;
+	for (int m = 0; m < GX_MAX_MODELS; m++)
+		r.pred[m] = NAN;
+	return r;
+}
+
+static void test_summary(void)
+{
+	static const char *const algos[] = { "mpich-g2", "adaptive", "native" };
+	static const char *const models[] = { "mateescu", "plogp" };
+	/* index:               0    1    2    3    4 (mixed)  */
+	static const double tm[] = { 1.0, 2.0, 4.0, 1.0, 3.0 };   /* mpich-g2 */
+	static const double ta[] = { 1.1, 1.5, 2.0, 1.2, 1.0 };   /* adaptive */
+	static const int lm[] = { 0, 1, 1, 0, 1 }, la[] = { 0, 1, 1, 0, 0 };
+	struct gx_row rows[16];
+	struct gx_summary s;
+	const struct gx_algo_summary *a;
+	double v;
+	int n = 0;
+
+	for (int i = 0; i < 5; i++) {
+		rows[n++] = row(0, i, tm[i], lm[i]);
+		rows[n] = row(1, i, ta[i], la[i]);
+		rows[n].wan_bytes = 1000.0 * (i + 1);
+		rows[n].pred[0] = 1.0;
+		rows[n].pred[1] = i < 2 ? 2.0 : NAN;
+		rows[n].fallback = i == 4;
+		n++;
+		rows[n++] = row(2, i, 2.0, lm[i]);
+	}
+	/* a broadcast of another repetition never pairs with repetition 1 */
+	rows[n] = row(1, 0, 100.0, 1);
+	rows[n++].rep = 2;
+	ok(gx_summarize(rows, n, algos, 3, models, 2, "mpich-g2", &s) == 0, "summarize");
+	is_int(s.ref, 0, "mpich-g2 is the reference");
+	is_int(s.native, 2, "native found by name");
+	a = &s.a[1];
+	is_int(a->all.n, 6, "adaptive: 6 broadcasts");
+	is_int(a->loaded.n, 3, "3 loaded");
+	is_int(a->unloaded.n, 3, "3 unloaded");
+	is_double(a->unloaded.mean, (1.1 + 1.2 + 1.0) / 3, 1e-12, "unloaded mean");
+	is_double(a->unloaded.median, 1.1, 1e-12, "unloaded median (odd count)");
+	is_double(a->loaded.median, 2.0, 1e-12, "loaded median");
+	is_double(s.a[0].unloaded.median, 1.0, 1e-12, "median of an even count");
+	is_int(a->imp_loaded.n, 2, "2 loaded pairs");
+	is_double(a->imp_loaded.mean, (25.0 + 50.0) / 2, 1e-9, "improvement loaded: mean");
+	is_double(a->imp_loaded.min, 25.0, 1e-9, "  min (2 -> 1.5: 25 %%)");
+	is_double(a->imp_loaded.max, 50.0, 1e-9, "  max (4 -> 2: 50 %%)");
+	is_int(a->imp_unloaded.n, 2, "2 unloaded pairs");
+	is_double(a->imp_unloaded.mean, -15.0, 1e-9, "improvement unloaded: a loss, -15 %%");
+	is_double(a->imp_unloaded.min, -20.0, 1e-9, "  min");
+	is_double(a->imp_unloaded.max, -10.0, 1e-9, "  max");
+	is_int(a->imp_mixed, 1, "one mixed pair, in neither statistic");
+	is_double(a->ratio_native, (1.1 + 1.5 + 2.0 + 1.2 + 1.0) / 10.0, 1e-12,
+		  "ratio to native: sums over the 5 paired broadcasts");
+	is_int(a->ratio_n, 5, "  5 pairs (repetition 2 has no native)");
+	is_double(s.a[0].imp_loaded.mean, 0, 0, "the reference against itself: 0 %%");
+	is_double(a->crossings.mean, 3.0, 1e-12, "crossings: mean of wan bytes / size");
+	is_int(a->crossings.n, 5, "  over the captured broadcasts");
+	ok(isnan(s.a[0].crossings.mean) && s.a[0].crossings.n == 0, "no capture: no crossings");
+	is_int(a->model_err[0].n, 5, "model error over the predicted broadcasts");
+	is_double(a->model_err[0].mean, ((1.1 - 1) + (1.5 - 1) + (2 - 1) + (1.2 - 1) + 0) / 5,
+		  1e-12, "signed relative error");
+	is_double(a->model_abs[1].mean, (fabs(1.1 - 2) / 2 + fabs(1.5 - 2) / 2) / 2, 1e-12,
+		  "absolute relative error, NAN predictions skipped");
+	is_int(a->fallbacks, 1, "fallbacks counted");
+	is_int(a->nby_size, 2, "by size: one size, loaded and unloaded");
+	ok(gx_summary_metric(&s, 1, "improvement_loaded_mean", &v) == 0 && v == 37.5,
+	   "metric improvement_loaded_mean");
+	ok(gx_summary_metric(&s, 1, "loaded_median", &v) == 0 && v == 2.0,
+	   "metric loaded_median");
+	ok(gx_summary_metric(&s, 1, "model_error_plogp", &v) == 0 && v == a->model_abs[1].mean,
+	   "metric model_error_<model>");
+	ok(gx_summary_metric(&s, 1, "mean", &v) == 0 && fabs(v - a->all.mean) < 1e-12,
+	   "metric mean");
+	ok(gx_summary_metric(&s, 1, "nonsense", &v) == -ENOENT, "an unknown metric");
+	gx_summary_release(&s);
+	gx_summary_release(&s);
+	ok(1, "release is idempotent");
+
+	ok(gx_summarize(rows, n, algos, 3, models, 2, NULL, &s) == 0 && s.ref == -1 &&
+	   s.a[1].imp_loaded.n == 0, "without a reference: no improvement");
+	gx_summary_release(&s);
+	rows[0].algo = 7;
+	ok(gx_summarize(rows, n, algos, 3, models, 2, NULL, &s) == -EINVAL,
+	   "a row of an unknown algorithm is refused");
+}
+
+static void test_expect(void)
+{
+	static const char *const algos[] = { "mpich-g2", "adaptive" };
+	struct gx_row rows[4];
+	struct gx_summary s;
+	struct gx_expect *e;
+	struct gb_diag d;
+	char path[] = "/tmp/gridbed-8001-XXXXXX", err[256];
+	FILE *f, *out = fopen("/dev/null", "w");
+	int fd, n, r;
+
+	rows[0] = row(0, 0, 2.0, 1);
+	rows[1] = row(1, 0, 1.0, 1);
+	rows[2] = row(0, 1, 1.0, 0);
+	rows[3] = row(1, 1, 1.5, 0);
+	if (gx_summarize(rows, 4, algos, 2, NULL, 0, "mpich-g2", &s) < 0)
+		bail("summarize");
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	fputs("- {metric: loaded_mean, algo: adaptive, le: {times: 0.9, of: mpich-g2}}\n"
+	      "- {metric: unloaded_mean, algo: \"*\", le: 1.2}\n", f);
+	fclose(f);
+	r = gx_expect_load(path, &e, &n, &d);
+	ok(r == 0 && n == 2 && e[0].cmp == GX_LE && !strcmp(e[0].of, "mpich-g2") &&
+	   e[0].value == 0.9, "expectations parse");
+	r = gx_expect_check(e, n, &s, out, err, sizeof(err));
+	is_int(r, 1, "one fails: adaptive 1.5 > 1.2 (mpich-g2 1.0 passes; 1.0 <= 0.9 x 2.0)");
+	free(e);
+	f = fopen(path, "w");
+	fputs("- {metric: loaded_mean, algo: adaptive, lte: 3}\n", f);
+	fclose(f);
+	r = gx_expect_load(path, &e, &n, &d);
+	ok(r == -EINVAL && d.line == 1 && d.col == 41 && strstr(d.msg, "unknown key 'lte'"),
+	   "a misspelt comparison: %d:%d: %s", d.line, d.col, d.msg);
+	f = fopen(path, "w");
+	fputs("- {metric: speed, algo: adaptive, le: 3}\n", f);
+	fclose(f);
+	r = gx_expect_load(path, &e, &n, &d);
+	ok(r == -EINVAL && d.line == 1 && d.col == 12 && strstr(d.msg, "unknown metric 'speed'"),
+	   "an unknown metric: %d:%d: %s", d.line, d.col, d.msg);
+	f = fopen(path, "w");
+	fputs("- {metric: mean, algo: phoenix, le: 3}\n", f);
+	fclose(f);
+	r = gx_expect_load(path, &e, &n, &d);
+	ok(r == 0 && gx_expect_check(e, n, &s, out, err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "no algorithm 'phoenix'"), "an algorithm the campaign lacks: %s", err);
+	free(e);
+	unlink(path);
+	fclose(out);
+	gx_summary_release(&s);
+}
+
+int main(void)
+{
+	snprintf(campaign_path, sizeof(campaign_path), "%s/experiments/test-campaign.yaml",
+		 srcdir());
+	if (access(GRIDBED_SOURCE_DIR, R_OK) != 0 && !getenv("GRIDBED_SRC"))
+		skip_all("the source tree is not at %s", GRIDBED_SOURCE_DIR);
+	test_valid();
+	test_defaults();
+	test_bad();
+	test_summary();
+	test_expect();
+	return done_testing();
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# 9013-stencil-transatlantic - the CI-sized variant of the seed 004 s8.2
+# experiment (experiments/stencil-transatlantic.sh --ci): 2 + 2 ranks on the
+# transatlantic grid (50 ms, 10 Mbit/s, one cluster at half the CPU),
+# standard and grid-aware runs, the plot and the summary.  Checks that
+# the script produces every file, that the two modes computed bit-identical
+# fields, that the grid-aware run used the s3.3 topology (the machines
+# along the longest dimension: the wide-area face is the short side), gave
+# the machine that measured faster the thicker slabs (s4.1), that the ranks
+# read back their hosts' CPU quotas, and that it reports a speed-up, the
+# final ghost depth and the compressed groups.  No timing is asserted: the
+# speed-up is printed, not judged.
+source "$(dirname "$0")/lib-netns.sh"
+require_netns
+require_gridemu
+require_cmd mpirun
+require_cmd jq
+require_cmd python3
+GS=$GRIDBED_BUILD/experiments/gridstencil
+[ -x "$GS" ] || bail "gridstencil not built at $GS"
+OUT=$(mktemp -d /tmp/gb9013.XXXXXX)
+trap 'rm -rf "$OUT"; gb_cleanup' EXIT
+
+out=$("$GRIDBED_SRC/experiments/stencil-transatlantic.sh" --ci --build "$GRIDBED_BUILD" \
+	--out "$OUT" --prefix "$GB_PREFIX" --rundir "$GRIDBED_RUNDIR" 2>&1); st=$?
+is "$st" 0 "stencil-transatlantic.sh --ci exits 0" || printf '%s\n' "$out" | tail -20 | sed 's/^/#   /'
+like "$out" "running standard mode" "progress is reported"
+for f in standard.csv grid.csv standard.json grid.json grid-events.csv summary.txt summary.json; do
+	ok "$([ -s "$OUT/$f" ] && echo 0 || echo 1)" "$f written"
+done
+if command -v gnuplot >/dev/null; then
+	is "$(head -c 4 "$OUT/rate.png" 2>/dev/null | tail -c 3)" PNG "rate.png is a PNG"
+else
+	skip 1 "gnuplot is not installed"
+fi
+S=$OUT/summary.json
+is "$(jq -r .identical "$S")" true "standard and grid-aware fields are bit-identical"
+like "$(jq -r .speedup_mean "$S")" '^[0-9.]+(e[-+]?[0-9]+)?$' "a speed-up factor is reported"
+diag "speed-up $(jq -r .speedup_mean "$S") (whole run), $(jq -r .speedup_second_half "$S") (second half)"
+is "$(jq -r .runs.grid.topology "$S")" 1x4 "grid-aware topology on 64x256, 2 + 2: 1x4"
+is "$(jq -r .runs.standard.topology "$S")" 2x2 "standard topology: 2x2"
+is "$(jq -r '.wan_face_points' "$OUT/grid.json")" 64 "grid-aware: the machines meet on the short side"
+is "$(jq -r '.wan_face_points' "$OUT/standard.json")" 256 "standard: on the long side"
+# s4.1 follows the measured speeds (which the quotas make about 2:1 on an
+# idle box; a busy box measures what it gives)
+G=$OUT/grid.json
+diag "measured speeds: $(jq -r '[.machines[] | "\(.name) \(.speed)"] | join(", ")' "$G")"
+is "$(jq -r '((.slabs[0:2] | add) > (.slabs[2:4] | add)) == (.machines[0].speed > .machines[1].speed)' "$G")" \
+	true "the machine that measured faster got more of the grid"
+like "$(jq -r .runs.grid.final_depth "$S")" '^[1-9][0-9]*$' "final ghost depth reported"
+like "$(jq -r .runs.grid.groups_compressed "$S")" '^[0-9]+$' "groups compressed reported"
+like "$(jq -r '.runs.grid.cpu_quotas | join(";")' "$S")" "0\\.0500 core.*0\\.1000 core" \
+	"the ranks read back their hosts' CPU quotas (0.05 and 0.10 core)"
+out=$("$GRIDBED_SRC/experiments/stencil-transatlantic.sh" --per-cluster x 2>&1); st=$?
+is "$st" 2 "bad option: exit 2"
+ok "$(ip netns list | grep -c "^$GB_PREFIX-" | grep -qx 0 && echo 0 || echo 1)" "the grid is gone"
+done_testing
