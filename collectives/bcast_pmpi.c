@@ -58,6 +58,8 @@
 
 /* Also declared by mpi.h; repeated so -Wmissing-prototypes sees it here. */
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 
 static struct {
 	int ready;
@@ -180,6 +182,47 @@ static int fail(MPI_Comm comm, const char *what)
 		fprintf(stderr, "gridbcast: MPI_Bcast with '%s': %s\n", S.algo, what);
 	PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
 	return MPI_ERR_OTHER;
+}
+
+/*
+ * MPI_Init and MPI_Init_thread: after the library's own, set up what every
+ * broadcast on MPI_COMM_WORLD needs once (the duplicated communicator, the
+ * rank map, the topology and the ranks' model), as an MPI library sets up
+ * its collectives at initialisation.  Otherwise the application's first
+ * MPI_Bcast pays for it (about 0.1 s for 12 ranks on 2 cores, measured with
+ * synthapp), which OpenMPI's own broadcast never does, and the first row of
+ * every comparison is biased.  A failure here is not reported: the first
+ * MPI_Bcast meets it again and reports it as before.
+ */
+static void init_world(void)
+{
+	int n = 0, *hosts;
+
+	if (!S.ready)
+		setup();
+	if (!S.algo || S.bad || MPI_Comm_size(MPI_COMM_WORLD, &n) != MPI_SUCCESS ||
+	    !(hosts = malloc(sizeof(int) * (size_t)n)))
+		return;
+	(void)gb_bcast_comm_hosts(MPI_COMM_WORLD, hosts);
+	free(hosts);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int ret = PMPI_Init(argc, argv);
+
+	if (ret == MPI_SUCCESS)
+		init_world();
+	return ret;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int ret = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (ret == MPI_SUCCESS)
+		init_world();
+	return ret;
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
