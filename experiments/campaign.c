@@ -161,8 +161,9 @@ static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 			    "adaptive[:PLANNER]", quote(c, s));
 	snprintf(a->bcast, sizeof(a->bcast), "%s", s);
 	snprintf(a->planner, sizeof(a->planner), "%s", s);
-	/* measured planners plan from gridmon's matrix (decision 6) */
-	a->monitor = !(p->flags & GB_PLAN_STATIC);
+	/* measured planners plan from gridmon's matrix (decision 6); phoenix's
+	 * trees come from phoenixd's own measurements (gridexp runs it) */
+	a->monitor = !(p->flags & GB_PLAN_STATIC) && strcmp(s, "phoenix");
 	return 0;
 }
 
@@ -263,7 +264,8 @@ static int parse_gap_spec(struct ctx *c, const yaml_node_t *v, struct gx_pattern
 static int parse_app(struct ctx *c, const yaml_node_t *v)
 {
 	static const char *const keys[] = { "root", "broadcasts", "size", "gap", "sizes", "reps",
-					    "warmup", "fail_rank", "fail_at", "fail_algo", NULL };
+					    "warmup", "fail_rank", "fail_at", "fail_algo", "start",
+					    "wait", NULL };
 	struct gx_app *app = &c->c->app;
 	struct gx_pattern *p = &app->pat;
 	const yaml_node_t *x, *gap;
@@ -344,6 +346,91 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 		if (gx_campaign_algo(c->c, app->fail_algo) < 0)
 			return fail(c, x, "fail_algo '%s' is not one of the campaign's algorithms",
 				    app->fail_algo);
+	}
+	if ((x = get(c, v, "start"))) {
+		const char *s = sval(x);
+
+		if (!s || (strcmp(s, "barrier") && strcmp(s, "clock")))
+			return fail(c, x, "start %s is neither barrier nor clock", str_or_kind(c, x));
+		app->start_clock = !strcmp(s, "clock");
+	}
+	if ((x = get(c, v, "wait"))) {
+		const char *s = sval(x);
+
+		if (!s || (strcmp(s, "spin") && strcmp(s, "sleep")))
+			return fail(c, x, "wait %s is neither spin nor sleep", str_or_kind(c, x));
+		app->wait_sleep = !strcmp(s, "sleep");
+	}
+	return 0;
+}
+
+/* ---- ranks and phoenixd ---------------------------------------------------- */
+
+static int parse_ranks(struct ctx *c, const yaml_node_t *v)
+{
+	static const char *const keys[] = { "order", "seed", NULL };
+	struct gx_ranks *r = &c->c->ranks;
+	const yaml_node_t *x;
+	int ret;
+
+	r->order = GX_ORDER_TOPOLOGY;
+	r->seed = c->c->seed;
+	if (!v)
+		return 0;
+	if ((ret = check_map(c, v, "ranks", keys)) < 0)
+		return ret;
+	if ((x = get(c, v, "order"))) {
+		const char *s = sval(x);
+		int k;
+
+		for (k = 0; k < 3 && (!s || strcmp(s, gx_order_name(k))); k++)
+			;
+		if (k == 3)
+			return fail(c, x, "ranks: order %s is not topology, shuffle or interleave",
+				    str_or_kind(c, x));
+		r->order = k;
+	}
+	if ((x = get(c, v, "seed"))) {
+		const char *s = sval(x);
+		char *end;
+
+		if (!s || *s < '0' || *s > '9' || (errno = 0, r->seed = strtoull(s, &end, 10),
+						     errno || *end))
+			return fail(c, x, "ranks: seed %s is not a non-negative integer",
+				    str_or_kind(c, x));
+	}
+	return 0;
+}
+
+static int parse_phoenixd(struct ctx *c, const yaml_node_t *v)
+{
+	static const char *const keys[] = { "round_ms", "serial_every", "coalesce_ms", "fanout",
+					    "timeout", NULL };
+	struct gx_phoenixd *p = &c->c->phoenixd;
+	const yaml_node_t *x;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (!v)
+		return 0;
+	if ((ret = check_map(c, v, "phoenixd", keys)) < 0)
+		return ret;
+	if (!gx_campaign_needs_phoenixd(c->c, NULL))
+		return fail(c, v, "phoenixd: no algorithm of the campaign is 'phoenix', so "
+			    "phoenixd would not run");
+	if (((x = get(c, v, "round_ms")) &&
+	     (ret = get_int(c, x, "round_ms", 10, 60000, &p->round_ms)) < 0) ||
+	    ((x = get(c, v, "serial_every")) &&
+	     (ret = get_int(c, x, "serial_every", 1, 1000, &p->serial_every)) < 0) ||
+	    ((x = get(c, v, "coalesce_ms")) &&
+	     (ret = get_int(c, x, "coalesce_ms", 0, 1000, &p->coalesce_ms)) < 0) ||
+	    ((x = get(c, v, "fanout")) && (ret = get_int(c, x, "fanout", 1, 4096, &p->fanout)) < 0))
+		return ret;
+	if ((x = get(c, v, "timeout"))) {
+		if ((ret = get_duration(c, x, "timeout", &p->timeout)) < 0)
+			return ret;
+		if (!(p->timeout >= 1))
+			return fail(c, x, "phoenixd: timeout must be at least 1s");
 	}
 	return 0;
 }
@@ -568,7 +655,8 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "name", "topology", "backend", "scale",
 					    "repetitions", "seed", "algorithms", "app", "load",
-					    "monitor", "advisor", "timeout", NULL };
+					    "monitor", "advisor", "timeout", "ranks", "phoenixd",
+					    NULL };
 	struct gx_campaign *cp = c->c;
 	const yaml_node_t *x;
 	struct gb_diag td;
@@ -622,7 +710,9 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 	if ((ret = parse_algos(c, get(c, root, "algorithms"))) < 0 ||
 	    (ret = parse_app(c, get(c, root, "app"))) < 0 ||
 	    (ret = parse_load(c, get(c, root, "load"))) < 0 ||
-	    (ret = parse_monitor(c, get(c, root, "monitor"))) < 0)
+	    (ret = parse_monitor(c, get(c, root, "monitor"))) < 0 ||
+	    (ret = parse_ranks(c, get(c, root, "ranks"))) < 0 ||
+	    (ret = parse_phoenixd(c, get(c, root, "phoenixd"))) < 0)
 		return ret;
 	snprintf(cp->advisor_planner, sizeof(cp->advisor_planner), "%s", GX_ADVISOR_PLANNER);
 	if ((x = get(c, root, "advisor"))) {
@@ -768,6 +858,59 @@ int gx_campaign_needs_advisor(const struct gx_campaign *c, const int *use)
 	return 0;
 }
 
+int gx_campaign_needs_phoenixd(const struct gx_campaign *c, const int *use)
+{
+	for (int i = 0; i < c->nalgos; i++)
+		if ((!use || use[i]) && !strcmp(c->algos[i].bcast, "phoenix"))
+			return 1;
+	return 0;
+}
+
+const char *gx_order_name(int order)
+{
+	static const char *const names[] = { "topology", "shuffle", "interleave" };
+
+	return order >= 0 && order < 3 ? names[order] : "?";
+}
+
+int gx_rank_hosts(const struct gx_campaign *c, int *hosts)
+{
+	const struct gb_topo *t = c->topo;
+	int n = t->nhosts, root = gb_topo_find_node(t, c->app.root), k = 0;
+
+	if (c->ranks.order == GX_ORDER_TOPOLOGY || root < 0 || root >= n) {
+		for (int i = 0; i < n; i++)
+			hosts[i] = i;
+		return n;
+	}
+	hosts[k++] = root;
+	if (c->ranks.order == GX_ORDER_SHUFFLE) {
+		struct gb_rng g;
+
+		for (int i = 0; i < n; i++)
+			if (i != root)
+				hosts[k++] = i;
+		/* Fisher-Yates over ranks 1 .. n-1: the root keeps rank 0 */
+		gb_rng_seed(&g, c->ranks.seed);
+		for (int i = n - 1; i > 1; i--) {
+			int j = 1 + (int)(gb_rng_next(&g) % (uint64_t)i), tmp = hosts[i];
+
+			hosts[i] = hosts[j];
+			hosts[j] = tmp;
+		}
+		return n;
+	}
+	/* interleave: one host of each cluster in turn, clusters in file order */
+	for (int round = 0; k < n; round++)
+		for (int cl = 0; cl < t->nclusters; cl++) {
+			int h = t->clusters[cl].first_host + round;
+
+			if (round < t->clusters[cl].nhosts && h != root)
+				hosts[k++] = h;
+		}
+	return n;
+}
+
 void gx_run_id(const struct gx_campaign *c, int cond, int algo, int rep, char *buf, size_t len)
 {
 	char l[GX_NAME_MAX];
@@ -829,6 +972,8 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 	json_object_set_new(app, "gap_first_s", json_real(p->gap_first));
 	json_object_set_new(app, "gap_factor", json_real(p->gap_factor));
 	json_object_set_new(app, "warmup", json_boolean(c->app.warmup));
+	json_object_set_new(app, "start", json_string(c->app.start_clock ? "clock" : "barrier"));
+	json_object_set_new(app, "wait", json_string(c->app.wait_sleep ? "sleep" : "spin"));
 	if (c->app.fail_rank >= 0) {
 		json_object_set_new(app, "fail_rank", json_integer(c->app.fail_rank));
 		json_object_set_new(app, "fail_at", json_integer(c->app.fail_at));
@@ -855,6 +1000,14 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 	}
 	json_object_set_new(j, "conditions", cs);
 	json_object_set_new(j, "monitor_period_s", json_real(c->monitor.period));
+	json_object_set_new(j, "ranks", json_pack("{s:s,s:I}", "order",
+						   gx_order_name(c->ranks.order), "seed",
+						   (json_int_t)c->ranks.seed));
+	if (gx_campaign_needs_phoenixd(c, NULL))
+		json_object_set_new(j, "phoenixd", json_pack(
+			"{s:i,s:i,s:i,s:i,s:f}", "round_ms", c->phoenixd.round_ms, "serial_every",
+			c->phoenixd.serial_every, "coalesce_ms", c->phoenixd.coalesce_ms,
+			"fanout", c->phoenixd.fanout, "timeout_s", c->phoenixd.timeout));
 	json_object_set_new(j, "advisor_planner", json_string(c->advisor_planner));
 	json_object_set_new(j, "timeout_s", json_real(c->timeout));
 	return j;

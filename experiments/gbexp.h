@@ -85,6 +85,36 @@ struct gx_app {
 	int warmup;               /**< connect every pair before the first broadcast */
 	int fail_rank, fail_at;   /**< test knob: rank exits at broadcast index; -1: off */
 	char fail_algo[GX_NAME_MAX]; /**< "" = every algorithm */
+	int start_clock;          /**< `start: clock`: every rank calls at the planned time, no barrier */
+	int wait_sleep;           /**< `wait: sleep`: libgridbcast's ranks wait asleep (GRIDBED_BCAST_WAIT) */
+};
+
+/**
+ * enum gx_order - which rank each host gets (campaign key `ranks`).
+ * @GX_ORDER_TOPOLOGY:   the topology's host order (gridemu mpirun's default)
+ * @GX_ORDER_SHUFFLE:    the application's root first, the other hosts in a
+ *                       seeded random order: the cluster-unaware rank order
+ *                       of seed 001 s4.2's "imitation of MPICH"
+ * @GX_ORDER_INTERLEAVE: the root first, then the other hosts dealt round
+ *                       robin over the clusters (the worst order for a
+ *                       binomial tree: every neighbour in another cluster)
+ */
+enum gx_order { GX_ORDER_TOPOLOGY = 0, GX_ORDER_SHUFFLE, GX_ORDER_INTERLEAVE };
+
+/** struct gx_ranks - the campaign's `ranks` key. */
+struct gx_ranks {
+	int order;                /**< enum gx_order */
+	uint64_t seed;            /**< shuffle: the PRNG seed (default: the campaign's) */
+};
+
+/**
+ * struct gx_phoenixd - phoenixd's options (campaign key `phoenixd`), for a
+ * campaign with algorithm `phoenix`.  0 leaves an option to gridexp's rule
+ * for the grid's size (docs/formats.md) or to phoenixd's default.
+ */
+struct gx_phoenixd {
+	int round_ms, serial_every, coalesce_ms, fanout;
+	double timeout;           /**< real seconds */
 };
 
 /** struct gx_monitor - gridmon's options (docs/formats.md). */
@@ -110,6 +140,8 @@ struct gx_campaign {
 	struct gx_cond conds[GX_MAX_CONDS];
 	int nconds;
 	struct gx_monitor monitor;
+	struct gx_ranks ranks;
+	struct gx_phoenixd phoenixd;
 	char advisor_planner[GX_NAME_MAX];
 	double timeout;           /**< per run, real seconds; 0: automatic */
 	struct gb_topo *topo;     /**< the topology, loaded */
@@ -148,6 +180,51 @@ int gx_campaign_algo(const struct gx_campaign *c, const char *label);
 /** gx_campaign_needs() - 1 when any algorithm selected in @use (NULL: all) needs the monitor / advisor. */
 int gx_campaign_needs_monitor(const struct gx_campaign *c, const int *use);
 int gx_campaign_needs_advisor(const struct gx_campaign *c, const int *use);
+
+/**
+ * gx_campaign_needs_phoenixd() - 1 when an algorithm selected in @use
+ * (NULL: all) is the planner `phoenix`: its trees come from phoenixd, the
+ * real protocol, run by gridexp on the campaign's grid before the runs.
+ */
+int gx_campaign_needs_phoenixd(const struct gx_campaign *c, const int *use);
+
+/**
+ * gx_rank_hosts() - the topology's host indices in rank order (rank i runs
+ * on host @hosts[i]), as the campaign's `ranks` key says.  Deterministic:
+ * the shuffle draws from gb_rng seeded with ranks.seed.  @hosts has room
+ * for c->topo->nhosts entries.
+ * Return: the number of hosts.
+ */
+int gx_rank_hosts(const struct gx_campaign *c, int *hosts);
+
+/** gx_order_name() - "topology", "shuffle" or "interleave". */
+const char *gx_order_name(int order);
+
+/**
+ * struct gx_wan_check - what gx_wan_check() found in one tree file.
+ * @valid:    a spanning tree of every host of the topology, rooted where
+ *            the file says, with no cycle
+ * @optimal:  wide-area optimal (seed 001 s2, after MagPIe): exactly one tree
+ *            edge from another cluster into each cluster but the root's,
+ *            none into the root's; so every data item crosses into each
+ *            cluster once
+ * @wan_edges: tree edges between clusters
+ * @why:      the first reason it is not valid or not optimal ("" if it is)
+ */
+struct gx_wan_check {
+	int valid, optimal, wan_edges;
+	char root[GX_NAME_MAX];
+	char why[256];
+};
+
+/**
+ * gx_wan_check() - check the tree file @path (the gridbed-tree JSON that
+ * phoenixd and gridtree write: "root", "nodes", "parent" by host name)
+ * against topology @t, independently of whoever wrote it.
+ * Return: 0 (@w filled, whatever it found), -ENOENT, -EINVAL (not a tree
+ * file; @w->why says why), -ENOMEM.
+ */
+int gx_wan_check(const struct gb_topo *t, const char *path, struct gx_wan_check *w);
 
 /** gx_campaign_json() - the campaign's parameters as JSON (for meta.json). */
 json_t *gx_campaign_json(const struct gx_campaign *c);

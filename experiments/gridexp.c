@@ -219,7 +219,10 @@ struct runner {
 	int resume, plots;
 	char tools[PATH_MAX];        /* the build directory (this program's parent's parent) */
 	char gridemu[PATH_MAX], gridmon[PATH_MAX], advisor[PATH_MAX], synthapp[PATH_MAX];
-	char libbcast[PATH_MAX];
+	char libbcast[PATH_MAX], phoenixd[PATH_MAX];
+	char *hosts;                 /* --hosts for gridemu mpirun (ranks: order), or NULL */
+	char ptrees[PATH_MAX];       /* GRIDBED_PHOENIX_TREES: phoenixd's output, or "" */
+	int px_bad;                  /* phoenixd trees that are not wide-area optimal */
 	int grid_up;
 	struct gb_grid g;
 	int attached;
@@ -298,6 +301,7 @@ static void find_tools(struct runner *R)
 	snprintf(R->advisor, sizeof(R->advisor), "%s/collectives/gridadvisor", R->tools);
 	snprintf(R->synthapp, sizeof(R->synthapp), "%s/experiments/synthapp", R->tools);
 	snprintf(R->libbcast, sizeof(R->libbcast), "%s/collectives/libgridbcast.so", R->tools);
+	snprintf(R->phoenixd, sizeof(R->phoenixd), "%s/collectives/phoenixd", R->tools);
 }
 
 /* "gx" + 4 hex digits of the campaign name's FNV-1a hash. */
@@ -606,6 +610,196 @@ static int monitor_start(struct runner *R)
 	if (R->tty)
 		fputc('\n', stderr);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* phoenixd: the Phoenix trees (seed 001 s3), from the real protocol    */
+/* ------------------------------------------------------------------ */
+
+/* Adds @what (a reference taken) under @key to the newest session of meta.json. */
+static void meta_session_add(struct runner *R, const char *key, json_t *what)
+{
+	char path[PATH_MAX];
+	json_error_t je;
+	int ret;
+	json_t *m, *ss;
+
+	snprintf(path, sizeof(path), "%s/meta.json", R->out);
+	m = gb_json_load_file(path, &je, &ret);
+	ss = m ? json_object_get(m, "sessions") : NULL;
+	if (json_array_size(ss) > 0) {
+		json_object_set(json_array_get(ss, json_array_size(ss) - 1), key, what);
+		if (gb_json_save_atomic(m, path) < 0)
+			warnx("cannot update %s", path);
+	}
+	json_decref(m);
+	json_decref(what);
+}
+
+/*
+ * Run phoenixd on the campaign's grid until its trees are stable, check
+ * every tree it reports (gx_wan_check(), independently of phoenixd's own
+ * count) and point the runs at them (GRIDBED_PHOENIX_TREES): the `phoenix`
+ * planner then uses the tree the protocol converged to for the root, never
+ * its simulation.  Once per session: a resumed campaign's grid is new, so
+ * are its trees (phoenixd/s<S>/).
+ *
+ * Defaults for grids of more than 16 hosts are phoenix-fig5.sh's, measured
+ * at 168 hosts on 2 cores (docs/measurements.md): rounds of 2 s, a serial
+ * every 2 rounds and serials batched for 10 ms keep the protocol's traffic
+ * within what the userspace delay line carries; convergence then takes
+ * about 5 min, hence the 15 min timeout.
+ */
+static int phoenixd_run(struct runner *R)
+{
+	const struct gx_phoenixd *o = &R->c.phoenixd;
+	const struct gb_topo *t = R->c.topo;
+	int big = t->nhosts > 16, session = 1, n = 0, st, nopt = 0, nvalid = 0, ret;
+	char dir[PATH_MAX], log[PATH_MAX], path[PATH_MAX], rms[16], se[16], co[16], fo[16];
+	char tmo[32];
+	char *argv[24];
+	double timeout = o->timeout > 0 ? o->timeout : big ? 900 : 120, t0 = mono(), last = 0;
+	struct proc p;
+	json_error_t je;
+	json_t *sum, *ini, *res;
+	FILE *csv;
+	char *buf = NULL;
+	size_t blen = 0;
+
+	for (;; session++) {
+		snprintf(dir, sizeof(dir), "%s/phoenixd/s%d", R->out, session);
+		if (!exists(dir))
+			break;
+	}
+	if (mkdirs(dir) < 0) {
+		warnx("cannot create '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(rms, sizeof(rms), "%d", o->round_ms ? o->round_ms : big ? 2000 : 200);
+	snprintf(se, sizeof(se), "%d", o->serial_every ? o->serial_every : big ? 2 : 1);
+	snprintf(co, sizeof(co), "%d", o->coalesce_ms ? o->coalesce_ms : big ? 10 : 2);
+	snprintf(tmo, sizeof(tmo), "%.0f", ceil(timeout));
+	argv[n++] = R->phoenixd;       /* the grid: $GRIDBED_PREFIX */
+	argv[n++] = "run";
+	argv[n++] = "--grid";
+	argv[n++] = "--out";
+	argv[n++] = dir;
+	argv[n++] = "--round-ms";
+	argv[n++] = rms;
+	argv[n++] = "--serial-every";
+	argv[n++] = se;
+	argv[n++] = "--coalesce-ms";
+	argv[n++] = co;
+	argv[n++] = "--timeout";
+	argv[n++] = tmo;
+	if (o->fanout) {
+		snprintf(fo, sizeof(fo), "%d", o->fanout);
+		argv[n++] = "--fanout";
+		argv[n++] = fo;
+	}
+	argv[n++] = "--verbose";
+	argv[n] = NULL;
+	fprintf(stderr, ME ": phoenixd: %d processes, rounds of %s ms, until the trees are "
+		"stable (at most %s s; progress in %s)\n", t->nhosts, rms, tmo, log);
+	if (spawn(&p, argv, log, NULL) < 0) {
+		warnx("cannot run phoenixd: %s", strerror(errno));
+		return -1;
+	}
+	while (!proc_poll(&p)) {
+		if (got_signal) {
+			proc_stop(&p, 10);
+			return -1;
+		}
+		if (mono() - last > (R->tty ? 0.5 : 30)) {
+			char el[32];
+
+			last = mono();
+			fmt_dur(last - t0, el, sizeof(el));
+			fprintf(stderr, R->tty ? "\r" ME ": phoenixd converging ... %s   " :
+				ME ": phoenixd converging ... %s\n", el);
+		}
+		nap(0.1);
+	}
+	if (R->tty)
+		fputc('\n', stderr);
+	st = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : 128 + WTERMSIG(p.status);
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	sum = st == 0 ? gb_json_load_file(path, &je, &ret) : NULL;
+	ini = json_object_get(sum, "initial");
+	if (!sum || !json_is_true(json_object_get(ini, "converged"))) {
+		warnx("phoenixd did not converge (exit %d); see %s", st, log);
+		json_decref(sum);
+		return -1;
+	}
+	/* every root's tree, checked here */
+	if (!(csv = open_memstream(&buf, &blen))) {
+		json_decref(sum);
+		return -1;
+	}
+	fprintf(csv, "root,cluster,valid,wan_edges,wan_optimal,why\n");
+	for (int h = 0; h < t->nhosts; h++) {
+		struct gx_wan_check w;
+
+		snprintf(path, sizeof(path), "%s/initial/%s.json", dir, t->nodes[h].name);
+		ret = gx_wan_check(t, path, &w);
+		if (ret == -ENOENT)
+			snprintf(w.why, sizeof(w.why), "no tree file");
+		nvalid += w.valid && !strcmp(w.root, t->nodes[h].name);
+		nopt += w.optimal && !strcmp(w.root, t->nodes[h].name);
+		if (!w.optimal && R->px_bad++ < 3)
+			warnx("phoenixd's tree for root %s is not wide-area optimal: %s",
+			      t->nodes[h].name, w.why);
+		fprintf(csv, "%s,%s,%d,%d,%d,\"%s\"\n", t->nodes[h].name,
+			t->clusters[t->nodes[h].cluster].name, w.valid, w.wan_edges, w.optimal,
+			w.why);
+	}
+	fclose(csv);
+	snprintf(path, sizeof(path), "%s/wan-check.csv", dir);
+	if (!buf || gx_write_atomic(path, buf, blen) < 0)
+		warnx("cannot write %s", path);
+	free(buf);
+	res = json_pack("{s:s,s:O,s:i,s:i,s:i,s:i,s:i,s:s,s:s}", "dir", dir, "initial", ini,
+			"round_ms", atoi(rms), "serial_every", atoi(se), "coalesce_ms", atoi(co),
+			"trees", t->nhosts, "wan_optimal_gridexp", nopt, "wan_check", path,
+			"log", log);
+	fprintf(stderr, ME ": phoenixd converged after %.1f s (%lld rounds, %lld messages, "
+		"%lld parent changes, %lld by shortcut); wide-area optimal trees: %d of %d "
+		"(gridexp's check), %lld (phoenixd's own)\n",
+		json_number_value(json_object_get(ini, "time_s")),
+		json_integer_value(json_object_get(ini, "rounds")),
+		json_integer_value(json_object_get(ini, "messages")),
+		json_integer_value(json_object_get(ini, "changes")),
+		json_integer_value(json_object_get(ini, "shortcuts")), nopt, t->nhosts,
+		json_integer_value(json_object_get(ini, "wan_optimal")));
+	json_decref(sum);
+	meta_session_add(R, "phoenixd", res);
+	snprintf(R->ptrees, sizeof(R->ptrees), "%s", dir);
+	return nvalid == t->nhosts ? 0 : (warnx("phoenixd reported %d valid trees of %d",
+						 nvalid, t->nhosts), -1);
+}
+
+/* --hosts for gridemu mpirun when the rank order is not the topology's. */
+static int rank_hosts(struct runner *R)
+{
+	const struct gb_topo *t = R->c.topo;
+	int *h = malloc(sizeof(int) * (size_t)t->nhosts), n;
+	size_t len = 0;
+	FILE *f;
+
+	if (R->c.ranks.order == GX_ORDER_TOPOLOGY) {
+		free(h);
+		return 0;
+	}
+	if (!h || !(f = open_memstream(&R->hosts, &len))) {
+		free(h);
+		return -ENOMEM;
+	}
+	n = gx_rank_hosts(&R->c, h);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "," : "", t->nodes[h[i]].name);
+	free(h);
+	return fclose(f) == 0 ? 0 : -ENOMEM;
 }
 
 /* ------------------------------------------------------------------ */
@@ -924,6 +1118,10 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	add_arg(argv, &n, "%s", R->libbcast);
 	add_arg(argv, &n, "--timeout");
 	add_arg(argv, &n, "%.0f", ceil(timeout));
+	if (R->hosts) {
+		add_arg(argv, &n, "--hosts");
+		add_arg(argv, &n, "%s", R->hosts);
+	}
 	add_arg(argv, &n, "--");
 	add_arg(argv, &n, "%s", R->synthapp);
 	add_arg(argv, &n, "--dir");
@@ -968,6 +1166,8 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	add_arg(argv, &n, "%.17g", p->gap_factor);
 	if (c->app.warmup)
 		add_arg(argv, &n, "--warmup");
+	if (c->app.start_clock)
+		add_arg(argv, &n, "--start-clock");
 	if (c->app.fail_rank >= 0 && (!c->app.fail_algo[0] ||
 				      !strcmp(c->app.fail_algo, a->label))) {
 		add_arg(argv, &n, "--fail-rank");
@@ -988,6 +1188,10 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 		add_arg(env, &e, "GRIDBED_MATRIX=%s", R->matrix);
 	if (a->advisor)
 		add_arg(env, &e, "GRIDBED_ADVISOR_DIR=%s/advisor", r->tmp);
+	if (R->ptrees[0])
+		add_arg(env, &e, "GRIDBED_PHOENIX_TREES=%s", R->ptrees);
+	if (c->app.wait_sleep)
+		add_arg(env, &e, "GRIDBED_BCAST_WAIT=sleep");
 	if (!getenv("PMIX_MCA_gds"))   /* PLATFORM.md: many orteds on one box */
 		add_arg(env, &e, "PMIX_MCA_gds=hash");
 	env[e] = NULL;
@@ -1461,6 +1665,25 @@ static int dry_run(struct runner *R)
 	       gx_pattern_max_size(&c->app.pat), d1);
 	printf("runs: %d (repetitions x conditions x algorithms); at least %s with ~15 s of "
 	       "launch per run, more where broadcasts outlast their gaps\n", n, d2);
+	printf("ranks: %s order%s; start: %s; wait: %s\n", gx_order_name(c->ranks.order),
+	       c->ranks.order == GX_ORDER_SHUFFLE ? " (seeded)" : "",
+	       c->app.start_clock ? "clock (no barrier)" : "barrier",
+	       c->app.wait_sleep ? "sleep" : "spin");
+	if (c->ranks.order != GX_ORDER_TOPOLOGY) {
+		int *h = malloc(sizeof(int) * (size_t)c->topo->nhosts), m;
+
+		if (!h)
+			return 1;
+		m = gx_rank_hosts(c, h);
+		printf("  rank order:");
+		for (int i = 0; i < m; i++)
+			printf(" %s", c->topo->nodes[h[i]].name);
+		printf("\n");
+		free(h);
+	}
+	if (gx_campaign_needs_phoenixd(c, R->use))
+		printf("phoenixd: runs once on the grid before the runs; the phoenix runs use "
+		       "the trees it converges to\n");
 	for (int rep = 1; rep <= c->repetitions; rep++)
 		for (int k = 0; k < c->nconds; k++) {
 			struct gb_load_sched s;
@@ -1563,6 +1786,12 @@ static int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 				status = 2;
 				goto out;
 			}
+		if (gx_campaign_needs_phoenixd(&R->c, R->use) && access(R->phoenixd, X_OK) != 0) {
+			warnx("algorithm 'phoenix' needs phoenixd, which is not built at '%s'",
+			      R->phoenixd);
+			status = 2;
+			goto out;
+		}
 		if (gx_campaign_needs_advisor(&R->c, R->use) && access(R->advisor, X_OK) != 0) {
 			warnx("algorithm 'adaptive' needs gridadvisor, which is not built at '%s'",
 			      R->advisor);
@@ -1615,6 +1844,15 @@ static int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 	}
 	write_meta(R, !o->resume);
 	if (gx_campaign_needs_monitor(&R->c, R->use) && monitor_start(R) < 0) {
+		status = got_signal ? 128 + got_signal : 1;
+		goto out;
+	}
+	if (rank_hosts(R) < 0) {
+		warnx("out of memory");
+		status = 1;
+		goto out;
+	}
+	if (gx_campaign_needs_phoenixd(&R->c, R->use) && phoenixd_run(R) < 0) {
 		status = got_signal ? 128 + got_signal : 1;
 		goto out;
 	}
@@ -1677,11 +1915,17 @@ static int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 	}
 	if (!status && R->failed_runs)
 		status = 1;
+	if (R->px_bad) {
+		warnx("%d of phoenixd's trees are not wide-area optimal (see phoenixd/s*/"
+		      "wan-check.csv)", R->px_bad);
+		status = status ? status : 1;
+	}
 	fprintf(stderr, ME ": results in %s (%d run%s failed)\n", R->out, R->failed_runs,
 		R->failed_runs == 1 ? "" : "s");
 out:
 	teardown(R);
 	gx_campaign_release(&R->c);
+	free(R->hosts);
 	free(R);
 	return status;
 }

@@ -4,6 +4,13 @@
 # 100, 65 and 3 (topologies/phoenix.yaml), three algorithms compared by the
 # time at which every node returns from the broadcast.
 #
+# The shipped form of the experiment is the campaign
+# experiments/phoenix-fig5.yaml (`gridexp run`, with results, plots and
+# `gridexp check --expect experiments/phoenix-fig5-expect.yaml` like every
+# campaign).  This script is its diagnostic twin over `gridbcast`: the same
+# protocol, rank order and trees, plus per-hop fidelity, per-cluster medians
+# and the MPI job's memory, which the campaign does not measure.
+#
 #   experiments/phoenix-fig5.sh [--reps N] [--seed N] [--order shuffle|interleave]
 #       [--topology FILE] [--scale F] [--wait sleep|spin] [--window-ms W]
 #       [--phoenixd-args "ARGS" | --phoenix-trees DIR]
@@ -92,7 +99,7 @@ me=phoenix-fig5
 reps=11; seed=1; order=shuffle; topo=$src/topologies/phoenix.yaml; wait_mode="sleep"
 scale=; window=auto; ptrees=
 pargs=; ptimeout=; jtimeout=1200; backend=auto; prefix=; out=; keep=0
-usage() { sed -n '2,82p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0" | sed 's/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "$me: $1: needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
 	case "$1" in

@@ -11,8 +11,10 @@
  *   completion-<cond>-r<rep>.png  completion time against broadcast index,
  *       one line per algorithm, the broadcasts that met a load shaded
  *       (seed 000 Fig. 8);
- *   arrivals-<cond>-r<rep>.png    when each rank returned from the first
- *       broadcast, after the root began (seed 001 Fig. 5);
+ *   arrivals-<cond>-r<rep>.png    when each host returned from MPI_Bcast,
+ *       after the root began: the median over the run's broadcasts when
+ *       they have one size, else the first one's; hosts in topology order,
+ *       clusters marked (seed 001 Fig. 5);
  *   sizes.png                     median completion time against message
  *       size, log-log, unloaded and loaded apart (seed 002 Fig. 4), when
  *       the campaign has several sizes.
@@ -684,53 +686,127 @@ static int plot_completion(const struct coll *C, int c, int rep, const struct gx
 	return fclose(f) == EOF ? -ENOMEM : 1;
 }
 
+/* Median of @v[0 .. @n-1] (sorted here). */
+static double median_of(double *v, int n)
+{
+	struct gx_stat st;
+
+	gx_stat_of(v, n, &st);
+	return st.median;
+}
+
+/*
+ * Seed 001 Fig. 5: when each node returned from the broadcast, after the
+ * root began, one point per host and algorithm.  Hosts are in the
+ * topology's order (the copy in the results), so that every algorithm's
+ * point for a host stands at the same x whatever the rank order, and the
+ * clusters are marked.  The value is the median over the run's broadcasts
+ * when they all have one size (the paper's repeated 1 KB broadcast), else
+ * the first broadcast's (a campaign of decreasing sizes).
+ */
 static int plot_arrivals(const struct coll *C, int c, int rep, char *name, size_t nlen,
 			 char **script)
 {
 	size_t len;
 	FILE *f = open_memstream(script, &len);
-	int have = 0;
+	char path[PATH_MAX];
+	struct gb_topo *t = NULL;
+	struct gb_diag d;
+	int have = 0, one_size = 1, nb = 0;
+	double size0 = NAN;
 
 	if (!f)
 		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/topology.yaml", C->dir);
+	if (gb_topo_load(path, &t, &d) < 0) {
+		fclose(f);
+		free(*script);
+		*script = NULL;
+		return 0;
+	}
+	for (int k = 0; k < C->nrows; k++)
+		if (C->rows[k].cond == c && C->rows[k].rep == rep) {
+			if (isnan(size0))
+				size0 = C->rows[k].size;
+			one_size &= C->rows[k].size == size0;
+			nb = C->rows[k].index + 1 > nb ? C->rows[k].index + 1 : nb;
+		}
 	snprintf(name, nlen, "arrivals-%s-r%d.png", C->conds[c], rep);
 	gp_head(f, name, "");
-	fprintf(f, "set title \"%s: when each rank returned from the first broadcast, after the "
-		"root began (condition %s, repetition %d)\" noenhanced\n", C->name, C->conds[c],
-		rep);
-	fprintf(f, "set xlabel 'rank (hosts in topology order)'\n"
-		"set ylabel 'time after the root began (s)'\nset yrange [0:*]\nset offsets 0.5, 0.5, "
-		"0, 0\n");
-	for (int a = 0; a < C->nalgos; a++) {
-		char path[PATH_MAX];
-		struct gx_csv t;
-		int ci, cr, ce;
+	fprintf(f, "set title \"%s (%s, r%d): when each node returned from MPI_Bcast\\n%s\" "
+		"noenhanced\n", C->name, C->conds[c], rep, one_size && nb > 1 ?
+		"median over the run's broadcasts" : "the first broadcast");
+	fprintf(f, "set xlabel 'node (hosts in topology order, grouped by cluster)'\n"
+		"set ylabel 'time after the root began (s)'\nset yrange [0:*]\n"
+		"set xrange [0:%d]\n", t->nhosts + 1);
+	for (int k = 0; k < t->nclusters; k++) {
+		const struct gb_cluster *cl = &t->clusters[k];
 
+		if (k)
+			fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc "
+				"'gray'\n", cl->first_host + 0.5, cl->first_host + 0.5);
+		fprintf(f, "set label '%s' at %g, graph 0.97 center noenhanced\n", cl->name,
+			cl->first_host + (cl->nhosts + 1) / 2.0);
+	}
+	for (int a = 0; a < C->nalgos; a++) {
+		double **v = calloc((size_t)t->nhosts, sizeof(double *));
+		int *nv = calloc((size_t)t->nhosts, sizeof(int));
+
+		if (!v || !nv) {
+			free(v);
+			free(nv);
+			fclose(f);
+			gb_topo_free(t);
+			return -ENOMEM;
+		}
 		fprintf(f, "$a%d << EOD\n", a);
 		for (int k = 0; k < C->nruns; k++) {
 			const struct run *r = &C->runs[k];
+			struct gx_csv tb;
+			int ci, ch, ce;
 
 			if (!r->complete || r->algo != a || r->cond != c || r->rep != rep)
 				continue;
 			snprintf(path, sizeof(path), "%s/runs/%s/ranks.csv", C->dir, r->id);
-			if (gx_csv_read(path, &t) < 0)
+			if (gx_csv_read(path, &tb) < 0)
 				continue;
-			ci = gx_csv_col(&t, "index");
-			cr = gx_csv_col(&t, "rank");
-			ce = gx_csv_col(&t, "end_after_root");
-			for (int i = 0; i < t.nrows; i++)
-				if (gx_csv_num(&t, i, ci) == 0) {
-					fprintf(f, "%.0f %.9g\n", gx_csv_num(&t, i, cr),
-						gx_csv_num(&t, i, ce));
-					have = 1;
+			ci = gx_csv_col(&tb, "index");
+			ch = gx_csv_col(&tb, "host");
+			ce = gx_csv_col(&tb, "end_after_root");
+			for (int i = 0; ch >= 0 && i < tb.nrows; i++) {
+				int h = gb_topo_find_node(t, tb.rows[i][ch]);
+				double e = gx_csv_num(&tb, i, ce);
+
+				if (h < 0 || h >= t->nhosts || !isfinite(e) ||
+				    (!(one_size && nb > 1) && gx_csv_num(&tb, i, ci) != 0))
+					continue;
+				if (!(nv[h] & (nv[h] - 1))) {   /* 0, 1, 2, 4, ...: grow */
+					double *g = realloc(v[h], sizeof(double) *
+							    (size_t)(nv[h] ? 2 * nv[h] : 1));
+
+					if (!g)
+						continue;
+					v[h] = g;
 				}
-			gx_csv_release(&t);
+				v[h][nv[h]++] = e;
+			}
+			gx_csv_release(&tb);
 		}
+		for (int h = 0; h < t->nhosts; h++) {
+			if (nv[h]) {
+				fprintf(f, "%d %.9g\n", h + 1, median_of(v[h], nv[h]));
+				have = 1;
+			}
+			free(v[h]);
+		}
+		free(v);
+		free(nv);
 		fprintf(f, "EOD\n");
 	}
+	gb_topo_free(t);
 	fprintf(f, "plot ");
 	for (int a = 0; a < C->nalgos; a++)
-		fprintf(f, "%s$a%d using 1:2 with points pt %d ps 1.5 title '%s'", a ? ", " : "",
+		fprintf(f, "%s$a%d using 1:2 with points pt %d ps 1.2 title '%s'", a ? ", " : "",
 			a, 5 + 2 * (a % 4), C->algos[a]);
 	fprintf(f, "\n");
 	if (fclose(f) == EOF)
@@ -818,6 +894,48 @@ static int plots(const struct coll *C, const struct gx_summary *s)
 	return bad ? -EIO : 0;
 }
 
+/*
+ * After the tables: the rank order when it is not the topology's, and what
+ * phoenixd did in each session (meta.json), so that a campaign with the
+ * phoenix planner says where its trees came from and whether they were
+ * wide-area optimal.
+ */
+static void write_setup_text(const struct coll *C, FILE *f)
+{
+	json_t *camp = json_object_get(C->meta, "campaign");
+	json_t *ranks = json_object_get(camp, "ranks"), *ss = json_object_get(C->meta, "sessions");
+	const char *order = json_string_value(json_object_get(ranks, "order"));
+	json_t *se;
+	size_t i;
+
+	if (order && strcmp(order, "topology"))
+		fprintf(f, "ranks: %s order (seed %lld): the root is rank 0, the other hosts "
+			"%s; see each run's rankmap.json\n", order,
+			json_integer_value(json_object_get(ranks, "seed")),
+			strcmp(order, "shuffle") ? "dealt round robin over the clusters" :
+			"in a seeded random order that ignores the clusters");
+	json_array_foreach(ss, i, se) {
+		json_t *p = json_object_get(se, "phoenixd"), *in = json_object_get(p, "initial");
+
+		if (!p)
+			continue;
+		fprintf(f, "phoenixd (session %zu): converged after %.1f s, %lld rounds of %lld ms, "
+			"%lld messages (%lld bytes), %lld parent changes (%lld by shortcut); "
+			"wide-area optimal trees: %lld of %lld (gridexp's check), %lld "
+			"(phoenixd's own)\n", i + 1,
+			json_number_value(json_object_get(in, "time_s")),
+			json_integer_value(json_object_get(in, "rounds")),
+			json_integer_value(json_object_get(p, "round_ms")),
+			json_integer_value(json_object_get(in, "messages")),
+			json_integer_value(json_object_get(in, "bytes")),
+			json_integer_value(json_object_get(in, "changes")),
+			json_integer_value(json_object_get(in, "shortcuts")),
+			json_integer_value(json_object_get(p, "wan_optimal_gridexp")),
+			json_integer_value(json_object_get(p, "trees")),
+			json_integer_value(json_object_get(in, "wan_optimal")));
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* gx_report()                                                         */
 /* ------------------------------------------------------------------ */
@@ -862,6 +980,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		goto cleanup;
 	}
 	gx_summary_write_text(&s, title, f);
+	write_setup_text(&C, f);
 	if (fclose(f) == EOF) {
 		ret = -ENOMEM;
 		goto cleanup;

@@ -29,7 +29,16 @@
  * One broadcast, the same way for every algorithm:
  *
  *	sleep until the planned start
- *	MPI_Barrier
+ *	MPI_Barrier (not with --start-clock: every rank calls at the planned
+ *	             start on the one clock, ARCHITECTURE.md decision 4, so that
+ *	             hundreds of ranks on a few cores are not still leaving a
+ *	             barrier when the broadcast begins; `late` is then the
+ *	             last rank's t_begin - planned start, not the root's; the
+ *	             previous broadcast's times are then gathered at mid-gap,
+ *	             not just before, so that the ranks still leaving that
+ *	             gather do not start late: at 168 ranks on 2 cores the
+ *	             last one started 0.15-0.65 s late with the gather just
+ *	             before)
  *	t_begin = CLOCK_MONOTONIC; MPI_Bcast(buf, size, MPI_BYTE, root); t_end = ...
  *	check every byte against the pattern of (size, run seed, index)
  *	... until shortly before the next planned start, then, outside any
@@ -100,6 +109,7 @@ struct opts {
 	struct gx_pattern pat;
 	double scale, go_timeout;
 	int warmup, fail_rank, fail_at;
+	int start_clock;        /* --start-clock: no barrier before a broadcast */
 	uint64_t seed;
 };
 
@@ -140,7 +150,7 @@ static void usage(FILE *f)
 		"                --size-last B | --sizes LIST --reps N] [--gap-first T]\n"
 		"                [--gap-factor F] [--scale F] [--campaign C] [--run-id ID]\n"
 		"                [--algo LABEL] [--cond NAME] [--rep N] [--seed N] [--warmup]\n"
-		"                [--go-timeout S] [--fail-rank R --fail-at K]\n"
+		"                [--start-clock] [--go-timeout S] [--fail-rank R --fail-at K]\n"
 		"  Run under gridemu mpirun with libgridbcast.so preloaded (gridexp does).\n"
 		"  Writes DIR/broadcasts.csv and DIR/ranks.csv; waits for DIR/go.json.\n");
 }
@@ -185,6 +195,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "rep", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "warmup", no_argument, NULL, 'w' },
+		{ "start-clock", no_argument, NULL, 'K' },
 		{ "go-timeout", required_argument, NULL, 't' },
 		{ "fail-rank", required_argument, NULL, 'F' },
 		{ "fail-at", required_argument, NULL, 'A' },
@@ -235,6 +246,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'p': o->rep = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
 		case 'e': o->seed = strtoull(optarg, &end, 10); bad |= *end != 0; break;
 		case 'w': o->warmup = 1; break;
+		case 'K': o->start_clock = 1; break;
 		case 't': o->go_timeout = strtod(optarg, &end); bad |= *end != 0; break;
 		case 'F': o->fail_rank = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
 		case 'A': o->fail_at = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
@@ -678,6 +690,9 @@ int main(int argc, char **argv)
 
 			if (i == nb)
 				sleep_until(now() + GUARD);
+			else if (o.start_clock)   /* mid-gap: half a gap of quiet before */
+				sleep_until(planned - 0.5 * o.scale *
+					    gx_pattern_gap(&o.pat, i - 1));
 			else
 				sleep_until(planned - fmin(lead, 0.5 * o.scale *
 							   gx_pattern_gap(&o.pat, i - 1)));
@@ -689,8 +704,13 @@ int main(int argc, char **argv)
 				double tmax = -INFINITY;
 
 				memset(&t, 0, sizeof(t));
-				for (int k = 0; k < nranks; k++)
+				for (int k = 0; k < nranks; k++) {
 					tmax = fmax(tmax, r->t[k].t_end);
+					/* without a barrier, late is the last rank's */
+					if (o.start_clock)
+						r->late = fmax(r->late, r->t[k].t_begin -
+							       r->planned);
+				}
 				r->completion = tmax - r->t[root].t_begin;
 				r->mismatches = mis;
 				r->loaded = g.has_load ? overlaps(&g, r->start, r->start +
@@ -723,7 +743,8 @@ int main(int argc, char **argv)
 		else
 			memset(buf, 0, (size_t)size);
 		sleep_until(planned);
-		MPI_Barrier(MPI_COMM_WORLD);
+		if (!o.start_clock)
+			MPI_Barrier(MPI_COMM_WORLD);
 		mine.t_begin = now();
 		MPI_Bcast(buf, (int)size, MPI_BYTE, root, MPI_COMM_WORLD);
 		mine.t_end = now();

@@ -12,7 +12,11 @@
  *   - the summary on hand-made rows: loaded/unloaded split, improvement over
  *     mpich-g2 per paired broadcast (mean, min, max; mixed pairs apart),
  *     ratio to native, crossings, model error, medians, the named metrics;
- *   - expectations: parsing errors and PASS/FAIL.
+ *   - expectations: parsing errors and PASS/FAIL;
+ *   - the rank orders of `ranks:` (a permutation, the root at rank 0,
+ *     deterministic per seed, interleave alternates clusters), the
+ *     `phoenixd:`, `start:` and `wait:` keys, and gx_wan_check() on trees
+ *     that are, and are not, wide-area optimal (seed 001 s2).
  * Run under ASan (the sanitizer build) this also shows that failures leak
  * nothing.
  */
@@ -203,6 +207,20 @@ static const struct bad bads[] = {
 	{ HEAD "algorithms: [native]\nmonitor: {period: 0s}\n", 4, 19,
 	  "period must be positive" },
 	{ "", 1, 1, "empty campaign" },
+	{ HEAD "algorithms: [native]\nranks: {order: sorted}\n", 4, 16,
+	  "order 'sorted' is not topology, shuffle or interleave" },
+	{ HEAD "algorithms: [native]\nranks: {seed: -3}\n", 4, 15, "seed '-3' is not" },
+	{ HEAD "algorithms: [native]\nphoenixd: {round_ms: 100}\n", 4, 11,
+	  "no algorithm of the campaign is 'phoenix'" },
+	{ HEAD "algorithms: [phoenix]\nphoenixd: {round_ms: 5}\n", 4, 22,
+	  "round_ms '5' is out of range" },
+	{ HEAD "algorithms: [phoenix]\nphoenixd: {timeout: 0s}\n", 4, 21,
+	  "timeout must be at least 1s" },
+	{ HEAD "algorithms: [phoenix]\nphoenixd: {rounds: 3}\n", 4, 12, "rounds" },
+	{ HEAD "algorithms: [native]\napp: {start: now}\n", 4, 14,
+	  "start 'now' is neither barrier nor clock" },
+	{ HEAD "algorithms: [native]\napp: {wait: busy}\n", 4, 13,
+	  "wait 'busy' is neither spin nor sleep" },
 };
 
 static void test_bad(void)
@@ -376,6 +394,149 @@ static void test_expect(void)
 	gx_summary_release(&s);
 }
 
+#define THREE "name: t\ntopology: ../topologies/three-clusters.yaml\n"
+
+static int cluster_of(const struct gx_campaign *c, int h)
+{
+	return c->topo->nodes[h].cluster;
+}
+
+static void test_ranks(void)
+{
+	struct gx_campaign c, c2;
+	struct gb_diag d;
+	int h[12], h2[12], seen[12] = { 0 }, perm = 1, same_cl = 0, alt = 1, r;
+
+	r = parse(THREE "seed: 4\nalgorithms: [binomial, phoenix]\nranks: {order: shuffle}\n"
+		  "phoenixd: {round_ms: 500, serial_every: 3, timeout: 2min}\n"
+		  "app: {root: b-2, start: clock, wait: sleep}\n", &c, &d);
+	ok(r == 0, "ranks, phoenixd, start and wait parse (%s)", d.msg);
+	if (r)
+		return;
+	is_int(c.ranks.order, GX_ORDER_SHUFFLE, "order shuffle");
+	ok(c.ranks.seed == 4, "the shuffle's seed defaults to the campaign's");
+	ok(c.phoenixd.round_ms == 500 && c.phoenixd.serial_every == 3 &&
+	   c.phoenixd.timeout == 120 && c.phoenixd.coalesce_ms == 0, "phoenixd's options");
+	ok(c.app.start_clock && c.app.wait_sleep, "start: clock, wait: sleep");
+	ok(gx_campaign_needs_phoenixd(&c, NULL), "phoenix needs phoenixd");
+	ok(!c.algos[1].monitor, "... and not gridmon: its trees come from phoenixd");
+	is_int(gx_rank_hosts(&c, h), 12, "12 ranks");
+	is_str(c.topo->nodes[h[0]].name, "b-2", "the root is rank 0");
+	for (int i = 0; i < 12; i++)
+		perm &= h[i] >= 0 && h[i] < 12 && !seen[h[i]]++;
+	ok(perm, "a permutation of the hosts");
+	gx_rank_hosts(&c, h2);
+	ok(!memcmp(h, h2, sizeof(h)), "deterministic");
+	for (int i = 1; i < 12; i++)
+		same_cl += cluster_of(&c, h[i]) == cluster_of(&c, h[i - 1]);
+	ok(same_cl < 11, "the order is not the clusters' (%d same-cluster neighbours)", same_cl);
+	gx_campaign_release(&c);
+
+	r = parse(THREE "seed: 5\nalgorithms: [binomial]\nranks: {order: shuffle}\n"
+		  "app: {root: b-2}\n", &c2, &d);
+	ok(r == 0, "another seed");
+	if (r == 0) {
+		gx_rank_hosts(&c2, h2);
+		ok(memcmp(h, h2, sizeof(h)) != 0, "another seed, another order");
+		gx_campaign_release(&c2);
+	}
+
+	r = parse(THREE "algorithms: [binomial]\nranks: {order: interleave}\n", &c, &d);
+	ok(r == 0, "interleave parses");
+	if (r)
+		return;
+	gx_rank_hosts(&c, h);
+	is_str(c.topo->nodes[h[0]].name, "a-1", "interleave: the root first");
+	for (int i = 2; i < 12; i++)
+		alt &= cluster_of(&c, h[i]) != cluster_of(&c, h[i - 1]);
+	ok(alt, "then no two neighbours in one cluster");
+	gx_campaign_release(&c);
+
+	r = parse(THREE "algorithms: [binomial]\n", &c, &d);
+	ok(r == 0 && c.ranks.order == GX_ORDER_TOPOLOGY && !c.app.start_clock &&
+	   !c.app.wait_sleep && !gx_campaign_needs_phoenixd(&c, NULL),
+	   "defaults: topology order, barrier, spin, no phoenixd");
+	if (r == 0) {
+		gx_rank_hosts(&c, h);
+		for (int i = 0; i < 12; i++)
+			alt &= h[i] == i;
+		ok(alt, "topology order is the identity");
+		gx_campaign_release(&c);
+	}
+}
+
+/* A tree file over three-clusters: parent[i] of hosts a-1..a-4, b-1.., c-1... */
+static void write_tree(const char *path, const char *root, const char *const *parent)
+{
+	static const char *const names[] = { "a-1", "a-2", "a-3", "a-4", "b-1", "b-2",
+					     "b-3", "b-4", "c-1", "c-2", "c-3", "c-4" };
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	fprintf(f, "{\"format\": \"gridbed-tree\", \"root\": \"%s\", \"nodes\": [", root);
+	for (int i = 0; i < 12; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", names[i]);
+	fprintf(f, "], \"parent\": [");
+	for (int i = 0; i < 12; i++)
+		if (parent[i])
+			fprintf(f, "%s\"%s\"", i ? ", " : "", parent[i]);
+		else
+			fprintf(f, "%snull", i ? ", " : "");
+	fprintf(f, "]}\n");
+	fclose(f);
+}
+
+static void test_wan_check(void)
+{
+	/* a-1 -> a-2, a-3, b-1; a-2 -> a-4; b-1 -> b-2, b-3, c-1; ... */
+	static const char *const good[] = { NULL, "a-1", "a-1", "a-2", "a-1", "b-1",
+					    "b-1", "b-2", "b-1", "c-1", "c-1", "c-2" };
+	/* b-3 enters b from a a second time */
+	static const char *const twice[] = { NULL, "a-1", "a-1", "a-2", "a-1", "b-1",
+					     "a-3", "b-2", "b-1", "c-1", "c-1", "c-2" };
+	/* a-4 hangs off cluster b: the root's cluster is entered from outside */
+	static const char *const back[] = { NULL, "a-1", "a-1", "b-2", "a-1", "b-1",
+					    "b-1", "b-2", "b-1", "c-1", "c-1", "c-2" };
+	/* a-2 and a-3 are each other's parent */
+	static const char *const cycle[] = { NULL, "a-3", "a-2", "a-1", "a-1", "b-1",
+					     "b-1", "b-2", "b-1", "c-1", "c-1", "c-2" };
+	char dir[] = "/tmp/gb8001.XXXXXX", path[1100], tp[1024];
+	struct gb_topo *t = NULL;
+	struct gb_diag d;
+	struct gx_wan_check w;
+
+	snprintf(tp, sizeof(tp), "%s/topologies/three-clusters.yaml", srcdir());
+	if (!mkdtemp(dir) || gb_topo_load(tp, &t, &d) < 0) {
+		ok(0, "a temporary directory and three-clusters.yaml");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tree.json", dir);
+	write_tree(path, "a-1", good);
+	ok(gx_wan_check(t, path, &w) == 0 && w.valid && w.optimal && w.wan_edges == 2,
+	   "a tree entering b and c once each is wide-area optimal (%s)", w.why);
+	write_tree(path, "a-1", twice);
+	ok(gx_wan_check(t, path, &w) == 0 && w.valid && !w.optimal && w.wan_edges == 3 &&
+	   strstr(w.why, "cluster b is entered 2 times"), "b entered twice: not optimal (%s)",
+	   w.why);
+	write_tree(path, "a-1", back);
+	ok(gx_wan_check(t, path, &w) == 0 && w.valid && !w.optimal &&
+	   strstr(w.why, "cluster a is entered 1 times from outside (want 0)"),
+	   "the root's cluster entered from outside: not optimal (%s)", w.why);
+	write_tree(path, "a-1", cycle);
+	ok(gx_wan_check(t, path, &w) == 0 && !w.valid && !w.optimal && strstr(w.why, "cycle"),
+	   "a cycle is not a tree (%s)", w.why);
+	write_tree(path, "b-1", good);
+	ok(gx_wan_check(t, path, &w) == 0 && !w.valid && strstr(w.why, "bad parent"),
+	   "the root must be the one without a parent (%s)", w.why);
+	snprintf(path, sizeof(path), "%s/none.json", dir);
+	is_int(gx_wan_check(t, path, &w), -ENOENT, "a missing file: -ENOENT");
+	snprintf(path, sizeof(path), "%s/tree.json", dir);
+	unlink(path);
+	rmdir(dir);
+	gb_topo_free(t);
+}
+
 int main(void)
 {
 	snprintf(campaign_path, sizeof(campaign_path), "%s/experiments/test-campaign.yaml",
@@ -387,5 +548,7 @@ int main(void)
 	test_bad();
 	test_summary();
 	test_expect();
+	test_ranks();
+	test_wan_check();
 	return done_testing();
 }
