@@ -69,6 +69,19 @@ static void one(const char *algo, const struct gb_netmodel *m, const char *what,
 			"cannot be judged now");
 		return;
 	}
+	/*
+	 * Under ASan+UBSan (a Debug build, GRIDBED_SANITIZED=1 from
+	 * cmake/bootstrap) one step of the planner on 256+ nodes alone costs
+	 * more than the slack (20 ms for clustered-sa on 256 nodes against a
+	 * 5 ms budget, all of it CPU): the budget is the plain build's
+	 * property, checked in the plain pass.  Here the trees are checked and
+	 * the timing is only shown.
+	 */
+	if (!kept && valid && getenv("GRIDBED_SANITIZED")) {
+		skip(1, "sanitizer build: one planner step outlasts the budget's slack; the "
+			"budget is judged in the plain build");
+		return;
+	}
 	ok(kept && valid, "%s on %s keeps a %.0f ms budget", algo, what, budget * 1e3);
 }
 
