@@ -29,16 +29,19 @@
  * One broadcast, the same way for every algorithm:
  *
  *	sleep until the planned start
- *	MPI_Barrier (not with --start-clock: every rank calls at the planned
- *	             start on the one clock, ARCHITECTURE.md decision 4, so that
- *	             hundreds of ranks on a few cores are not still leaving a
- *	             barrier when the broadcast begins; `late` is then the
- *	             last rank's t_begin - planned start, not the root's; the
- *	             previous broadcast's times are then gathered at mid-gap,
- *	             not just before, so that the ranks still leaving that
- *	             gather do not start late: at 168 ranks on 2 cores the
- *	             last one started 0.15-0.65 s late with the gather just
- *	             before)
+ *	MPI_Barrier (not with --start-clock, for hundreds of ranks on a few
+ *	             cores: there the root calls at the planned start on the
+ *	             one clock, ARCHITECTURE.md decision 4, and every other
+ *	             rank calls min(0.5 s, a quarter of the gap) before it, so
+ *	             that all wait inside MPI_Bcast when the root begins, as
+ *	             after a barrier on a machine with a core per rank.  With
+ *	             all 168 ranks called at the same instant on 2 cores their
+ *	             wake-ups spread over 100-340 ms, longer than the
+ *	             broadcast, and the completion time depended on where the
+ *	             root fell in that order (65-94 ms in one run, 135-186 ms
+ *	             in the next).  `late` is then the latest of the root's
+ *	             start and any rank's entry after the planned start; the
+ *	             previous broadcast's times are gathered at mid-gap)
  *	t_begin = CLOCK_MONOTONIC; MPI_Bcast(buf, size, MPI_BYTE, root); t_end = ...
  *	check every byte against the pattern of (size, run seed, index)
  *	... until shortly before the next planned start, then, outside any
@@ -675,6 +678,8 @@ int main(int argc, char **argv)
 	origin = now();
 	MPI_Allreduce(MPI_IN_PLACE, &origin, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	origin += GUARD;
+	if (o.start_clock)   /* room for the others to enter the first one early */
+		origin += fmin(0.5, 0.25 * o.scale * gx_pattern_gap(&o.pat, 0));
 
 	for (int i = 0; i <= nb; i++) {
 		double planned = origin + (i < nb ? gx_pattern_offset(&o.pat, i, o.scale) : 0);
@@ -688,11 +693,11 @@ int main(int argc, char **argv)
 			struct gb_tree t;
 			double t_fin;
 
-			if (i == nb)
+			if (o.start_clock)   /* mid-gap, the last one's too */
+				sleep_until(origin + gx_pattern_offset(&o.pat, i - 1, o.scale) +
+					    0.5 * o.scale * gx_pattern_gap(&o.pat, i - 1));
+			else if (i == nb)
 				sleep_until(now() + GUARD);
-			else if (o.start_clock)   /* mid-gap: half a gap of quiet before */
-				sleep_until(planned - 0.5 * o.scale *
-					    gx_pattern_gap(&o.pat, i - 1));
 			else
 				sleep_until(planned - fmin(lead, 0.5 * o.scale *
 							   gx_pattern_gap(&o.pat, i - 1)));
@@ -706,7 +711,8 @@ int main(int argc, char **argv)
 				memset(&t, 0, sizeof(t));
 				for (int k = 0; k < nranks; k++) {
 					tmax = fmax(tmax, r->t[k].t_end);
-					/* without a barrier, late is the last rank's */
+					/* clock: late also counts a rank that entered
+					 * after the root began */
 					if (o.start_clock)
 						r->late = fmax(r->late, r->t[k].t_begin -
 							       r->planned);
@@ -742,7 +748,10 @@ int main(int argc, char **argv)
 			gb_pattern_fill(buf, (size_t)size, seed);
 		else
 			memset(buf, 0, (size_t)size);
-		sleep_until(planned);
+		/* clock: the others wait inside MPI_Bcast before the root begins */
+		sleep_until(o.start_clock && world_rank != root ?
+			    planned - fmin(0.5, 0.25 * o.scale * gx_pattern_gap(&o.pat, i)) :
+			    planned);
 		if (!o.start_clock)
 			MPI_Barrier(MPI_COMM_WORLD);
 		mine.t_begin = now();
