@@ -115,6 +115,17 @@ static int get_size(struct ctx *c, const yaml_node_t *n, const char *what, doubl
 	return 0;
 }
 
+/* A seed: a non-negative integer of 64 bits. */
+static int get_seed(struct ctx *c, const yaml_node_t *n, const char *what, uint64_t *out)
+{
+	const char *s = sval(n);
+	char *end;
+
+	if (!s || *s < '0' || *s > '9' || (errno = 0, *out = strtoull(s, &end, 10), errno || *end))
+		return fail(c, n, "%s %s is not a non-negative integer", what, str_or_kind(c, n));
+	return 0;
+}
+
 static int get_bool(struct ctx *c, const yaml_node_t *n, const char *what, int *out)
 {
 	const char *s = sval(n);
@@ -390,15 +401,8 @@ static int parse_ranks(struct ctx *c, const yaml_node_t *v)
 				    str_or_kind(c, x));
 		r->order = k;
 	}
-	if ((x = get(c, v, "seed"))) {
-		const char *s = sval(x);
-		char *end;
-
-		if (!s || *s < '0' || *s > '9' || (errno = 0, r->seed = strtoull(s, &end, 10),
-						     errno || *end))
-			return fail(c, x, "ranks: seed %s is not a non-negative integer",
-				    str_or_kind(c, x));
-	}
+	if ((x = get(c, v, "seed")) && (ret = get_seed(c, x, "ranks: seed", &r->seed)) < 0)
+		return ret;
 	return 0;
 }
 
@@ -698,15 +702,8 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 	    (ret = get_int(c, x, "repetitions", 1, 1000, &cp->repetitions)) < 0)
 		return ret;
 	cp->seed = 1;
-	if ((x = get(c, root, "seed"))) {
-		const char *s = sval(x);
-		char *end;
-
-		if (!s || *s < '0' || *s > '9' || (errno = 0, cp->seed = strtoull(s, &end, 10),
-						     errno || *end))
-			return fail(c, x, "seed %s is not a non-negative integer",
-				    str_or_kind(c, x));
-	}
+	if ((x = get(c, root, "seed")) && (ret = get_seed(c, x, "seed", &cp->seed)) < 0)
+		return ret;
 	if ((ret = parse_algos(c, get(c, root, "algorithms"))) < 0 ||
 	    (ret = parse_app(c, get(c, root, "app"))) < 0 ||
 	    (ret = parse_load(c, get(c, root, "load"))) < 0 ||
