@@ -1669,17 +1669,13 @@ static int dry_run(struct runner *R)
 	       c->ranks.order == GX_ORDER_SHUFFLE ? " (seeded)" : "",
 	       c->app.start_clock ? "clock (no barrier)" : "barrier",
 	       c->app.wait_sleep ? "sleep" : "spin");
-	if (c->ranks.order != GX_ORDER_TOPOLOGY) {
-		int *h = malloc(sizeof(int) * (size_t)c->topo->nhosts), m;
-
-		if (!h)
-			return 1;
-		m = gx_rank_hosts(c, h);
-		printf("  rank order:");
-		for (int i = 0; i < m; i++)
-			printf(" %s", c->topo->nodes[h[i]].name);
+	if (rank_hosts(R) < 0)
+		return 1;
+	if (R->hosts) {
+		printf("  rank order: ");
+		for (const char *p = R->hosts; *p; p++)
+			putchar(*p == ',' ? ' ' : *p);
 		printf("\n");
-		free(h);
 	}
 	if (gx_campaign_needs_phoenixd(c, R->use))
 		printf("phoenixd: runs once on the grid before the runs; the phoenix runs use "

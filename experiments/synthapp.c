@@ -616,6 +616,15 @@ static int find_root(const char *s, struct models *M)
 	return *s && !*end && r >= 0 && r < nranks ? (int)r : -1;
 }
 
+/*
+ * start: clock: how long before broadcast @i's planned start the ranks but
+ * the root enter MPI_Bcast (see the top of this file).
+ */
+static double early_entry(const struct opts *o, int i)
+{
+	return fmin(0.5, 0.25 * o->scale * gx_pattern_gap(&o->pat, i));
+}
+
 static int overlaps(const struct go *g, double a, double b)
 {
 	for (int i = 0; i < g->niv; i++)
@@ -679,7 +688,7 @@ int main(int argc, char **argv)
 	MPI_Allreduce(MPI_IN_PLACE, &origin, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	origin += GUARD;
 	if (o.start_clock)   /* room for the others to enter the first one early */
-		origin += fmin(0.5, 0.25 * o.scale * gx_pattern_gap(&o.pat, 0));
+		origin += early_entry(&o, 0);
 
 	for (int i = 0; i <= nb; i++) {
 		double planned = origin + (i < nb ? gx_pattern_offset(&o.pat, i, o.scale) : 0);
@@ -750,7 +759,7 @@ int main(int argc, char **argv)
 			memset(buf, 0, (size_t)size);
 		/* clock: the others wait inside MPI_Bcast before the root begins */
 		sleep_until(o.start_clock && world_rank != root ?
-			    planned - fmin(0.5, 0.25 * o.scale * gx_pattern_gap(&o.pat, i)) :
+			    planned - early_entry(&o, i) :
 			    planned);
 		if (!o.start_clock)
 			MPI_Barrier(MPI_COMM_WORLD);

@@ -13,14 +13,7 @@
 # Static planners only (no gridmon), two-clusters, tiny scale.
 . "$(dirname "$0")/lib-netns.sh"
 
-require_netns
-require_gridemu
-GX=$GRIDBED_BUILD/experiments/gridexp
-[ -x "$GX" ] || bail "gridexp not built at $GX"
-[ -x "$GRIDBED_BUILD/experiments/synthapp" ] || skip_all "synthapp not built (no MPI found at build time)"
-require_cmd mpirun
-require_cmd jq
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_gds=hash
+require_gridexp
 
 tmp=$(mktemp -d /tmp/gridbed-8011.XXXXXX)
 lock=$GRIDBED_RUNDIR/gridexp-$GB_PREFIX.lock

@@ -21,16 +21,9 @@
 # (experiments/phoenix-fig5-expect.yaml, docs/measurements.md), not a test.
 . "$(dirname "$0")/lib-netns.sh"
 
-require_netns
-require_gridemu
-GX=$GRIDBED_BUILD/experiments/gridexp
-[ -x "$GX" ] || bail "gridexp not built at $GX"
-[ -x "$GRIDBED_BUILD/experiments/synthapp" ] || skip_all "synthapp not built (no MPI found at build time)"
+require_gridexp
 [ -x "$GRIDBED_BUILD/collectives/phoenixd" ] || bail "phoenixd not built"
-require_cmd mpirun
 require_cmd gnuplot
-require_cmd jq
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_gds=hash
 
 tmp=$(mktemp -d /tmp/gridbed-8012.XXXXXX)
 lock=$GRIDBED_RUNDIR/gridexp-$GB_PREFIX.lock

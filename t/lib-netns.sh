@@ -72,6 +72,19 @@ require_netns() {
 }
 require_gridemu() { [ -x "$GRIDEMU" ] || bail "gridemu not built at $GRIDEMU"; }
 require_cmd() { command -v "$1" >/dev/null || skip_all "$1 is not installed"; }
+# What every campaign test needs: a grid, gridexp (in $GX), synthapp, mpirun
+# and jq, and OpenMPI told that root and many orteds on one box are fine.
+require_gridexp() {
+	require_netns
+	require_gridemu
+	GX=$GRIDBED_BUILD/experiments/gridexp
+	[ -x "$GX" ] || bail "gridexp not built at $GX"
+	[ -x "$GRIDBED_BUILD/experiments/synthapp" ] ||
+		skip_all "synthapp not built (no MPI found at build time)"
+	require_cmd mpirun
+	require_cmd jq
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_gds=hash
+}
 
 # The namespaces and root-namespace objects a prefix owns right now.
 prefix_netns() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${GB_PREFIX}-" || true; }
