@@ -2,7 +2,7 @@
 /*
  * probe_child.h - what every process gridbed forks into an emulated host to
  * measure or load the data plane has in common: `gridemu probe`
- * (probe.c), gridmon's pair measurement (collectives/mon_probe.c) and
+ * (probe.c), gridmon's pair measurement (collectives/monitor/mon_probe.c) and
  * gridload's flows (loadgen/flow.c).
  *
  *	caller ──gb_child_fork(nsfd)──► child: dies with the caller, default

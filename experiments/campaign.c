@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "gbexp.h"
 #include "gbyaml.h"
 

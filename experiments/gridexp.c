@@ -58,7 +58,7 @@
 #include <yaml.h>
 
 #include "capture.h"
-#include "coll_internal.h"
+#include "gbio.h"
 #include "gbemu.h"
 #include "gbexp.h"
 #include "gbyaml.h"

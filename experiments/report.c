@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "coll_internal.h"
+#include "gbio.h"
 #include "gbexp.h"
 #include "gbyaml.h"
 #include "results.h"

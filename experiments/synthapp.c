@@ -65,7 +65,7 @@
  * fallback) comes from libgridbcast's per-call record
  * ($GRIDBED_BCAST_RECORD, docs/gridbcast.md), read by the root after each
  * call.  The root then predicts the tree's time under every cost model
- * (libgbcoll) on the same model for every algorithm: $GRIDBED_MATRIX if set,
+ * (libgbplan) on the same model for every algorithm: $GRIDBED_MATRIX if set,
  * else the topology's static model.  All of that happens after the call.
  *
  * Files (atomic: temporary + rename after every broadcast; --dir):
@@ -93,8 +93,8 @@
 
 #include "appsched.h"
 #include "bcast_core.h"
-#include "coll_internal.h"
-#include "gbcoll.h"
+#include "gbio.h"
+#include "gbplan.h"
 #include "gbtopo.h"
 #include "gxfile.h"
 

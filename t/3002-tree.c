@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "tap.h"
 
 static int children_are(const struct gb_tree *t, int u, const int *want, int k)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * 3003-known-answers - trees and costs computed by hand for the planners
- * of collectives/plan_static.c and plan_mateescu.c (issue 3, "Known
+ * of collectives/plan/plan_static.c and plan_mateescu.c (issue 3, "Known
  * answers").  The pLogP family has its own in t/5xxx.
  */
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "gbtopo.h"
 #include "tap.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "gbtopo.h"
 #include "tap.h"
 

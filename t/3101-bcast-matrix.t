@@ -3,7 +3,7 @@
 # API (gb_bcast_run()), on two-clusters (WAN at 1 Gbit/s) with 8 ranks: every registered
 # planner (and native) x roots 0, last, middle x sizes 0, 1, 1000, 1 MiB,
 # 8 MiB + 3 x MPI_BYTE, MPI_INT, a vector type; every rank's buffer checked
-# (collectives/mpitest/bcast_matrix.c says how).  Then Isend mode, a split
+# (collectives/bcast/mpitest/bcast_matrix.c says how).  Then Isend mode, a split
 # communicator with reversed rank order, trees relabelled for other roots,
 # and the shared-file ablation.  Each job batches many cases.
 source "$(dirname "$0")/lib-netns.sh"

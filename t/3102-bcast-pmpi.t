@@ -1,6 +1,6 @@
 #!/bin/bash
 # 3102-bcast-pmpi - libgridbcast.so's MPI_Bcast on an unmodified program
-# (collectives/mpitest/bcast_plain.c: plain MPI, no gridbed header), on
+# (collectives/bcast/mpitest/bcast_plain.c: plain MPI, no gridbed header), on
 # two-clusters with 8 ranks:
 #   - LD_PRELOAD, GRIDBED_BCAST = every registered planner and native:
 #     roots 0, last, middle x sizes x MPI_BYTE, MPI_INT, a vector type on

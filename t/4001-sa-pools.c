@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * 4001-sa-pools - the pool formation of seed 000 §2.4 (gb_pools_form(),
- * collectives/sa_pools.c) against hand computations:
+ * collectives/plan/sa_pools.c) against hand computations:
  *   - the paper's own example, Table 1 at 20 % and 70 %;
  *   - a 7-node matrix of our own at each of clusteredSA's 10/25/50/75 %;
  *   - the cap, the mean of the two directions, the threshold.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "tap.h"
 
 /* "h1 h2 h3|h4 h5|..." from a pool array, with the model's names. */

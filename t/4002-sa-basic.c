@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "gbsa.h"
 #include "tap.h"
 

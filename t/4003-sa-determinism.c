@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "tap.h"
 
 int main(void)

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "tap.h"
 
 #include <time.h>

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "tap.h"
 
 static void build(struct gb_netmodel *m, int nc, int per, uint64_t seed)

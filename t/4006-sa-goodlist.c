@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "gbsa.h"
 #include "tap.h"
 

@@ -102,7 +102,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "tap.h"
 
 struct expect {

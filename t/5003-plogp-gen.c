@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "tap.h"
 
 static const double tables[3][3][2] = {

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbcoll.h"
+#include "gbplan.h"
 #include "tap.h"
 
 #define KMAX 40

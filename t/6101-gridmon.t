@@ -43,7 +43,7 @@ for pair in "0 4 a-1>b-1" "4 0 b-1>a-1"; do
 	# no longer reads more than the link carries (TCP's payload ceiling is
 	# 96.5 %); when the box starves the delay line, the link really
 	# carries less for a while, hence the low bound.  Accuracy is the
-	# benchmark's (collectives/bench/gridmon-accuracy.sh).
+	# benchmark's (collectives/monitor/bench/gridmon-accuracy.sh).
 	ok $(between "$(awk -v b=$bw_cfg 'BEGIN{print 0.3*b}')" "$(awk -v b=$bw_cfg 'BEGIN{print 1.1*b}')" "$bw"; echo $?) \
 		"$3 bandwidth $bw B/s within 30-110 % of $bw_cfg"
 done

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * 7001-phoenix-proto - the Phoenix state machine (collectives/phoenix_proto.c,
+ * 7001-phoenix-proto - the Phoenix state machine (collectives/phoenix/phoenix_proto.c,
  * seed 001 s3) driven by hand: every message is delivered when and in the
  * order the test says, latencies are set directly (no probe measures them).
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * 7002-phoenix-sim - the Phoenix protocol (seed 001 s3) run by the
- * discrete-event simulator (collectives/phoenix_sim.c) over network models:
+ * discrete-event simulator (collectives/phoenix/phoenix_sim.c) over network models:
  *
  *   - on topologies/three-clusters.yaml it converges, and the tree of every
  *     root is a valid spanning tree that is wide-area optimal (exactly one
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "gbtopo.h"
+#include "gbplan.h"
 #include "phoenix.h"
 #include "tap.h"
 

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bcast_core.h - the pure (MPI-free) half of libgridbcast: the tree header
+ * that travels with a piggybacked broadcast, per-rank timing records and
+ * what is computed from them, the rank map, the topology's lower bound and
+ * the content pattern used to verify buffers.
+ *
+ * It is a library of its own (gbbcastcore) so that the unit tests can run
+ * without mpirun.  gridbcast.h includes it.
+ *
+ * Conventions: functions return 0 or a negative errno and print nothing;
+ * times are seconds on CLOCK_MONOTONIC (ARCHITECTURE.md decision 4).
+ */
+#ifndef GRIDBED_BCAST_CORE_H
+#define GRIDBED_BCAST_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gbplan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gb_topo;
+
+/* ------------------------------------------------------------------ */
+/* The piggybacked tree header                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A tree planned at the root from measurements reaches the other ranks on
+ * the broadcast itself: along every tree edge, the sender first sends this
+ * header, then the payload.  A receiver takes the header from any source
+ * (that source is its parent), learns its children and their order, and
+ * forwards the same bytes.  All fields are little-endian:
+ *
+ *	off  size  field
+ *	  0     4  magic "GBT1"
+ *	  4     2  version (1)
+ *	  6     2  flags (0)
+ *	  8     4  n, the number of ranks
+ *	 12     4  root
+ *	 16     4  seq, the broadcast's sequence number on its communicator
+ *	 20     4  reserved (0)
+ *	 24     8  payload bytes (count * type size at the root)
+ *	 32    2n  nchild[v], v = 0 .. n-1
+ *	32+2n  2(n-1)  the child lists of v = 0 .. n-1, concatenated, each in
+ *	                send order
+ *
+ * i.e. 30 + 4n bytes (286 for 64 ranks).  Node indices are 16 bits wide,
+ * which covers the 65536 nodes a network model may have.  The whole tree
+ * travels, not the receiver's subtree: it costs at most 4n bytes per edge
+ * and lets every rank know its parent and siblings (timing records, logs).
+ */
+#define GB_BHDR_MAGIC 0x31544247u  /* "GBT1" little-endian */
+#define GB_BHDR_FIXED 32
+
+/** gb_bhdr_size() - bytes of the header for @n ranks (30 + 4n). */
+static inline size_t gb_bhdr_size(int n)
+{
+	return (size_t)GB_BHDR_FIXED + 2 * (size_t)n + 2 * (size_t)(n > 0 ? n - 1 : 0);
+}
+
+/**
+ * gb_bhdr_encode() - write @t's header into @buf (@len >= gb_bhdr_size(t->n)).
+ * Return: the number of bytes written, or -EINVAL (n > 65536, invalid
+ * tree) or -ENOSPC.
+ */
+long gb_bhdr_encode(const struct gb_tree *t, uint32_t seq, uint64_t payload, void *buf,
+		    size_t len);
+
+/**
+ * gb_bhdr_decode() - read a header of @len bytes for a communicator of @n
+ * ranks.  @t is initialised here (release with gb_tree_release()) and is
+ * gb_tree_check()ed.  @seq and @payload may be NULL.
+ * Return: 0, -EPROTO (bad magic, version, size or tree) or -ENOMEM.
+ */
+GB_WUR int gb_bhdr_decode(const void *buf, size_t len, int n, struct gb_tree *t,
+			  uint32_t *seq, uint64_t *payload);
+
+/* ------------------------------------------------------------------ */
+/* Per-rank timing records                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct gb_bcast_rankrec - one rank's times for one broadcast, as gathered
+ * to the root (gb_bcast_gather()).  CLOCK_MONOTONIC seconds.
+ * @t_begin:     the rank entered the broadcast
+ * @t_recv_done: the full message was received (the root: = t_begin; native
+ *               MPI_Bcast: when it returned, an upper bound)
+ * @t_send_done: its last send returned (a leaf: = t_recv_done)
+ * @t_send_start: its first send began (NAN for a leaf)
+ * @parent_send_start: when its parent began the send to it (NAN for the
+ *               root and for native MPI_Bcast, whose tree is unknown)
+ * @parent:      its parent's rank, -1 for the root or when unknown
+ * @nchild:      how many children it sent to
+ * @hdr_bytes:   tree-header bytes it sent (piggybacked trees)
+ */
+struct gb_bcast_rankrec {
+	double t_begin;
+	double t_recv_done;
+	double t_send_done;
+	double t_send_start;
+	double parent_send_start;
+	int parent;
+	int nchild;
+	uint64_t hdr_bytes;
+};
+
+/**
+ * gb_bcast_completion() - ARCHITECTURE.md decision 4: the broadcast's
+ * completion time, max over ranks of t_recv_done minus the root's t_begin.
+ */
+double gb_bcast_completion(const struct gb_bcast_rankrec *r, int n, int root);
+
+/**
+ * gb_bcast_all_returned() - max over ranks of t_send_done minus the root's
+ * t_begin: when the last rank was done with the broadcast.  Unlike
+ * completion it is measured the same way for native MPI_Bcast, whose
+ * receive time is only known as its return time.
+ */
+double gb_bcast_all_returned(const struct gb_bcast_rankrec *r, int n, int root);
+
+/**
+ * gb_bcast_order_violations() - the ranks whose t_recv_done is before their
+ * parent's send start (physically impossible on one clock: a non-zero count
+ * means a timing bug).  Ranks without a known parent are not counted.
+ */
+int gb_bcast_order_violations(const struct gb_bcast_rankrec *r, int n);
+
+/* ------------------------------------------------------------------ */
+/* The rank map                                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct gb_rankmap - which emulated host each MPI_COMM_WORLD rank runs on,
+ * read from the JSON file `gridemu mpirun` names in $GRIDBED_RANKMAP.
+ * @host[r] is rank r's host name; @topology is the topology file the grid
+ * was built from ("" if the map does not say).
+ */
+struct gb_rankmap {
+	int n;
+	char (*host)[32];
+	char topology[512];
+};
+
+/**
+ * gb_rankmap_load() - read a rank map.  Accepted shapes (the writer is
+ * gridemu mpirun; the reader is lenient so that both can evolve):
+ *   {"topology": "...", "ranks": [{"rank": 0, "host": "a-1", ...}, ...]}
+ *   {"ranks": {"0": {"host": "a-1"}, ...}}     (an object keyed by rank)
+ *   [{"host": "a-1"}, ...]                      (index = rank)
+ * A rank entry may also be a plain host-name string; "node" and "name" are
+ * accepted for "host".  Without "rank", an entry's index is its rank.
+ * Every rank 0 .. n-1 must appear exactly once.
+ * Return: 0, -ENOENT/-EACCES (file), -EINVAL (content; see @err) or -ENOMEM.
+ */
+GB_WUR int gb_rankmap_load(const char *path, struct gb_rankmap *rm, char *err, size_t errlen);
+
+/** gb_rankmap_release() - free; safe on a zeroed struct and twice. */
+void gb_rankmap_release(struct gb_rankmap *rm);
+
+/* ------------------------------------------------------------------ */
+/* The topology's lower bound                                          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * gb_bcast_lower_bound() - no broadcast of @size bytes from @hosts[@root]
+ * can finish before max over the other hosts h of (one-way path delay +
+ * size / path bottleneck rate) from the root to h (gb_topo_path_metrics();
+ * an unlimited path adds no transfer time).  @hosts lists @k topology host
+ * indices (the ranks' hosts, in rank order).
+ * It ignores protocol overheads, queueing and TCP's slow start, so a real
+ * broadcast is always slower.
+ * Return: 0, or -EINVAL / -ENOENT (bad index, unrouted pair).
+ */
+int gb_bcast_lower_bound(const struct gb_topo *t, const int *hosts, int k, int root, double size,
+			 double *lb);
+
+/* ------------------------------------------------------------------ */
+/* Content pattern                                                     */
+/* ------------------------------------------------------------------ */
+
+/**
+ * gb_pattern_seed() - the seed of the content of one broadcast, derived from
+ * its size, repetition and index, so that a buffer left over from another
+ * broadcast never passes the check.
+ */
+uint64_t gb_pattern_seed(uint64_t size, uint64_t rep, uint64_t index);
+
+/** gb_pattern_byte() - byte @i of the pattern of @seed. */
+uint8_t gb_pattern_byte(uint64_t seed, size_t i);
+
+/** gb_pattern_fill() - bytes 0 .. @len-1 of the pattern of @seed into @buf. */
+void gb_pattern_fill(void *buf, size_t len, uint64_t seed);
+
+/** gb_pattern_check() - how many of the @len bytes of @buf differ from the pattern. */
+size_t gb_pattern_check(const void *buf, size_t len, uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

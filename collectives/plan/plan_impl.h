@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan_impl.h - the planner functions behind the registry (planners.c) and
+ * the gridtree subcommands that live in other helpers' files.
+ *
+ * Internal to collectives/: users go through gb_planners[] / gb_plan().
+ * Every gb_plan_* follows the gb_plan_fn contract of gbplan.h: @out is
+ * already gb_tree_init()ed to (m->n, a->root); return 0 or -errno.
+ *
+ * Who implements what:
+ *   plan_static.c    binomial, flat, mpich-g2, magpie
+ *   plan_mateescu.c  mateescu
+ *   plan_sa.c        sa, clustered-sa, sa-contention
+ *   plan_plogp.c     ecef .. mostcrit
+ */
+#ifndef GRIDBED_PLAN_IMPL_H
+#define GRIDBED_PLAN_IMPL_H
+
+#include "gbplan.h"
+
+int gb_plan_binomial(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		     struct gb_tree *out);
+int gb_plan_flat(const struct gb_netmodel *m, const struct gb_plan_args *a, struct gb_tree *out);
+int gb_plan_mpichg2(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		    struct gb_tree *out);
+int gb_plan_magpie(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		   struct gb_tree *out);
+int gb_plan_mateescu(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		     struct gb_tree *out);
+
+int gb_plan_sa(const struct gb_netmodel *m, const struct gb_plan_args *a, struct gb_tree *out);
+int gb_plan_clustered_sa(const struct gb_netmodel *m, const struct gb_plan_args *a,
+			 struct gb_tree *out);
+int gb_plan_sa_contention(const struct gb_netmodel *m, const struct gb_plan_args *a,
+			  struct gb_tree *out);
+
+int gb_plan_ecef(const struct gb_netmodel *m, const struct gb_plan_args *a, struct gb_tree *out);
+int gb_plan_ecef_la(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		    struct gb_tree *out);
+int gb_plan_ecef_lat_min(const struct gb_netmodel *m, const struct gb_plan_args *a,
+			 struct gb_tree *out);
+int gb_plan_ecef_lat_max(const struct gb_netmodel *m, const struct gb_plan_args *a,
+			 struct gb_tree *out);
+int gb_plan_bottomup(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		     struct gb_tree *out);
+int gb_plan_mostcrit(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		     struct gb_tree *out);
+int gb_plan_phoenix(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		    struct gb_tree *out);  /* plan_phoenix.c */
+
+/*
+ * gridtree subcommands implemented next to the algorithms they exercise.
+ * They are CLI code (they print, and return a process exit status: 0 ok,
+ * 1 failure, 2 usage error) and are linked into the gridtree binary only:
+ * list their source files in GRIDTREE_EXTRA_SRCS (collectives/CMakeLists.txt).
+ * argv[0] is the subcommand's own name ("gupta-fig3", "fkaier", "pools").
+ */
+int gb_sim_gupta_fig3(int argc, char **argv);  /* gridtree sim gupta-fig3  (sa helper) */
+int gb_cmd_pools(int argc, char **argv);       /* gridtree pools           (sa helper) */
+int gb_sim_fkaier(int argc, char **argv);      /* gridtree sim fkaier   (plogp helper) */
+
+#endif

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# 0095-layering: collectives/ keeps its dependency tiers (ARCHITECTURE.md
+# decision 12, collectives/CMakeLists.txt): every folder includes only the
+# folders below it, and core/, plan/ and libgbphoenix reach neither <mpi.h>
+# nor an emulator header.  The checker is t/layering.py; it is first shown a
+# copy of the tree with one bad include planted, so that it is known to
+# catch one.
+source "$(dirname "$0")/lib-netns.sh"
+command -v python3 >/dev/null || skip_all "python3 is not installed"
+
+tmp=$(mktemp -d /tmp/gb-layering.XXXXXX)
+trap 'st=$?; rm -rf "$tmp"; (exit $st)' EXIT
+check=$GRIDBED_SRC/t/layering.py
+
+plan 4
+
+out=$(python3 "$check" "$GRIDBED_SRC" 2>&1); st=$?
+ok $st "the tree keeps its layering" || printf '%s\n' "$out" | sed 's/^/#   /'
+
+mkdir -p "$tmp/src"
+cp -r "$GRIDBED_SRC/collectives" "$GRIDBED_SRC/emulator" "$GRIDBED_SRC/topologies" "$tmp/src/"
+printf '#include "gbemu.h"\n' >>"$tmp/src/collectives/core/gbcore.h"
+out=$(python3 "$check" "$tmp/src" 2>&1); st=$?
+is "$st" 1 "a planted emulator include in core/ fails the check"
+like "$out" 'core/gbcore.h:[0-9]+: core/ includes gbemu.h' "it names the file and line"
+like "$out" 'plan/[a-z_]+\.[ch]: reaches gbemu.h' "and the plan/ files that reach it through core/"

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""layering.py SRC - check the collectives/ folders' include layering.
+
+Used by t/0095-layering.t.  Prints one line per violation and exits 1 if
+there is any, 0 otherwise:
+  - a file of collectives/<F>/ includes (with quotes) a header that lives in
+    a folder <F> may not use (TIERS below: a folder uses only the folders
+    below it, ARCHITECTURE.md decision 12);
+  - a file of core/, plan/ or libgbphoenix reaches mpi.h or an emulator/
+    header, directly or through the headers it includes.
+"""
+import os
+import re
+import sys
+
+# What each folder of collectives/ may include, besides itself and
+# topologies/ (libgbtopo).  "emulator" and "mpi" are not folders of
+# collectives/: they name emulator/'s headers and <mpi.h>.
+TIERS = {
+    "core": set(),
+    "phoenix": {"core", "emulator"},     # emulator: phoenixd.c only, see PURE
+    "plan": {"core", "phoenix"},
+    "monitor": {"core", "plan", "phoenix", "emulator"},
+    "advisor": {"core", "plan", "phoenix"},
+    "bcast": {"core", "plan", "phoenix", "advisor", "mpi"},
+    "tools": {"core", "plan", "phoenix"},
+}
+# Files that must reach neither MPI nor the emulator, even indirectly.
+PURE_DIRS = ("core", "plan")
+PURE_FILES = ("phoenix/phoenix.h", "phoenix/phoenix_proto.c", "phoenix/phoenix_sim.c")
+
+INC = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+
+
+def main(src):
+    coll = os.path.join(src, "collectives")
+    where = {}                      # header name -> folder ("core", "emulator", ...)
+    for d in TIERS:
+        for f in os.listdir(os.path.join(coll, d)):
+            if f.endswith(".h"):
+                where[f] = d
+    for d in ("emulator", "topologies"):
+        for root, _, files in os.walk(os.path.join(src, d)):
+            for f in files:
+                if f.endswith(".h"):
+                    where.setdefault(f, d)
+    where["mpi.h"] = "mpi"
+
+    incs = {}                       # "dir/file" -> [(header, line)]
+    for d in TIERS:
+        for f in sorted(os.listdir(os.path.join(coll, d))):
+            if not f.endswith((".c", ".h")):
+                continue
+            with open(os.path.join(coll, d, f), encoding="utf-8") as fh:
+                incs[d + "/" + f] = [(m.group(2), n) for n, line in enumerate(fh, 1)
+                                     for m in [INC.match(line)] if m]
+    bad = []
+    for path, lst in incs.items():
+        d = path.split("/")[0]
+        for h, n in lst:
+            w = where.get(h)
+            if w is None or w == d or w == "topologies":
+                continue
+            if w not in TIERS[d]:
+                bad.append(f"collectives/{path}:{n}: {d}/ includes {h} ({w}/), "
+                           f"which it may not use")
+
+    def reach(path, seen):
+        for h, _ in incs.get(path, []):
+            w = where.get(h)
+            if w in ("mpi", "emulator"):
+                return h
+            key = f"{w}/{h}"
+            if key in incs and key not in seen:
+                seen.add(key)
+                r = reach(key, seen)
+                if r:
+                    return r
+        return None
+
+    for path in incs:
+        if path.split("/")[0] in PURE_DIRS or path in PURE_FILES:
+            r = reach(path, {path})
+            if r:
+                bad.append(f"collectives/{path}: reaches {r}; core/, plan/ and "
+                           f"libgbphoenix must stay free of MPI and the emulator")
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: layering.py SRC")
+    sys.exit(main(sys.argv[1]))
