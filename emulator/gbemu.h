@@ -131,6 +131,45 @@ GB_WUR int gb_grid_link_set(struct gb_grid *g, const char *name,
  */
 int gb_grid_status(struct gb_grid *g, FILE *out, int json);
 
+/* ------------------------------------------------------------------ */
+/* The hosts' TCP stack (hosttcp.c; keys in docs/topology-format.md)   */
+/* ------------------------------------------------------------------ */
+
+/**
+ * gb_tcp_check_kernel() - refuse a topology whose hosts ask for a
+ * congestion control this kernel lacks ("file:line:col: host 'x':
+ * congestion control 'y' is not in this kernel (it has: ...)").  Reads the
+ * kernel's list only; called by gb_grid_up() before anything is created.
+ * Return: 0, -EINVAL or -errno, @e explains.
+ */
+int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e);
+
+/**
+ * gb_tcp_write_ns() - set @t's sysctls in the host namespace @nsfd (a
+ * zeroed @t means the defaults).  The congestion control and the initial
+ * window go on the host's data routes (gb_tcp_route_metrics()); the
+ * namespace default algorithm is set too where the kernel allows it
+ * (hosttcp.c says why it may not).  On failure @what names the file and
+ * value.  Return: 0 or -errno.
+ */
+int gb_tcp_write_ns(int nsfd, const struct gb_tcp *t, char *what, size_t whatlen);
+
+struct gb_nl_route_metrics;
+/**
+ * gb_tcp_route_metrics() - the route metrics that carry @t (a zeroed @t
+ * means the defaults) into @m; returns @m.
+ */
+struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t,
+						 struct gb_nl_route_metrics *m);
+
+/**
+ * gb_grid_tcp_read() - the stack host @host really runs, read back from its
+ * namespace (sysctls, and the initial window of its route to the data
+ * block): what status and the results record.  Return: 0, -EINVAL (not a
+ * host, or the grid is not open) or -errno.
+ */
+int gb_grid_tcp_read(struct gb_grid *g, int host, struct gb_tcp *out);
+
 /** gb_grid_link_show() - one line per directed link with live parameters. */
 int gb_grid_link_show(struct gb_grid *g, FILE *out);
 

@@ -331,23 +331,6 @@ static int alloc_ns_arrays(struct gb_grid *g)
 	return 0;
 }
 
-/* Write a per-namespace sysctl of namespace @nsfd (net sysctls resolve to
- * the namespace of the task that opens them). */
-static int ns_sysctl(int nsfd, const char *path, const char *val)
-{
-	struct gb_nsguard ng = { -1 };
-	int err = gb_nsguard_enter(&ng, nsfd);
-	if (err < 0)
-		return err;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	gb_nsguard_leave(&ng);
-	if (fd < 0)
-		return -errno;
-	err = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
-	close(fd);
-	return err;
-}
-
 /*
  * IPv6 is switched off in every grid namespace before any device exists:
  * the papers' grids are IPv4, and router solicitations, MLD reports and DAD
@@ -359,7 +342,7 @@ static int no_ipv6(int nsfd)
 	static const char *const f[] = { "/proc/sys/net/ipv6/conf/all/disable_ipv6",
 					 "/proc/sys/net/ipv6/conf/default/disable_ipv6" };
 	for (size_t i = 0; i < 2; i++) {
-		int err = ns_sysctl(nsfd, f[i], "1");
+		int err = gb_netns_sysctl_write(nsfd, f[i], "1");
 		if (err < 0 && err != -ENOENT)
 			return err;
 	}
@@ -404,8 +387,13 @@ static int node_routes(struct gb_grid *g, int i, int *count, struct gb_err *e)
 	int n = t->nnodes, ndl = 2 * t->nlinks, best = -1, err = 0;
 	int *cnt = calloc((size_t)ndl, sizeof(int));
 	int *ifidx = malloc(sizeof(int) * (size_t)t->nlinks);
+	struct gb_nl_route_metrics m, *mp = NULL;
 	char ifn[16];
 
+	/* a host's data routes carry its congestion control and initial
+	 * window (hosttcp.c) */
+	if (t->nodes[i].kind == GB_NODE_HOST)
+		mp = gb_tcp_route_metrics(&t->nodes[i].tcp, &m);
 	if (!cnt || !ifidx) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -430,8 +418,8 @@ static int node_routes(struct gb_grid *g, int i, int *count, struct gb_err *e)
 			goto cleanup;
 		}
 		uint32_t gw = t->nodes[gb_topo_dir_to(t, dl)].addr;
-		err = j < 0 ? gb_nl_route_add(g->sk[i], t->data.addr, t->data.len, ifidx[k], gw)
-			    : gb_nl_route_add(g->sk[i], t->nodes[j].addr, 32, ifidx[k], gw);
+		err = j < 0 ? gb_nl_route_add(g->sk[i], t->data.addr, t->data.len, ifidx[k], gw, mp)
+			    : gb_nl_route_add(g->sk[i], t->nodes[j].addr, 32, ifidx[k], gw, mp);
 		if (err < 0)
 			goto cleanup;
 		(*count)++;
@@ -444,34 +432,16 @@ cleanup:
 	return err;
 }
 
-/*
- * Emulated hosts get TCP buffers that can hold a wide-area bandwidth-delay
- * product (64 MiB: 1 Gbit/s over a 500 ms RTT), as tuned grid hosts have;
- * with the kernel's 6 MiB default a single flow could not fill a long fat
- * link and every goodput figure would measure the window, not the link.
- *
- * TCP small queues are lifted for the same reason: the qdisc on a host's
- * own data interface is the first emulated link's queue, not a NIC ring,
- * and TSQ (1 MiB per flow by default) would keep it from ever holding the
- * bandwidth-delay product the queue rule sizes it for.  Measured on a 100 ms
- * 100 Mbit/s host link: 92 % of the rate with TSQ, see docs/measurements.md.
- */
+/* A host's TCP stack (hosttcp.c), with the error in @e. */
 static int tune_host(struct gb_grid *g, int i, struct gb_err *e)
 {
-	static const char *const kv[][2] = {
-		{ "/proc/sys/net/ipv4/tcp_rmem", "4096 131072 67108864" },
-		{ "/proc/sys/net/ipv4/tcp_wmem", "4096 16384 67108864" },
-		{ "/proc/sys/net/ipv4/tcp_limit_output_bytes", "67108864" },
-	};
-	for (size_t k = 0; k < sizeof(kv) / sizeof(kv[0]); k++) {
-		int err = ns_sysctl(g->nsfd[i], kv[k][0], kv[k][1]);
-		if (err < 0) {
-			gb_err_set(e, "host '%s': cannot set %s: %s", g->topo->nodes[i].name,
-				   kv[k][0], strerror(-err));
-			return err;
-		}
-	}
-	return 0;
+	const struct gb_node *n = &g->topo->nodes[i];
+	char what[96];
+	int err = gb_tcp_write_ns(g->nsfd[i], &n->tcp, what, sizeof(what));
+
+	if (err < 0)
+		gb_err_set(e, "host '%s': cannot set %s: %s", n->name, what, strerror(-err));
+	return err;
 }
 
 static int configure_nodes(struct gb_grid *g, struct gb_err *e)
@@ -547,10 +517,10 @@ static int build_mgmt(struct gb_grid *g, struct gb_err *e)
 		if ((err = gb_nl_link_config(g->mgmt_sk, mi, 0, 0,
 					     GB_LINK_UP | GB_LINK_FORWARD | GB_LINK_NO_IPV6LL)) < 0 ||
 		    (err = gb_nl_addr_add(g->mgmt_sk, mi, gw, 32)) < 0 ||
-		    (err = gb_nl_route_add(g->mgmt_sk, t->nodes[h].mgmt, 32, mi, 0)) < 0 ||
+		    (err = gb_nl_route_add(g->mgmt_sk, t->nodes[h].mgmt, 32, mi, 0, NULL)) < 0 ||
 		    (err = gb_nl_link_config(g->sk[h], hi, 0, 0, GB_LINK_UP | GB_LINK_NO_IPV6LL)) < 0 ||
 		    (err = gb_nl_addr_add(g->sk[h], hi, t->nodes[h].mgmt, 32)) < 0 ||
-		    (err = gb_nl_route_add(g->sk[h], t->mgmt.addr, t->mgmt.len, hi, gw)) < 0)
+		    (err = gb_nl_route_add(g->sk[h], t->mgmt.addr, t->mgmt.len, hi, gw, NULL)) < 0)
 			goto fail;
 	}
 	return 0;
@@ -649,7 +619,7 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 			err = -ENAMETOOLONG;
 			goto out_free;
 		}
-	if ((err = check_overlap(g->topo, e)) < 0)
+	if ((err = check_overlap(g->topo, e)) < 0 || (err = gb_tcp_check_kernel(g->topo, e)) < 0)
 		goto out_free;
 	if (o && o->tapd_path)
 		snprintf(tapd, sizeof(tapd), "%s", o->tapd_path);
@@ -733,6 +703,15 @@ out_free:
 	close_namespaces(g);
 	gb_topo_free(g->topo);
 	g->topo = NULL;
+	/* Refused before anything was created: leave no lock file or empty run
+	 * directory behind either (bad input changes nothing).  Not when a
+	 * grid of this prefix is up: its state file is there. */
+	rpath(g, "state.json", sp, sizeof(sp));
+	if (g->lockfd >= 0 && access(sp, F_OK) != 0) {
+		rpath(g, "lock", sp, sizeof(sp));
+		unlink(sp);
+		rmdir(g->rundir);
+	}
 	return err;
 }
 

@@ -163,6 +163,49 @@ void gb_nsguard_leave(struct gb_nsguard *g)
 	g->saved = -1;
 }
 
+/* Open @path inside @nsfd and come straight back (fd or -errno). */
+static int ns_open(int nsfd, const char *path, int flags)
+{
+	struct gb_nsguard ng = { -1 };
+	int err = gb_nsguard_enter(&ng, nsfd), fd;
+
+	if (err < 0)
+		return err;
+	fd = open(path, flags | O_CLOEXEC);
+	err = fd < 0 ? -errno : fd;
+	gb_nsguard_leave(&ng);
+	return err;
+}
+
+int gb_netns_sysctl_write(int nsfd, const char *path, const char *val)
+{
+	int fd = ns_open(nsfd, path, O_WRONLY), err;
+	size_t n = strlen(val);
+
+	if (fd < 0)
+		return fd;
+	err = write(fd, val, n) == (ssize_t)n ? 0 : -errno;
+	close(fd);
+	return err;
+}
+
+int gb_netns_sysctl_read(int nsfd, const char *path, char *buf, size_t len)
+{
+	int fd = ns_open(nsfd, path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
 int gb_netns_inode(int nsfd, unsigned long *ino)
 {
 	struct stat st;

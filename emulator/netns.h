@@ -54,6 +54,19 @@ GB_WUR int gb_nsguard_enter(struct gb_nsguard *g, int nsfd);
 void gb_nsguard_leave(struct gb_nsguard *g);
 
 /**
+ * gb_netns_sysctl_write() - write @val to @path (a /proc/sys/net file) as
+ * seen from namespace @nsfd: net sysctls resolve to the namespace of the
+ * task that opens them.  Return: 0 or -errno.
+ */
+int gb_netns_sysctl_write(int nsfd, const char *path, const char *val);
+
+/**
+ * gb_netns_sysctl_read() - the value of @path in namespace @nsfd, without
+ * the trailing newline, into @buf.  Return: 0 or -errno.
+ */
+int gb_netns_sysctl_read(int nsfd, const char *path, char *buf, size_t len);
+
+/**
  * gb_netns_inode() - the inode number identifying the namespace behind
  * @nsfd, to recognise processes that live in it (/proc/PID/ns/net).
  */

@@ -198,7 +198,38 @@ cleanup:
 	return err;
 }
 
-int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uint32_t gw)
+/*
+ * The route's metrics are added by hand: libnl's route object encodes every
+ * metric as a u32, and RTAX_CC_ALGO is a string.  The request is libnl's
+ * own (rtnl_route_build_add_request()) plus one RTA_METRICS nest.
+ */
+static int route_send(struct nl_sock *sk, struct rtnl_route *rt,
+		      const struct gb_nl_route_metrics *m)
+{
+	struct nl_msg *msg = NULL;
+	struct nlattr *nest;
+	int err;
+
+	if ((err = rtnl_route_build_add_request(rt, NLM_F_CREATE | NLM_F_EXCL, &msg)) < 0)
+		return gb_nle2errno(err);
+	if (m && (m->initcwnd || m->congctl[0])) {
+		if (!(nest = nla_nest_start(msg, RTA_METRICS)) ||
+		    (m->initcwnd && nla_put_u32(msg, RTAX_INITCWND, m->initcwnd) < 0) ||
+		    (m->congctl[0] && nla_put_string(msg, RTAX_CC_ALGO, m->congctl) < 0)) {
+			nlmsg_free(msg);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(msg, nest);
+	}
+	err = nl_send_auto_complete(sk, msg);
+	nlmsg_free(msg);
+	if (err < 0)
+		return gb_nle2errno(err);
+	return gb_nle2errno(nl_wait_for_ack(sk));
+}
+
+int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uint32_t gw,
+		    const struct gb_nl_route_metrics *m)
 {
 	struct rtnl_route *rt = NULL;
 	struct rtnl_nexthop *nh = NULL;
@@ -232,7 +263,7 @@ int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uin
 	}
 	rtnl_route_add_nexthop(rt, nh);
 	nh = NULL; /* owned by the route now */
-	err = gb_nle2errno(rtnl_route_add(sk, rt, NLM_F_CREATE | NLM_F_EXCL));
+	err = route_send(sk, rt, m);
 cleanup:
 	if (nh)
 		rtnl_route_nh_free(nh);
@@ -243,6 +274,55 @@ cleanup:
 	if (rt)
 		rtnl_route_put(rt);
 	return err;
+}
+
+struct metrics_query {
+	uint32_t dst;
+	int plen, found;
+	struct gb_nl_route_metrics *out;
+};
+
+static int metrics_cb(struct nl_msg *msg, void *arg)
+{
+	struct metrics_query *q = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct rtmsg *r = nlmsg_data(h);
+	struct nlattr *tb[RTA_MAX + 1], *mx[RTAX_MAX + 1];
+
+	if (h->nlmsg_type != RTM_NEWROUTE || r->rtm_family != AF_INET ||
+	    r->rtm_table != RT_TABLE_MAIN || r->rtm_dst_len != q->plen ||
+	    nlmsg_parse(h, sizeof(*r), tb, RTA_MAX, NULL) < 0 || !tb[RTA_DST] ||
+	    ntohl(nla_get_u32(tb[RTA_DST])) != q->dst)
+		return NL_OK;
+	q->found = 1;
+	if (tb[RTA_METRICS] && nla_parse_nested(mx, RTAX_MAX, tb[RTA_METRICS], NULL) == 0) {
+		if (mx[RTAX_INITCWND])
+			q->out->initcwnd = nla_get_u32(mx[RTAX_INITCWND]);
+		if (mx[RTAX_CC_ALGO])
+			nla_strlcpy(q->out->congctl, mx[RTAX_CC_ALGO], sizeof(q->out->congctl));
+	}
+	return NL_OK;
+}
+
+int gb_nl_route_metrics(struct nl_sock *sk, uint32_t dst, int plen,
+			struct gb_nl_route_metrics *out)
+{
+	struct rtmsg r = { .rtm_family = AF_INET };
+	struct metrics_query q = { dst, plen, 0, out };
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, metrics_cb, &q);
+	err = nl_send_simple(sk, RTM_GETROUTE, NLM_F_DUMP, &r, sizeof(r));
+	if (err >= 0)
+		err = nl_recvmsgs(sk, cb);
+	nl_cb_put(cb);
+	if (err < 0)
+		return gb_nle2errno(err);
+	return q.found ? 0 : -ENOENT;
 }
 
 static int qdisc_add(struct nl_sock *sk, struct rtnl_qdisc *q, int replace)

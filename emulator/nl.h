@@ -53,12 +53,29 @@ GB_WUR int gb_nl_link_config(struct nl_sock *sk, int ifindex, unsigned mtu,
 /** gb_nl_addr_add() - add @addr/@plen (host byte order) on @ifindex. */
 GB_WUR int gb_nl_addr_add(struct nl_sock *sk, int ifindex, uint32_t addr, int plen);
 
+/** Route metrics gridbed sets: the hosts' TCP stack (hosttcp.c). */
+struct gb_nl_route_metrics {
+	unsigned initcwnd;     /**< RTAX_INITCWND, segments; 0 = none */
+	char congctl[16];      /**< RTAX_CC_ALGO; "" = none */
+};
+
 /**
  * gb_nl_route_add() - route @dst/@plen out of @ifindex, via @gw (onlink) if
- * @gw != 0, else as a directly connected (scope link) route.
+ * @gw != 0, else as a directly connected (scope link) route, with the
+ * metrics @m (NULL: none).  A route's congestion control applies to every
+ * TCP connection over it, in any namespace, for any algorithm the kernel
+ * has; the namespace default is restricted to the root's allowed list.
  */
 GB_WUR int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex,
-			   uint32_t gw);
+			   uint32_t gw, const struct gb_nl_route_metrics *m);
+
+/**
+ * gb_nl_route_metrics() - the gridbed metrics of the main table's route to
+ * exactly @dst/@plen (zero where the route has none).
+ * Return: 0, -ENOENT without such a route, or -errno.
+ */
+int gb_nl_route_metrics(struct nl_sock *sk, uint32_t dst, int plen,
+			struct gb_nl_route_metrics *out);
 
 /**
  * Shaping primitives.  Handles are "major:minor" as u32 (TC_H_MAKE);

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *fmt_time(uint64_t ns, char *buf, size_t len)
@@ -69,6 +70,55 @@ static json_t *dir_json(const struct gb_linkdir *p)
 			 (json_int_t)p->rate_bps, "limit", (int)p->limit);
 }
 
+static json_t *tcp_json(const struct gb_tcp *t)
+{
+	return json_pack("{s:s, s:b, s:I, s:i}", "congestion", t->congestion,
+			 "slow_start_after_idle", t->slow_start_after_idle,
+			 "buffers", (json_int_t)t->buf_max, "initcwnd", (int)t->initcwnd);
+}
+
+/*
+ * The hosts' TCP stacks as read back from their namespaces: one line when
+ * they all run the same, else one line per stack with its hosts.
+ */
+static void tcp_lines(struct gb_grid *g, FILE *out)
+{
+	const struct gb_topo *t = g->topo;
+	struct gb_tcp *s = calloc((size_t)t->nhosts, sizeof(*s));
+	char buf[160];
+	int err = 0;
+
+	for (int i = 0; s && i < t->nhosts && !err; i++)
+		err = gb_grid_tcp_read(g, i, &s[i]);
+	if (!s || err) {
+		fprintf(out, "tcp: cannot read the hosts' stack: %s\n",
+			strerror(s ? -err : ENOMEM));
+		free(s);
+		return;
+	}
+	for (int i = 0; i < t->nhosts; i++) {
+		int first = 1, count = 0;
+
+		for (int j = 0; j < i && first; j++)
+			first = !gb_tcp_equal(&s[i], &s[j]);
+		if (!first)
+			continue;
+		for (int j = i; j < t->nhosts; j++)
+			count += gb_tcp_equal(&s[i], &s[j]);
+		if (count == t->nhosts) {
+			fprintf(out, "tcp: %s (every host)\n", gb_tcp_format(&s[i], buf, sizeof(buf)));
+			break;
+		}
+		fprintf(out, "tcp: %s (%d host%s:", gb_tcp_format(&s[i], buf, sizeof(buf)), count,
+			count == 1 ? "" : "s");
+		for (int j = i; j < t->nhosts; j++)
+			if (gb_tcp_equal(&s[i], &s[j]))
+				fprintf(out, " %s", t->nodes[j].name);
+		fprintf(out, ")\n");
+	}
+	free(s);
+}
+
 int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 {
 	const struct gb_topo *t = g->topo;
@@ -78,12 +128,16 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 		json_t *hosts = json_array(), *links = json_array();
 		for (int i = 0; i < t->nhosts; i++) {
 			const struct gb_node *n = &t->nodes[i];
-			json_array_append_new(hosts, json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s}",
+			struct gb_tcp tcp;
+			int terr = gb_grid_tcp_read(g, i, &tcp);
+
+			json_array_append_new(hosts, json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:o}",
 				"name", n->name, "rank", i,
 				"cluster", t->clusters[n->cluster].name,
 				"site", t->sites[n->site].name,
 				"netns", gb_grid_nsname(g, n->name, ns, sizeof(ns)),
-				"data", gb_fmt_ip(n->addr, a1), "mgmt", gb_fmt_ip(n->mgmt, a2)));
+				"data", gb_fmt_ip(n->addr, a1), "mgmt", gb_fmt_ip(n->mgmt, a2),
+				"tcp", terr < 0 ? json_null() : tcp_json(&tcp)));
 		}
 		for (int k = 0; k < t->nlinks; k++) {
 			struct gb_linkdir ab, ba;
@@ -108,6 +162,7 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 	fprintf(out, "grid '%s' (prefix %s, backend %s): %d hosts, %d clusters, %d sites, "
 		"%d nodes, %d links\n", t->name, g->prefix, g->shaper ? g->shaper->name : "?",
 		t->nhosts, t->nclusters, t->nsites, t->nnodes, t->nlinks);
+	tcp_lines(g, out);
 	fprintf(out, "%-12s %-8s %-8s %-18s %-15s %s\n", "HOST", "CLUSTER", "SITE", "NAMESPACE",
 		"DATA", "MGMT");
 	for (int i = 0; i < t->nhosts; i++) {

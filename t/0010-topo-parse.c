@@ -454,8 +454,49 @@ static void test_big(void)
 	gb_topo_free(t);
 }
 
+/* The hosts' TCP stack: defaults, then top level, cluster, host. */
+static void test_tcp(void)
+{
+	static const char y[] =
+		"name: tcp\n"
+		"tcp: {congestion: reno, buffers: 8MiB}\n"
+		"sites:\n"
+		"  - name: S\n"
+		"    clusters:\n"
+		"      - name: k1\n"
+		"        hosts: [h1, {name: h2, tcp: {initcwnd: 3, slow_start_after_idle: false}}]\n"
+		"        tcp: {congestion: cubic}\n"
+		"      - {name: k2, hosts: 1}\n";
+	struct gb_topo *t = parse("tcp.yaml", y), *d;
+	struct gb_tcp def;
+	char buf[160];
+
+	if (!t) {
+		skip(9, "did not parse");
+		return;
+	}
+	is_str(t->nodes[0].tcp.congestion, "cubic", "the cluster's congestion beats the top level's");
+	is_int(t->nodes[0].tcp.buf_max, 8 << 20, "the top level's buffers reach every host");
+	is_int(t->nodes[0].tcp.slow_start_after_idle, 1, "slow start after idle defaults to on");
+	is_int(t->nodes[1].tcp.initcwnd, 3, "a host's own initcwnd");
+	is_int(t->nodes[1].tcp.slow_start_after_idle, 0, "a host's own slow_start_after_idle");
+	is_str(t->nodes[2].tcp.congestion, "reno", "a cluster without tcp: takes the top level's");
+	is_int(t->nodes[2].line, 9, "an explicit host given as a mapping keeps its place");
+	is_str(gb_tcp_format(&t->nodes[1].tcp, buf, sizeof(buf)),
+	       "cubic, slow start after idle off, buffers 8 MiB, initcwnd 3", "the one-line form");
+	gb_topo_free(t);
+
+	gb_tcp_defaults(&def);
+	d = parse("two.yaml", "name: d\nsites:\n  - name: S\n    clusters: [{name: k, hosts: 1}]\n");
+	ok(d && gb_tcp_equal(&d->nodes[0].tcp, &def) && !strcmp(def.congestion, "cubic") &&
+	   def.buf_max == 64ull << 20 && def.initcwnd == 0,
+	   "without tcp: a host gets the defaults: cubic, 64 MiB, the kernel's initcwnd");
+	gb_topo_free(d);
+}
+
 int main(void)
 {
+	test_tcp();
 	test_teragrid();
 	test_two_clusters();
 	test_shipped();

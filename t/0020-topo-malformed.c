@@ -178,6 +178,35 @@ static const struct bad cases[] = {
 	  "    clusters: [{name: a, hosts: 2, cpu: 1.5}]\n",
 	  4, 41, "cluster 'a': cpu '1.5' is out of range" },
 
+	/* the hosts' TCP stack */
+	{ "tcpkey.yaml",
+	  "name: x\n"
+	  "tcp: {congestion: cubic, window: 3}\n"
+	  SITES_AB,
+	  2, 26, "topology tcp: unknown key 'window'" },
+	{ "tcpcc.yaml",
+	  "name: x\n"
+	  "tcp: {congestion: Cubic!}\n"
+	  SITES_AB,
+	  2, 19, "topology tcp: congestion must be a congestion control name" },
+	{ "tcpbuf.yaml",
+	  "name: x\n"
+	  "sites:\n"
+	  "  - name: A\n"
+	  "    clusters: [{name: a, hosts: 2, tcp: {buffers: 1kib}}]\n",
+	  4, 51, "cluster 'a' tcp: buffers '1kib' is out of range" },
+	{ "tcpssai.yaml",
+	  "name: x\n"
+	  "sites:\n"
+	  "  - name: A\n"
+	  "    clusters: [{name: a, hosts: [{name: a-1, tcp: {slow_start_after_idle: maybe}}]}]\n",
+	  4, 75, "host 'a-1' tcp: slow_start_after_idle must be true or false" },
+	{ "tcpiw.yaml",
+	  "name: x\n"
+	  "tcp: {initcwnd: 0}\n"
+	  SITES_AB,
+	  2, 17, "topology tcp: initcwnd must be a number of segments 1 .. 1000" },
+
 	/* names */
 	{ "duphost.yaml",
 	  "name: x\n"

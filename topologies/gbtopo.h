@@ -69,6 +69,43 @@ struct gb_linkdir {
 	unsigned set;        /**< GB_LD_* bits given explicitly in the file */
 };
 
+/** Longest TCP congestion control name, without the NUL (TCP_CA_NAME_MAX - 1). */
+#define GB_TCP_CC_MAX 15
+
+/**
+ * struct gb_tcp - the TCP stack of an emulated host (docs/topology-format.md,
+ * "The hosts' TCP stack").  gridemu up writes it into every host namespace,
+ * whatever the machine's own defaults are: a new namespace would otherwise
+ * inherit the root namespace's congestion control, and results would depend
+ * on the machine that ran them.  Defaults: gb_tcp_defaults().
+ */
+struct gb_tcp {
+	char congestion[GB_TCP_CC_MAX + 1]; /**< net.ipv4.tcp_congestion_control */
+	int slow_start_after_idle;  /**< net.ipv4.tcp_slow_start_after_idle: 0 or 1 */
+	uint64_t buf_max;           /**< bytes: the maximum of tcp_rmem and tcp_wmem */
+	uint32_t initcwnd;          /**< segments, on the host's routes; 0 = the kernel's */
+};
+
+/* The defaults, and why (docs/topology-format.md says the same). */
+#define GB_TCP_DEFAULT_CC "cubic"
+#define GB_TCP_DEFAULT_SSAI 1
+#define GB_TCP_DEFAULT_BUF (64ull << 20)
+#define GB_TCP_DEFAULT_INITCWND 0
+/** Largest initcwnd a file may ask for (the kernel caps route metrics lower). */
+#define GB_TCP_INITCWND_MAX 1000
+
+/** gb_tcp_defaults() - fill @t with the GB_TCP_DEFAULT_* values. */
+void gb_tcp_defaults(struct gb_tcp *t);
+
+/**
+ * gb_tcp_format() - one line for people: "cubic, slow start after idle on,
+ * buffers 64 MiB, initcwnd kernel's".  Returns @buf.
+ */
+const char *gb_tcp_format(const struct gb_tcp *t, char *buf, size_t len);
+
+/** gb_tcp_equal() - 1 if @a and @b are the same stack. */
+int gb_tcp_equal(const struct gb_tcp *a, const struct gb_tcp *b);
+
 struct gb_node {
 	char name[GB_NAME_MAX + 1];
 	enum gb_node_kind kind;
@@ -77,6 +114,7 @@ struct gb_node {
 	uint32_t addr;  /**< data-plane IPv4 address, host byte order */
 	uint32_t mgmt;  /**< management address (hosts only, else 0) */
 	int line, col;  /**< where the node was declared (1-based; 0 if implicit) */
+	struct gb_tcp tcp; /**< hosts: the TCP stack; zero for other nodes */
 };
 
 struct gb_link {
@@ -250,6 +288,7 @@ const char *gb_fmt_ip(uint32_t addr, char buf[16]);
  *   time: "25ms", "0.05ms", "100us", "1s", "500ns"
  *   rate: "45mbit", "1gbit", "100kbit", "800bit", "10mbps" (megabytes/s)
  *   loss: "1%", "0.5%"
+ *   bytes: "64MiB", "4mb", "131072b" (kb, mb, gb decimal; kib, mib, gib binary)
  */
 int gb_parse_time(const char *s, uint64_t *ns);
 /**
@@ -260,6 +299,7 @@ int gb_parse_time(const char *s, uint64_t *ns);
 int gb_parse_duration(const char *s, double *seconds);
 int gb_parse_rate(const char *s, uint64_t *bps);
 int gb_parse_loss(const char *s, double *p);
+int gb_parse_bytes(const char *s, uint64_t *bytes);
 
 #ifdef __cplusplus
 }

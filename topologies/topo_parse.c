@@ -72,6 +72,7 @@ struct pblock {
 struct bname {          /* a host or a hub */
 	char name[GB_NAME_MAX + 1];
 	int line, col;
+	struct gb_tcp_set tcp;  /* a host's own `tcp:` */
 };
 
 struct bsite {
@@ -85,6 +86,7 @@ struct bcluster {
 	int site, first_host, nhosts;
 	struct pblock hl, ul;
 	double cpu;
+	struct gb_tcp_set tcp;
 };
 
 struct blink {
@@ -107,6 +109,7 @@ struct ctx {
 	uint32_t mtu;
 	uint64_t seed;
 	struct pblock dhl, dul;
+	struct gb_tcp_set tcp;  /* the top level's `tcp:` */
 
 	struct bsite *sites;
 	int nsites, csites;
@@ -489,6 +492,32 @@ static int add_host(struct ctx *c, const yaml_node_t *n, const char *name)
 	return 0;
 }
 
+/* An item of a cluster's host list: a name, or {name: N, tcp: {...}}. */
+static int parse_host(struct ctx *c, const yaml_node_t *h)
+{
+	static const char *const keys[] = { "name", "tcp", NULL };
+	char name[GB_NAME_MAX + 1], subject[64];
+	const yaml_node_t *v;
+	int ret;
+
+	if (h->type != YAML_MAPPING_NODE) {
+		if ((ret = get_name(c, h, "host", name)) < 0)
+			return ret;
+		return add_host(c, h, name);
+	}
+	if ((ret = check_map(c, h, "host", keys)) < 0)
+		return ret;
+	if (!(v = get(c, h, "name")))
+		return fail(c, h, "host has no 'name'");
+	if ((ret = get_name(c, v, "host", name)) < 0 || (ret = add_host(c, v, name)) < 0)
+		return ret;
+	if ((v = get(c, h, "tcp"))) {
+		snprintf(subject, sizeof(subject), "host '%s'", name);
+		return gb_tcp_parse(&c->y, v, subject, &c->hosts[c->nhosts - 1].tcp);
+	}
+	return 0;
+}
+
 /* cpu: a share of one core, "0.5" or "50%", in (0, 1]. */
 static int parse_cpu(struct ctx *c, const yaml_node_t *n, const char *subject, double *out)
 {
@@ -518,7 +547,7 @@ bad:
 static int parse_cluster(struct ctx *c, const yaml_node_t *n, int site, int idx)
 {
 	static const char *const keys[] = { "name", "hosts", "host_link", "uplink", "cpu",
-					    NULL };
+					    "tcp", NULL };
 	char subject[96];
 	const yaml_node_t *v, *hv;
 	struct bcluster *k;
@@ -551,11 +580,9 @@ static int parse_cluster(struct ctx *c, const yaml_node_t *n, int site, int idx)
 		for (yaml_node_item_t *it = hv->data.sequence.items.start;
 		     it < hv->data.sequence.items.top; it++) {
 			const yaml_node_t *h = node(c, *it);
-			char name[GB_NAME_MAX + 1];
 
 			if ((ret = too_many_nodes(c, h, 1)) < 0 ||
-			    (ret = get_name(c, h, "host", name)) < 0 ||
-			    (ret = add_host(c, h, name)) < 0)
+			    (ret = parse_host(c, h)) < 0)
 				return ret;
 		}
 	} else {
@@ -598,6 +625,11 @@ static int parse_cluster(struct ctx *c, const yaml_node_t *n, int site, int idx)
 	if ((v = get(c, n, "cpu"))) {
 		snprintf(subject, sizeof(subject), "cluster '%s'", k->name);
 		if ((ret = parse_cpu(c, v, subject, &k->cpu)) < 0)
+			return ret;
+	}
+	if ((v = get(c, n, "tcp"))) {
+		snprintf(subject, sizeof(subject), "cluster '%s'", k->name);
+		if ((ret = gb_tcp_parse(&c->y, v, subject, &k->tcp)) < 0)
 			return ret;
 	}
 	return 0;
@@ -700,7 +732,7 @@ static int parse_link(struct ctx *c, const yaml_node_t *n, int idx)
 static int parse_top(struct ctx *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "name", "root", "addressing", "mtu", "seed",
-					    "defaults", "sites", "hubs", "links", NULL };
+					    "defaults", "tcp", "sites", "hubs", "links", NULL };
 	yaml_node_item_t *items;
 	const yaml_node_t *v;
 	uint64_t u;
@@ -727,6 +759,8 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 		c->seed = u;
 	}
 	if ((v = get(c, root, "defaults")) && (ret = parse_defaults(c, v)) < 0)
+		return ret;
+	if ((v = get(c, root, "tcp")) && (ret = gb_tcp_parse(&c->y, v, "topology", &c->tcp)) < 0)
 		return ret;
 
 	v = get(c, root, "sites");
@@ -1090,9 +1124,17 @@ static int build(struct ctx *c)
 	for (int k = 0; k < c->nclusters; k++) {
 		const struct bcluster *bk = &c->clusters[k];
 
-		for (int h = bk->first_host; h < bk->first_host + bk->nhosts; h++)
+		for (int h = bk->first_host; h < bk->first_host + bk->nhosts; h++) {
+			struct gb_tcp *tcp = &t->nodes[h].tcp;
+
 			set_node(&t->nodes[h], c->hosts[h].name, GB_NODE_HOST, bk->site, k,
 				 c->hosts[h].line, c->hosts[h].col);
+			/* defaults, then the top level, the cluster, the host */
+			gb_tcp_defaults(tcp);
+			gb_tcp_apply(tcp, &c->tcp);
+			gb_tcp_apply(tcp, &bk->tcp);
+			gb_tcp_apply(tcp, &c->hosts[h].tcp);
+		}
 	}
 	n = t->nhosts;
 	for (int k = 0; k < c->nclusters; k++, n++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * units.c - tc-style unit parsers ("25ms", "45mbit", "1%") and gb_fmt_ip().
+ * units.c - tc-style unit parsers ("25ms", "45mbit", "1%", "64MiB") and
+ * gb_fmt_ip().
  *
  * The numbers are parsed as decimal fixed point and scaled with integer
  * arithmetic, so "0.05ms" is exactly 50000 ns and "1.5gbit" exactly
@@ -62,6 +63,14 @@ static const struct unit rate_units[] = {
 	{ "tbps", 8 * KB * KB * KB * KB },
 	{ "kibps", 8 * KI }, { "mibps", 8 * KI * KI }, { "gibps", 8 * KI * KI * KI },
 	{ "tibps", 8 * KI * KI * KI * KI },
+	{ NULL, 0 },
+};
+
+/* Byte sizes (the hosts' TCP buffers): tc's "b", "kb"... and the binary forms. */
+static const struct unit byte_units[] = {
+	{ "b", 1 },
+	{ "kb", KB }, { "mb", KB * KB }, { "gb", KB * KB * KB },
+	{ "kib", KI }, { "mib", KI * KI }, { "gib", KI * KI * KI },
 	{ NULL, 0 },
 };
 
@@ -162,6 +171,11 @@ int gb_parse_duration(const char *s, double *seconds)
 int gb_parse_rate(const char *s, uint64_t *bps)
 {
 	return parse_with_units(s, rate_units, bps);
+}
+
+int gb_parse_bytes(const char *s, uint64_t *bytes)
+{
+	return parse_with_units(s, byte_units, bytes);
 }
 
 int gb_parse_loss(const char *s, double *p)

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hosttcp.c - the hosts' TCP stack: what `gridemu up` writes into every host
+ * namespace, the kernel check before anything is created, and the live
+ * read-back that status and every result record (gbemu.h, "The hosts' TCP
+ * stack"; the keys and their defaults are in topologies/topo_tcp.c).
+ *
+ * Everything is per namespace: tcp_slow_start_after_idle, tcp_rmem,
+ * tcp_wmem and tcp_limit_output_bytes are netns sysctls; the congestion
+ * control and the initial window are metrics of the host's data routes
+ * (RTAX_CC_ALGO, RTAX_INITCWND), so they hold for every connection of the
+ * data plane.  Why a route metric and not the namespace's
+ * tcp_congestion_control: a namespace other than the root may only default
+ * to an algorithm of the root's tcp_allowed_congestion_control (the kernel
+ * answers EPERM otherwise, whatever the capabilities), and on a machine
+ * whose root runs bbr that list is "reno bbr": cubic could not be set
+ * without changing the root namespace, which gridbed never does.  A route's
+ * algorithm has no such restriction.  The namespace default is still set
+ * where the kernel allows it, so that connections off the data plane agree;
+ * where it refuses, it keeps the inherited one, and only the management
+ * network (MPI launch, never experiment traffic) uses it.  The root
+ * namespace is only read (its list of available algorithms), never written.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbemu.h"
+#include "netns.h"
+#include "nl.h"
+
+#define SYS "/proc/sys/net/ipv4/"
+
+/* A host node of a hand-built topology has no stack: it gets the defaults. */
+static const struct gb_tcp *effective(const struct gb_tcp *t, struct gb_tcp *buf)
+{
+	if (t->congestion[0])
+		return t;
+	gb_tcp_defaults(buf);
+	return buf;
+}
+
+/* 1 if @name is a word of the space-separated @list. */
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e)
+{
+	char avail[512];
+	FILE *f = fopen(SYS "tcp_available_congestion_control", "re");
+
+	if (!f || !fgets(avail, sizeof(avail), f)) {
+		int err = f ? -EIO : -errno;
+
+		if (f)
+			fclose(f);
+		gb_err_set(e, "cannot read %stcp_available_congestion_control: %s", SYS,
+			   strerror(-err));
+		return err;
+	}
+	fclose(f);
+	avail[strcspn(avail, "\n")] = '\0';
+	for (int i = 0; i < t->nhosts; i++) {
+		const struct gb_node *n = &t->nodes[i];
+		struct gb_tcp buf;
+		const struct gb_tcp *tcp = effective(&n->tcp, &buf);
+
+		if (in_list(avail, tcp->congestion))
+			continue;
+		/* the first host of a cluster-wide setting names the file's place */
+		gb_err_set(e, "%s:%d:%d: host '%s': congestion control '%s' is not in this "
+			   "kernel (it has: %s)", t->path, n->line, n->col, n->name,
+			   tcp->congestion, avail);
+		return -EINVAL;  /* bad input, like any other error in the file */
+	}
+	return 0;
+}
+
+int gb_tcp_write_ns(int nsfd, const struct gb_tcp *t, char *what, size_t whatlen)
+{
+	struct gb_tcp buf;
+	char rmem[64], wmem[64], out[32];
+	const struct gb_tcp *tcp = effective(t, &buf);
+	/*
+	 * tcp_limit_output_bytes lifts TCP small queues: the qdisc on a host's
+	 * own data interface is the first emulated link's queue, not a NIC
+	 * ring, and TSQ (1 MiB per flow by default) would keep it from ever
+	 * holding the bandwidth-delay product the queue rule sizes it for
+	 * (measured on a 100 ms, 100 Mbit/s host link: 92 % of the rate with
+	 * TSQ, docs/measurements.md).  It follows the buffers.
+	 */
+	snprintf(rmem, sizeof(rmem), "4096 131072 %" PRIu64, tcp->buf_max);
+	snprintf(wmem, sizeof(wmem), "4096 16384 %" PRIu64, tcp->buf_max);
+	snprintf(out, sizeof(out), "%" PRIu64, tcp->buf_max);
+	const char *const kv[][2] = {
+		{ SYS "tcp_slow_start_after_idle", tcp->slow_start_after_idle ? "1" : "0" },
+		{ SYS "tcp_rmem", rmem },
+		{ SYS "tcp_wmem", wmem },
+		{ SYS "tcp_limit_output_bytes", out },
+	};
+	for (size_t k = 0; k < sizeof(kv) / sizeof(kv[0]); k++) {
+		int err = gb_netns_sysctl_write(nsfd, kv[k][0], kv[k][1]);
+
+		if (err < 0) {
+			snprintf(what, whatlen, "%s to '%s'", kv[k][0], kv[k][1]);
+			return err;
+		}
+	}
+	/* best effort, see the header comment: the routes carry the algorithm */
+	int err = gb_netns_sysctl_write(nsfd, SYS "tcp_congestion_control", tcp->congestion);
+	if (err < 0 && err != -EPERM) {
+		snprintf(what, whatlen, "%stcp_congestion_control to '%s'", SYS, tcp->congestion);
+		return err;
+	}
+	return 0;
+}
+
+struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t,
+						 struct gb_nl_route_metrics *m)
+{
+	struct gb_tcp buf;
+	const struct gb_tcp *tcp = effective(t, &buf);
+
+	memset(m, 0, sizeof(*m));
+	m->initcwnd = tcp->initcwnd;
+	snprintf(m->congctl, sizeof(m->congctl), "%s", tcp->congestion);
+	return m;
+}
+
+int gb_grid_tcp_read(struct gb_grid *g, int host, struct gb_tcp *out)
+{
+	const struct gb_topo *t = g->topo;
+	struct gb_nl_route_metrics m;
+	char v[128];
+	unsigned long long rmax, wmax, a, b;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (host < 0 || host >= t->nhosts || !g->nsfd || g->nsfd[host] < 0 || !g->sk ||
+	    !g->sk[host])
+		return -EINVAL;
+	if ((err = gb_netns_sysctl_read(g->nsfd[host], SYS "tcp_congestion_control", v,
+					sizeof(v))) < 0)
+		return err;
+	snprintf(out->congestion, sizeof(out->congestion), "%s", v);
+	if ((err = gb_netns_sysctl_read(g->nsfd[host], SYS "tcp_slow_start_after_idle", v,
+					sizeof(v))) < 0)
+		return err;
+	out->slow_start_after_idle = atoi(v) != 0;
+	if ((err = gb_netns_sysctl_read(g->nsfd[host], SYS "tcp_rmem", v, sizeof(v))) < 0)
+		return err;
+	if (sscanf(v, "%llu %llu %llu", &a, &b, &rmax) != 3)
+		return -EIO;
+	if ((err = gb_netns_sysctl_read(g->nsfd[host], SYS "tcp_wmem", v, sizeof(v))) < 0)
+		return err;
+	if (sscanf(v, "%llu %llu %llu", &a, &b, &wmax) != 3)
+		return -EIO;
+	/* one figure for both; a namespace someone changed by hand shows the smaller */
+	out->buf_max = rmax < wmax ? rmax : wmax;
+	/* the data plane's: the route's algorithm where it has one */
+	err = gb_nl_route_metrics(g->sk[host], t->data.addr, t->data.len, &m);
+	if (err < 0 && err != -ENOENT)
+		return err;
+	out->initcwnd = m.initcwnd;
+	if (m.congctl[0])
+		snprintf(out->congestion, sizeof(out->congestion), "%s", m.congctl);
+	return 0;
+}
