@@ -162,7 +162,6 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 	fprintf(out, "grid '%s' (prefix %s, backend %s): %d hosts, %d clusters, %d sites, "
 		"%d nodes, %d links\n", t->name, g->prefix, g->shaper ? g->shaper->name : "?",
 		t->nhosts, t->nclusters, t->nsites, t->nnodes, t->nlinks);
-	tcp_lines(g, out);
 	fprintf(out, "%-12s %-8s %-8s %-18s %-15s %s\n", "HOST", "CLUSTER", "SITE", "NAMESPACE",
 		"DATA", "MGMT");
 	for (int i = 0; i < t->nhosts; i++) {
@@ -172,6 +171,8 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 			gb_grid_nsname(g, n->name, ns, sizeof(ns)), gb_fmt_ip(n->addr, a1),
 			gb_fmt_ip(n->mgmt, a2));
 	}
+	/* after the table: scripts read the hosts from line 3 on */
+	tcp_lines(g, out);
 	fputc('\n', out);
 	return gb_grid_link_show(g, out);
 }
