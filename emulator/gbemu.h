@@ -170,6 +170,16 @@ struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t,
  */
 int gb_grid_tcp_read(struct gb_grid *g, int host, struct gb_tcp *out);
 
+struct json_t;
+/**
+ * gb_grid_tcp_json() - the stacks the hosts run, read back, for result
+ * files: a list with one object per distinct stack, {congestion,
+ * slow_start_after_idle, buffers, initcwnd (0: the kernel's), text (the
+ * gb_tcp_format() line), hosts (names)}.  Return: a new reference, or NULL
+ * (a namespace could not be read, no memory).
+ */
+struct json_t *gb_grid_tcp_json(struct gb_grid *g);
+
 /** gb_grid_link_show() - one line per directed link with live parameters. */
 int gb_grid_link_show(struct gb_grid *g, FILE *out);
 

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,4 +175,43 @@ int gb_grid_tcp_read(struct gb_grid *g, int host, struct gb_tcp *out)
 	if (m.congctl[0])
 		snprintf(out->congestion, sizeof(out->congestion), "%s", m.congctl);
 	return 0;
+}
+
+json_t *gb_grid_tcp_json(struct gb_grid *g)
+{
+	const struct gb_topo *t = g->topo;
+	struct gb_tcp *s = t ? calloc((size_t)t->nhosts, sizeof(*s)) : NULL;
+	json_t *arr = json_array();
+	char text[160];
+
+	if (!s || !arr)
+		goto fail;
+	for (int i = 0; i < t->nhosts; i++)
+		if (gb_grid_tcp_read(g, i, &s[i]) < 0)
+			goto fail;
+	for (int i = 0; i < t->nhosts; i++) {
+		json_t *hosts, *o;
+		int seen = 0;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = gb_tcp_equal(&s[i], &s[j]);
+		if (seen)
+			continue;
+		hosts = json_array();
+		for (int j = i; j < t->nhosts; j++)
+			if (gb_tcp_equal(&s[i], &s[j]))
+				json_array_append_new(hosts, json_string(t->nodes[j].name));
+		o = json_pack("{s:s, s:b, s:I, s:i, s:s, s:o}", "congestion", s[i].congestion,
+			      "slow_start_after_idle", s[i].slow_start_after_idle, "buffers",
+			      (json_int_t)s[i].buf_max, "initcwnd", (int)s[i].initcwnd, "text",
+			      gb_tcp_format(&s[i], text, sizeof(text)), "hosts", hosts);
+		if (!o || json_array_append_new(arr, o) < 0)
+			goto fail;
+	}
+	free(s);
+	return arr;
+fail:
+	free(s);
+	json_decref(arr);
+	return NULL;
 }

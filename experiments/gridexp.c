@@ -1431,6 +1431,8 @@ static int run_one(struct runner *R, struct run *r)
 		json_object_set_new(j, "advisor_first_pass_s", a->advisor ?
 				    json_real(r->t_advisor) : json_null());
 		json_object_set_new(j, "mpirun_status", json_integer(r->mpirun.status));
+		json_t *tcp = gb_grid_tcp_json(&R->g);
+		json_object_set_new(j, "tcp", tcp ? tcp : json_null());
 	}
 	ret = write_json(path, j);
 	for (int i = 0; argv[i]; i++)
@@ -1496,7 +1498,7 @@ static int write_meta(struct runner *R, int fresh)
 	char path[PATH_MAX], mpi[256], gp[256];
 	char *mv[] = { "mpirun", "--version", NULL }, *gv[] = { "gnuplot", "--version", NULL };
 	json_error_t je;
-	json_t *j = NULL, *runs, *sess, *tools, *wan;
+	json_t *j = NULL, *runs, *sess, *tools, *wan, *tcp;
 	struct utsname u;
 	time_t now = time(NULL);
 	char when[64];
@@ -1538,16 +1540,19 @@ static int write_meta(struct runner *R, int fresh)
 	wan = json_array();
 	for (int k = 0; R->attached && k < R->nwan; k++)
 		json_array_append_new(wan, json_string(R->g.topo->links[R->wan[k]].name));
-	sess = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:b}", "started", when, "prefix",
+	/* the hosts' TCP stack as read back from the grid (issue 18) */
+	tcp = R->attached ? gb_grid_tcp_json(&R->g) : NULL;
+	sess = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:b,s:o}", "started", when, "prefix",
 			 R->prefix, "backend", R->backend, "kernel", u.release, "machine",
 			 u.machine, "tools", tools, "wan_links", wan, "capture_filter",
-			 CAPTURE_FILTER, "resumed", !fresh);
+			 CAPTURE_FILTER, "resumed", !fresh, "tcp", tcp ? tcp : json_null());
 	json_array_append_new(json_object_get(j, "sessions"), sess);
 	/* the first session's facts at the top, as ARCHITECTURE.md decision 7 lists them */
 	if (fresh || !json_object_get(j, "backend")) {
 		json_object_set_new(j, "topology", json_string(R->c.topology));
 		json_object_set_new(j, "backend", json_string(R->backend));
 		json_object_set_new(j, "kernel", json_string(u.release));
+		json_object_set_new(j, "tcp", json_deep_copy(json_object_get(sess, "tcp")));
 		json_object_set_new(j, "git_revision", json_string(GRIDBED_GIT_REV));
 		json_object_set_new(j, "seeds", json_pack("{s:I,s:I,s:s}", "campaign",
 							  (json_int_t)R->c.seed, "planner",

@@ -510,6 +510,7 @@ static json_t *summary_json(const struct coll *C, const struct gx_summary *s, in
 	json_object_set_new(j, "runs_failed", json_integer(failed));
 	json_object_set_new(j, "reference", s->ref >= 0 ? json_string(GX_REFERENCE) :
 			    json_null());
+	json_object_set(j, "tcp", json_object_get(C->meta, "tcp") ?: json_null());
 	for (int a = 0; a < s->nalgos; a++) {
 		const struct gx_algo_summary *as = &s->a[a];
 		json_t *o = json_object(), *me = json_object(), *bs = json_array();
@@ -916,7 +917,22 @@ static void write_setup_text(const struct coll *C, FILE *f)
 			"in a seeded random order that ignores the clusters");
 	json_array_foreach(ss, i, se) {
 		json_t *p = json_object_get(se, "phoenixd"), *in = json_object_get(p, "initial");
+		json_t *tcp = json_object_get(se, "tcp"), *st;
+		size_t k;
 
+		/* the hosts' TCP stack (issue 18), read back from the grid */
+		json_array_foreach(tcp, k, st) {
+			size_t nh = json_array_size(json_object_get(st, "hosts"));
+
+			fprintf(f, "tcp (session %zu): %s (", i + 1,
+				json_string_value(json_object_get(st, "text")) ?: "?");
+			if (json_array_size(tcp) == 1)
+				fprintf(f, "every host)\n");
+			else
+				fprintf(f, "%zu host%s, first %s)\n", nh, nh == 1 ? "" : "s",
+					json_string_value(json_array_get(json_object_get(st, "hosts"),
+									  0)) ?: "?");
+		}
 		if (!p)
 			continue;
 		fprintf(f, "phoenixd (session %zu): converged after %.1f s, %lld rounds of %lld ms, "

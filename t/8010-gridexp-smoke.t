@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-plan 29
+plan 31
 
 # --- bad input: one line naming the place, exit 2, nothing made ------------
 cat > "$tmp/bad.yaml" <<EOF
@@ -54,6 +54,11 @@ for r in cut-mpich-g2-r1 cut-mateescu-r1 cut-adaptive-r1 cut-native-r1; do
 	recs="$recs $(wc -l < "$dir/runs/$r/record.jsonl")"
 done
 is "$rows" " 6 6 6 6" "one CSV row per broadcast, per run"
+# the hosts' TCP stack, read back from the grid, in every result file (issue 18)
+is "$(jq -r '[.tcp[0].congestion, (.tcp[0].hosts | length), .sessions[0].tcp[0].buffers] | @tsv' "$dir/meta.json") $(jq -r '.tcp[0].congestion' "$dir"/runs/*/run.json | sort -u | tr '\n' ' ')" \
+	"cubic	8	67108864 cubic " "meta.json and every run.json record the stack the hosts ran"
+like "$(cat "$dir/summary.txt")" 'tcp \(session 1\): cubic, slow start after idle on, buffers 64 MiB' \
+	"summary.txt says it in one line"
 is "$ranks" " 48 48 48 48" "one per-rank row per rank and broadcast"
 is "$recs" " 6 6 6 6" "libgridbcast's record: one line per MPI_Bcast"
 is "$(head -1 "$dir/runs/cut-mpich-g2-r1/broadcasts.csv" | cut -d, -f1-12)" \
