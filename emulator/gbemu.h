@@ -136,6 +136,12 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json);
 /* ------------------------------------------------------------------ */
 
 /**
+ * gb_tcp_cc_available() - 1 if this kernel has congestion control @name, 0
+ * if not, -errno if its list cannot be read; @avail gets the list.
+ */
+int gb_tcp_cc_available(const char *name, char *avail, size_t len);
+
+/**
  * gb_tcp_check_kernel() - refuse a topology whose hosts ask for a
  * congestion control this kernel lacks ("file:line:col: host 'x':
  * congestion control 'y' is not in this kernel (it has: ...)").  Reads the
@@ -169,6 +175,15 @@ struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t,
  * host, or the grid is not open) or -errno.
  */
 int gb_grid_tcp_read(struct gb_grid *g, int host, struct gb_tcp *out);
+
+/**
+ * gb_grid_tcp_set() - give every host of a live grid its topology stack
+ * overlaid with @over (NULL: the topology's own), at runtime: sysctls and
+ * the metrics of its data routes.  The kernel checks the algorithm
+ * (-ENOENT for one it lacks).  Used by gridexp before each run of a
+ * condition that sets `tcp:`.  Return: 0 or -errno, @e explains.
+ */
+int gb_grid_tcp_set(struct gb_grid *g, const struct gb_tcp_set *over, struct gb_err *e);
 
 struct json_t;
 /**

@@ -54,28 +54,39 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
-int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e)
+int gb_tcp_cc_available(const char *name, char *avail, size_t len)
 {
-	char avail[512];
 	FILE *f = fopen(SYS "tcp_available_congestion_control", "re");
+	int err;
 
-	if (!f || !fgets(avail, sizeof(avail), f)) {
-		int err = f ? -EIO : -errno;
-
+	if (!f || !fgets(avail, (int)len, f)) {
+		err = f ? -EIO : -errno;
 		if (f)
 			fclose(f);
-		gb_err_set(e, "cannot read %stcp_available_congestion_control: %s", SYS,
-			   strerror(-err));
+		snprintf(avail, len, "?");
 		return err;
 	}
 	fclose(f);
 	avail[strcspn(avail, "\n")] = '\0';
+	return in_list(avail, name);
+}
+
+int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e)
+{
+	char avail[512];
+
 	for (int i = 0; i < t->nhosts; i++) {
 		const struct gb_node *n = &t->nodes[i];
 		struct gb_tcp buf;
 		const struct gb_tcp *tcp = effective(&n->tcp, &buf);
+		int r = gb_tcp_cc_available(tcp->congestion, avail, sizeof(avail));
 
-		if (in_list(avail, tcp->congestion))
+		if (r < 0) {
+			gb_err_set(e, "cannot read %stcp_available_congestion_control: %s", SYS,
+				   strerror(-r));
+			return r;
+		}
+		if (r)
 			continue;
 		/* the first host of a cluster-wide setting names the file's place */
 		gb_err_set(e, "%s:%d:%d: host '%s': congestion control '%s' is not in this "
@@ -174,6 +185,37 @@ int gb_grid_tcp_read(struct gb_grid *g, int host, struct gb_tcp *out)
 	out->initcwnd = m.initcwnd;
 	if (m.congctl[0])
 		snprintf(out->congestion, sizeof(out->congestion), "%s", m.congctl);
+	return 0;
+}
+
+int gb_grid_tcp_set(struct gb_grid *g, const struct gb_tcp_set *over, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	struct gb_nl_route_metrics m;
+	char what[96];
+	int err;
+
+	if (!t || !g->nsfd || !g->sk)
+		return -EINVAL;
+	for (int i = 0; i < t->nhosts; i++) {
+		struct gb_tcp tcp, buf;
+
+		tcp = *effective(&t->nodes[i].tcp, &buf);
+		if (over)
+			gb_tcp_apply(&tcp, over);
+		if ((err = gb_tcp_write_ns(g->nsfd[i], &tcp, what, sizeof(what))) < 0) {
+			gb_err_set(e, "host '%s': cannot set %s: %s", t->nodes[i].name, what,
+				   strerror(-err));
+			return err;
+		}
+		err = gb_nl_routes_set_metrics(g->sk[i], t->data.addr, t->data.len,
+					       gb_tcp_route_metrics(&tcp, &m));
+		if (err < 0) {
+			gb_err_set(e, "host '%s': cannot set its routes' congestion control and "
+				   "initial window: %s", t->nodes[i].name, strerror(-err));
+			return err;
+		}
+	}
 	return 0;
 }
 

@@ -204,13 +204,13 @@ cleanup:
  * own (rtnl_route_build_add_request()) plus one RTA_METRICS nest.
  */
 static int route_send(struct nl_sock *sk, struct rtnl_route *rt,
-		      const struct gb_nl_route_metrics *m)
+		      const struct gb_nl_route_metrics *m, int flags)
 {
 	struct nl_msg *msg = NULL;
 	struct nlattr *nest;
 	int err;
 
-	if ((err = rtnl_route_build_add_request(rt, NLM_F_CREATE | NLM_F_EXCL, &msg)) < 0)
+	if ((err = rtnl_route_build_add_request(rt, flags, &msg)) < 0)
 		return gb_nle2errno(err);
 	if (m && (m->initcwnd || m->congctl[0])) {
 		if (!(nest = nla_nest_start(msg, RTA_METRICS)) ||
@@ -263,7 +263,7 @@ int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uin
 	}
 	rtnl_route_add_nexthop(rt, nh);
 	nh = NULL; /* owned by the route now */
-	err = route_send(sk, rt, m);
+	err = route_send(sk, rt, m, NLM_F_CREATE | NLM_F_EXCL);
 cleanup:
 	if (nh)
 		rtnl_route_nh_free(nh);
@@ -274,6 +274,43 @@ cleanup:
 	if (rt)
 		rtnl_route_put(rt);
 	return err;
+}
+
+int gb_nl_routes_set_metrics(struct nl_sock *sk, uint32_t block, int plen,
+			     const struct gb_nl_route_metrics *m)
+{
+	struct nl_cache *cache = NULL;
+	int err, n = 0;
+
+	if ((err = rtnl_route_alloc_cache(sk, AF_INET, 0, &cache)) < 0)
+		return gb_nle2errno(err);
+	for (struct nl_object *o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
+		struct rtnl_route *rt = (struct rtnl_route *)o, *c;
+		struct nl_addr *d = rtnl_route_get_dst(rt);
+		uint32_t a;
+
+		if (rtnl_route_get_table(rt) != RT_TABLE_MAIN || !d ||
+		    nl_addr_get_family(d) != AF_INET || (int)nl_addr_get_prefixlen(d) < plen)
+			continue;
+		memcpy(&a, nl_addr_get_binary_addr(d), 4);
+		if (plen && ((ntohl(a) ^ block) >> (32 - plen)))
+			continue;
+		if (!(c = (struct rtnl_route *)nl_object_clone(o))) {
+			err = -ENOMEM;
+			break;
+		}
+		/* libnl reads RTAX_CC_ALGO as a u32 and would send it back so:
+		 * drop its copies, route_send() adds the real ones */
+		for (int x = 1; x <= RTAX_MAX; x++)
+			rtnl_route_unset_metric(c, x);
+		err = route_send(sk, c, m, NLM_F_REPLACE);
+		rtnl_route_put(c);
+		if (err < 0)
+			break;
+		n++;
+	}
+	nl_cache_free(cache);
+	return err < 0 ? err : n;
 }
 
 struct metrics_query {

@@ -70,6 +70,14 @@ GB_WUR int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifind
 			   uint32_t gw, const struct gb_nl_route_metrics *m);
 
 /**
+ * gb_nl_routes_set_metrics() - replace the metrics of every main-table
+ * route to a destination inside @block/@plen with @m, keeping the routes.
+ * Return: how many routes, or -errno.
+ */
+int gb_nl_routes_set_metrics(struct nl_sock *sk, uint32_t block, int plen,
+			     const struct gb_nl_route_metrics *m);
+
+/**
  * gb_nl_route_metrics() - the gridbed metrics of the main table's route to
  * exactly @dst/@plen (zero where the route has none).
  * Return: 0, -ENOENT without such a route, or -errno.

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gbplan.h"
+#include "gbemu.h"
 #include "gbexp.h"
 #include "gbyaml.h"
 
@@ -492,7 +493,7 @@ static void relative_to_campaign(const struct gx_campaign *c, const char *p, cha
 
 static int parse_cond(struct ctx *c, const yaml_node_t *v, struct gx_cond *cd, int idx)
 {
-	static const char *const keys[] = { "name", "mode", "random", "schedule", "loads",
+	static const char *const keys[] = { "name", "mode", "random", "schedule", "loads", "tcp",
 					    NULL };
 	static const char *const rkeys[] = { "target", "horizon", NULL };
 	const yaml_node_t *x, *r, *sf, *ld;
@@ -563,6 +564,19 @@ static int parse_cond(struct ctx *c, const yaml_node_t *v, struct gx_cond *cd, i
 	if ((x = get(c, v, "name")) && (ret = get_word(c, x, "name", cd->name,
 							sizeof(cd->name))) < 0)
 		return ret;
+	if ((x = get(c, v, "tcp"))) {
+		char sub[96], avail[512];
+
+		/* the hosts' TCP stack as an axis: docs/formats.md, "load" */
+		snprintf(sub, sizeof(sub), "load condition '%s'", cd->name);
+		if ((ret = gb_tcp_parse(&c->y, x, sub, &cd->tcp)) < 0)
+			return ret;
+		if ((cd->tcp.set & GB_TCP_SET_CC) &&
+		    gb_tcp_cc_available(cd->tcp.v.congestion, avail, sizeof(avail)) == 0)
+			return fail(c, get(c, x, "congestion"), "%s: congestion control '%s' is "
+				    "not in this kernel (it has: %s)", sub, cd->tcp.v.congestion,
+				    avail);
+	}
 	return 0;
 }
 
@@ -982,6 +996,20 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "name", json_string(cd->name));
+		if (cd->tcp.set) {
+			json_t *tcp = json_object();
+
+			if (cd->tcp.set & GB_TCP_SET_CC)
+				json_object_set_new(tcp, "congestion", json_string(cd->tcp.v.congestion));
+			if (cd->tcp.set & GB_TCP_SET_SSAI)
+				json_object_set_new(tcp, "slow_start_after_idle",
+						    json_boolean(cd->tcp.v.slow_start_after_idle));
+			if (cd->tcp.set & GB_TCP_SET_BUF)
+				json_object_set_new(tcp, "buffers", json_integer((json_int_t)cd->tcp.v.buf_max));
+			if (cd->tcp.set & GB_TCP_SET_INITCWND)
+				json_object_set_new(tcp, "initcwnd", json_integer(cd->tcp.v.initcwnd));
+			json_object_set_new(o, "tcp", tcp);
+		}
 		json_object_set_new(o, "kind", json_string(cd->kind == GX_LOAD_RANDOM ? "random" :
 							    cd->kind == GX_LOAD_SCHEDULE ?
 							    "schedule" : "none"));

@@ -76,6 +76,8 @@ struct gx_cond {
 	char *sched;
 	size_t sched_len;
 	char sched_name[PATH_MAX];
+	struct gb_tcp_set tcp;    /**< `tcp:`: the hosts' stack during this condition's runs,
+				       over the topology's (.set == 0: the topology's) */
 };
 
 /** struct gx_app - the synthetic application (seed 000 s3). */

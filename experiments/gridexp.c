@@ -226,6 +226,7 @@ struct runner {
 	int grid_up;
 	struct gb_grid g;
 	int attached;
+	int tcp_axis;                /* some condition sets the hosts' TCP stack */
 	int wan[64];
 	int nwan;
 	struct proc mon;
@@ -1327,6 +1328,17 @@ static int run_one(struct runner *R, struct run *r)
 		return -1;
 	}
 	r->sched.scale = R->scale;   /* --scale overrides the campaign's */
+	if (R->tcp_axis) {
+		struct gb_err e = { "" };
+		const struct gb_tcp_set *over = c->conds[r->cond].tcp.set ? &c->conds[r->cond].tcp
+									   : NULL;
+
+		/* the condition's stack (or the topology's again): an axis */
+		if (gb_grid_tcp_set(&R->g, over, &e) < 0) {
+			warnx("%s", e.msg);
+			return -1;
+		}
+	}
 	if (a->advisor && (ret = advisor_start(R, r)) < 0) {
 		if (ret != -EINTR)
 			warnx("gridadvisor did not start (see %s/advisor.log)", r->tmp);
@@ -1753,6 +1765,8 @@ static int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		return 2;
 	}
 	R->scale = o->scale > 0 ? o->scale : R->c.scale;
+	for (int c = 0; c < R->c.nconds; c++)
+		R->tcp_axis |= R->c.conds[c].tcp.set != 0;
 	for (int a = 0; a < R->c.nalgos; a++)
 		R->use[a] = !o->only[0];
 	if (o->only[0]) {

@@ -106,6 +106,23 @@ const char *gb_tcp_format(const struct gb_tcp *t, char *buf, size_t len);
 /** gb_tcp_equal() - 1 if @a and @b are the same stack. */
 int gb_tcp_equal(const struct gb_tcp *a, const struct gb_tcp *b);
 
+#define GB_TCP_SET_CC       (1u << 0)
+#define GB_TCP_SET_SSAI     (1u << 1)
+#define GB_TCP_SET_BUF      (1u << 2)
+#define GB_TCP_SET_INITCWND (1u << 3)
+
+/**
+ * struct gb_tcp_set - a `tcp:` block as written (a topology layer, or a
+ * campaign condition's): the values, and which of them it sets.
+ */
+struct gb_tcp_set {
+	struct gb_tcp v;
+	unsigned set;     /**< GB_TCP_SET_* */
+};
+
+/** gb_tcp_apply() - overlay what @s sets on @dst. */
+void gb_tcp_apply(struct gb_tcp *dst, const struct gb_tcp_set *s);
+
 struct gb_node {
 	char name[GB_NAME_MAX + 1];
 	enum gb_node_kind kind;

@@ -141,6 +141,15 @@ int gb_yaml_list(struct gb_yaml *y, const yaml_node_t *v, const char *what,
 		 yaml_node_item_t **items, int *n);
 
 /**
+ * gb_tcp_parse() - a `tcp:` mapping (docs/topology-format.md, "The hosts'
+ * TCP stack") of @subject ("topology", "cluster 'c1'", "load condition
+ * 'x'") into @out, which the caller zeroed.  Return: 0 or -EINVAL with the
+ * diagnostic in @y.  (topologies/topo_tcp.c)
+ */
+int gb_tcp_parse(struct gb_yaml *y, const yaml_node_t *n, const char *subject,
+		 struct gb_tcp_set *out);
+
+/**
  * gb_read_file() - read a whole regular file of at most @max bytes into a
  * new NUL-terminated buffer (*@buf, free() it; *@len without the NUL).
  * Return: 0, -EISDIR, -EFBIG (not a regular file, or too big), -ENOMEM or

@@ -6,7 +6,6 @@
 #define GRIDBED_TOPO_INTERNAL_H
 
 #include "gbtopo.h"
-#include "gbyaml.h"
 
 /*
  * Upper bound on the node count.  The routing table is nnodes^2 ints
@@ -68,28 +67,5 @@ void gb_topo_address(struct gb_topo *t);
 /* Usable addresses in a block: data needs nnodes + 1, mgmt nhosts + 3. */
 uint64_t gb_topo_data_need(const struct gb_topo *t);
 uint64_t gb_topo_mgmt_need(const struct gb_topo *t);
-
-/* ---- the hosts' TCP stack (topo_tcp.c) ---- */
-
-
-#define GB_TCP_SET_CC       (1u << 0)
-#define GB_TCP_SET_SSAI     (1u << 1)
-#define GB_TCP_SET_BUF      (1u << 2)
-#define GB_TCP_SET_INITCWND (1u << 3)
-
-/* A `tcp:` block as written: the values and which of them the file set. */
-struct gb_tcp_set {
-	struct gb_tcp v;
-	unsigned set;     /* GB_TCP_SET_* */
-};
-
-/* Parse the `tcp:` mapping @n of @subject ("topology", "cluster 'c1'",
- * "host 'c1-1'") into @out (zeroed by the caller).  0 or -EINVAL with the
- * diagnostic in @y. */
-int gb_tcp_parse(struct gb_yaml *y, const yaml_node_t *n, const char *subject,
-		 struct gb_tcp_set *out);
-
-/* Overlay what @s sets on @dst. */
-void gb_tcp_apply(struct gb_tcp *dst, const struct gb_tcp_set *s);
 
 #endif

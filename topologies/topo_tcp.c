@@ -34,7 +34,6 @@
 #include <string.h>
 
 #include "gbyaml.h"
-#include "topo_internal.h"
 
 void gb_tcp_defaults(struct gb_tcp *t)
 {
