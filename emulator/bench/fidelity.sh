@@ -5,6 +5,9 @@
 #   emulator/bench/fidelity.sh [--backend tap|netem|auto] [--quick] [--csv FILE]
 #                              [--delays "1 10 50 100"] [--rates "1 10 45 100 1000"]
 #                              [--tcp-seconds N]   (default 10, the first N/5 omitted)
+#                              [--tcp "KEYS"]      the hosts' TCP stack, e.g.
+#                                  "congestion: reno, slow_start_after_idle: false"
+#                                  (docs/topology-format.md; default: the topology's)
 #   emulator/bench/fidelity.sh --uml [...]   run it inside user-mode Linux (netem backend)
 #
 # For each one-way delay D (ms) and rate R (Mbit/s) it brings up a grid of
@@ -16,13 +19,16 @@
 #   - UDP goodput (iperf3 at 1.2 R) against R
 # and, once per delay at R = 10 Mbit/s, the loss of 10000 UDP datagrams over a
 # path with 1 % loss (0.5 % per link) against 1 % (1 - 0.995^2 = 0.9975 %).
-# It prints a table and writes CSV.  It is a benchmark: it asserts nothing.
+# It prints a table and writes CSV, each row with the root namespace's own
+# congestion control and the stack the hosts ran (read back by gridemu
+# status): the hosts' stack comes from the topology, never from the machine.
+# It is a benchmark: it asserts nothing.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
-backend=auto; quick=0; csv=""; uml=0; tcp_override=""
+backend=auto; quick=0; csv=""; uml=0; tcp_override=""; stack=""
 delays="1 10 50 100"; rates="1 10 45 100 1000"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -33,7 +39,8 @@ while [ $# -gt 0 ]; do
 		--rates) rates=$2; shift ;;
 		--uml) uml=1 ;;
 		--tcp-seconds) tcp_override=$2; shift ;;
-		-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		--tcp) stack=$2; shift ;;
+		-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -53,7 +60,7 @@ mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /run
 ln -sf /proc/self/fd /dev/fd
 M=/usr/lib/uml/modules/\$(uname -r)/kernel
 for m in drivers/net/veth.ko net/sched/sch_netem.ko net/sched/sch_tbf.ko; do insmod \$M/\$m; done
-GRIDEMU=$GRIDEMU bash $here/$(basename "$0") --backend netem --csv $csv --delays "$delays" --rates "$rates" $([ $quick = 1 ] && echo --quick) > $tmp/out 2>&1
+GRIDEMU=$GRIDEMU bash $here/$(basename "$0") --backend netem --csv $csv --delays "$delays" --rates "$rates" $([ $quick = 1 ] && echo --quick) $([ -n "$stack" ] && printf -- '--tcp %q' "$stack") > $tmp/out 2>&1
 poweroff -f
 INIT
 	chmod +x "$tmp/init"
@@ -85,18 +92,25 @@ sites:
         hosts: 2
         host_link: {delay: $half, rate: ${2}mbit, loss: ${3}%}
 Y
+	[ -n "$stack" ] && echo "tcp: {$stack}" >>"$topo"
+	return 0
 }
+root_cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control)
+echo "root namespace: tcp_congestion_control $root_cc, tcp_slow_start_after_idle $(cat /proc/sys/net/ipv4/tcp_slow_start_after_idle) (the hosts do not inherit them)"
 addr() { "$GRIDEMU" status | awk -v h="$1" '$1 == h {print $5}'; }
 in_ns() { local h=$1; shift; ip netns exec "$GRIDBED_PREFIX-$h" "$@"; }
 
-echo "backend,delay_ms,rate_mbit,rtt_conf_ms,rtt_p50_ms,rtt_p99_ms,rtt_err_ms,rtt_ok,tcp_mbit,tcp_ratio,tcp_steady_mbit,tcp_steady_ratio,tcp_ok,udp_mbit,udp_ratio" > "$csv"
+echo "backend,delay_ms,rate_mbit,rtt_conf_ms,rtt_p50_ms,rtt_p99_ms,rtt_err_ms,rtt_ok,tcp_mbit,tcp_ratio,tcp_steady_mbit,tcp_steady_ratio,tcp_ok,udp_mbit,udp_ratio,root_cc,hosts_tcp" > "$csv"
 printf "%-7s %6s %6s | %8s %8s %8s %7s %-4s | %9s %6s %9s %6s %-4s | %9s %6s\n" backend "D(ms)" "R(Mb)" \
 	"rtt-conf" "rtt-p50" "rtt-p99" "err" ok "tcp(Mb)" ratio "steady" ratio ok "udp(Mb)" ratio
+printed_tcp=
 for d in $delays; do
 	for r in $rates; do
 		mktopo "$d" "$r" 0
 		out=$("$GRIDEMU" up "$topo" --backend "$backend" 2>&1) || { echo "up failed: $out" >&2; exit 1; }
 		be=$(echo "$out" | sed -n 's/.*backend \([a-z]*\),.*/\1/p')
+		hosts_tcp=$("$GRIDEMU" status | sed -n 's/^tcp: \(.*\) (every host)$/\1/p')
+		[ -n "$printed_tcp" ] || { echo "hosts: ${hosts_tcp:-?}"; printed_tcp=1; }
 		a2=$(addr c-2)
 		# RTT: small pings, spaced so they do not queue behind each other.
 		mapfile -t rtts < <(in_ns c-1 ping -c "$pings" -i 0.02 -s 56 "$a2" |
@@ -126,7 +140,7 @@ for d in $delays; do
 			rok = (err <= tol && err >= -tol) ? "yes" : "NO"
 			tr = t / r; sr = ts / r; tok = (sr >= 0.93 && sr <= 1.01) ? "yes" : "NO"
 			printf "%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%s,%.2f,%.3f,%.2f,%.3f,%s,%.2f,%.3f", be, d, r, c, p, q, err, rok, t, tr, ts, sr, tok, u, u / r }')
-		echo "$row" >> "$csv"
+		echo "$row,$root_cc,\"$hosts_tcp\"" >> "$csv"
 		echo "$row" | awk -F, '{printf "%-7s %6s %6s | %8.3f %8.3f %8.3f %+7.3f %-4s | %9.2f %5.1f%% %9.2f %5.1f%% %-4s | %9.2f %5.1f%%\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 * 100, $11, $12 * 100, $13, $14, $15 * 100}'
 	done
 	# Loss: 1 % on the path, 10000 datagrams (2000 with --quick) at 4 Mbit/s.

@@ -4,6 +4,11 @@
 #
 #   collectives/bcast/bench/bcast-teragrid.sh [--reps N] [--sizes LIST] [--algo LIST]
 #       [--out DIR] [--only teragrid|overhead] [--overhead-reps N] [--backend B]
+#       [--tcp "KEYS"]
+#
+# --tcp "KEYS" gives the hosts' TCP stack over teragrid.yaml's, e.g.
+# "slow_start_after_idle: false" (docs/topology-format.md); summary.txt and
+# tcp.json say the stack the hosts ran, read back by gridemu status.
 #
 # 1. teragrid, 64 ranks, unloaded: every algorithm (gridtree list) and native
 #    at 1K, 64K, 1M and 8M, --reps (default 5) timed broadcasts each.  Prints
@@ -31,7 +36,7 @@ build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
 GB=$build/collectives/gridbcast
 GT=$build/collectives/gridtree
-reps=5; oreps=21; sizes=1K,64K,1M,8M; algo=all; out=; only=; backend=auto
+reps=5; oreps=21; sizes=1K,64K,1M,8M; algo=all; out=; only=; backend=auto; stack=
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--reps) reps=$2; shift ;;
@@ -41,7 +46,8 @@ while [ $# -gt 0 ]; do
 		--out) out=$2; shift ;;
 		--only) only=$2; shift ;;
 		--backend) backend=$2; shift ;;
-		-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		--tcp) stack=$2; shift ;;
+		-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "bcast-teragrid.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -77,7 +83,13 @@ run_job() {
 if [ -z "$only" ] || [ "$only" = teragrid ]; then
 	echo
 	echo "== 1. teragrid, 64 ranks, unloaded: $algo at $sizes, $reps reps"
-	"$GRIDEMU" up --backend "$backend" "$src/topologies/teragrid.yaml" | head -3 || exit 1
+	topo=$out/teragrid.yaml
+	cp "$src/topologies/teragrid.yaml" "$topo"
+	[ -n "$stack" ] && echo "tcp: {$stack}" >>"$topo"
+	"$GRIDEMU" up --backend "$backend" "$topo" | head -3 || exit 1
+	"$GRIDEMU" status | grep '^tcp:'
+	"$GRIDEMU" status --json | python3 -c 'import json, sys
+print(json.dumps([h["tcp"] for h in json.load(sys.stdin)["hosts"]][0], indent=1))' >"$out/tcp.json"
 	# bytes of a size with a K/M/G suffix (1K = 1024)
 	bytes() { local v=${1%[KkMmGg]}; case $1 in
 		*[Kk]) echo $(( v << 10 )) ;; *[Mm]) echo $(( v << 20 )) ;;
