@@ -537,7 +537,8 @@ static const struct cmd cmds[] = {
 
 static int cmd_help(int argc, char **argv)
 {
-	printf("usage: gridemu [--prefix P] COMMAND [ARGS]   (COMMAND --help for more)\n\n");
+	printf("usage: gridemu [--prefix P] COMMAND [ARGS]   (COMMAND --help for more)\n"
+	       "       --prefix P may also follow the command (before a '--')\n\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		printf("  %-8s %s\n", cmds[i].name, cmds[i].summary);
 	printf("\nenvironment: GRIDBED_PREFIX (default gb), GRIDBED_RUNDIR (default "
@@ -545,15 +546,54 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+static void set_prefix(const char *p)
+{
+	prefix_opt = p;
+	/* Children (mpirun's agent, rank wrappers) re-run gridemu. */
+	setenv("GRIDBED_PREFIX", prefix_opt, 1);
+}
+
+/*
+ * The global option after the subcommand too (`gridemu up FILE --prefix P`):
+ * taken out of argv[from..] up to a "--", after which the words belong to
+ * the program that exec or mpirun runs.  Returns the new argc, or -1 with
+ * the message printed when --prefix has no value.
+ */
+static int late_prefix(int argc, char **argv, int from)
+{
+	for (int k = from; k < argc && strcmp(argv[k], "--"); k++) {
+		int take = 0;
+
+		if (!strcmp(argv[k], "--prefix")) {
+			if (k + 1 >= argc || !strcmp(argv[k + 1], "--")) {
+				fprintf(stderr, "gridemu: --prefix needs a value\n");
+				return -1;
+			}
+			set_prefix(argv[k + 1]);
+			take = 2;
+		} else if (!strncmp(argv[k], "--prefix=", 9)) {
+			set_prefix(argv[k] + 9);
+			take = 1;
+		}
+		if (take) {
+			memmove(&argv[k], &argv[k + take], sizeof(char *) * (size_t)(argc - k - take + 1));
+			argc -= take;
+			k--;
+		}
+	}
+	return argc;
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "--prefix") && i + 1 < argc) {
-			prefix_opt = argv[i + 1];
-			/* Children (mpirun's agent, rank wrappers) re-run gridemu. */
-			setenv("GRIDBED_PREFIX", prefix_opt, 1);
+			set_prefix(argv[i + 1]);
 			i += 2;
+		} else if (!strncmp(argv[i], "--prefix=", 9)) {
+			set_prefix(argv[i] + 9);
+			i++;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			return cmd_help(0, NULL);
 		} else {
@@ -565,6 +605,8 @@ int main(int argc, char **argv)
 		cmd_help(0, NULL);
 		return 2;
 	}
+	if ((argc = late_prefix(argc, argv, i + 1)) < 0)
+		return 2;
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
 		if (!strcmp(argv[i], cmds[c].name))
 			return cmds[c].fn(argc - i, argv + i);
