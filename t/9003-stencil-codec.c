@@ -51,7 +51,7 @@ int main(void)
 	unsigned char *bytes = malloc(n), *out = malloc(gb_st_codec_bound(n)), *back = malloc(n);
 	int comp, ok_all = 1;
 
-	plan(20);
+	plan(19);
 	is_int(gb_st_codec_new(0, &c), -EINVAL, "level 0: -EINVAL");
 	is_int(gb_st_codec_new(10, &c), -EINVAL, "level 10: -EINVAL");
 	if (gb_st_codec_new(1, &c) < 0)
@@ -106,8 +106,7 @@ int main(void)
 	}
 	ok(ok_all, "200 messages of mixed sizes and kinds through one codec");
 	gb_st_codec_free(c);
-	gb_st_codec_free(NULL);
-	ok(1, "free is NULL-safe");
+	gb_st_codec_free(NULL);   /* NULL is fine: a crash here fails the test */
 	free(zeros);
 	free(smooth);
 	free(noisy);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 9012-cgroup-cpu - heterogeneous processors: a cluster's `cpu` share
+# 1006-emu-cgroup-cpu - heterogeneous processors: a cluster's `cpu` share
 # becomes a CPU quota on each of its hosts (emulator/cgroup.h).
 #   - up creates MOUNT/gridbed-P/HOST for the hosts of the cluster with a
 #     share, with quota = share x period, and records the interface in
