@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * flow.c - one constant-bit-rate load flow between two hosts of a live grid,
+ * flow.c - one constant-bit-rate load flow between two nodes of a live grid,
  * the paper's loading program (seed 000 §3: "continuously sends packets of
  * fixed sizes from the source to the destination").
  *
@@ -265,17 +265,16 @@ int gb_load_flow_start(struct gb_grid *g, const struct gb_load_flow_spec *spec,
 	if (!f->spec.size)
 		f->spec.size = (int)t->mtu - UDP_HDR;
 	/*
-	 * Only emulated hosts, and only their data-plane addresses: load must
-	 * never leave the grid's namespaces.
+	 * Only emulated nodes, and only their data-plane addresses: load must
+	 * never leave the grid's namespaces.  Switches, routers and hubs are
+	 * allowed: a load on a link runs between the link's own ends.
 	 */
-	if (spec->dst < 0 || spec->dst >= t->nhosts || t->nodes[spec->dst].kind != GB_NODE_HOST) {
-		gb_err_set(e, "destination '%s' is not a host of grid '%s'",
-			   spec->dst >= 0 && spec->dst < t->nnodes ? t->nodes[spec->dst].name : "?",
-			   t->name);
+	if (spec->dst < 0 || spec->dst >= t->nnodes) {
+		gb_err_set(e, "destination '%s' is not a node of grid '%s'", "?", t->name);
 		return -EDESTADDRREQ;
 	}
-	if (spec->src < 0 || spec->src >= t->nhosts || spec->src == spec->dst) {
-		gb_err_set(e, "source '%s' is not another host of grid '%s'",
+	if (spec->src < 0 || spec->src >= t->nnodes || spec->src == spec->dst) {
+		gb_err_set(e, "source '%s' is not another node of grid '%s'",
 			   spec->src >= 0 && spec->src < t->nnodes ? t->nodes[spec->src].name : "?",
 			   t->name);
 		return -EDESTADDRREQ;
