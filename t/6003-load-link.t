@@ -62,11 +62,6 @@ addr() { "$GRIDEMU" status | awk -v h="$1" '$1 == h {print $5; exit}'; }
 A1=$(addr a-1); A21=$(addr a2-1)
 ifn=$("$GRIDEMU" link show | awk '$1 == "a-siteA" {print $3; exit}')
 tbf_rate() { tc -n "$GB_PREFIX-$1" qdisc show dev "$ifn" | grep -o 'tbf.* rate [0-9.]*[KMG]bit' | awk '{print $NF}'; }
-wait_until() { # wait_until SECONDS CMD...: poll every 50 ms (readiness, not timing)
-	local n=$(( $1 * 20 )); shift
-	while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.05; n=$((n - 1)); done
-	return 1
-}
 listening() { ip netns exec "$GB_PREFIX-$1" ss -Hltn "sport = :$2" | grep -q .; }
 tx_in() { for p in $(ip netns pids "$GB_PREFIX-$1" 2>/dev/null); do
 	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = gridload-tx ] && return 0; done; return 1; }
