@@ -43,9 +43,13 @@
  *     since such a flow could not take that share of the link.
  *   - A CBR UDP flow at f x rate leaves (1 - f) x rate to other traffic only
  *     if the link's queue shares that way.  It is one drop-tail FIFO here
- *     (the TBF's), which the CBR flow keeps full; t/6003-load-link.t
- *     measures what an iperf3 TCP flow across the loaded direction gets
- *     instead of assuming it.
+ *     (the TBF's), and it does, provided the load's sender loses datagrams
+ *     at the queue like forwarded traffic: with the default socket send
+ *     buffer a sender on the switch was held back by its own socket and
+ *     iperf3 got 36-56 of the 30 Mbit/s a 70 % load should leave on a
+ *     100 Mbit/s uplink (flow.c enlarges the buffer; then 29).
+ *     t/6003-load-link.t measures it with iperf3 across the loaded
+ *     direction instead of assuming it.
  *   - Draws use xoshiro256** (Blackman & Vigna) seeded by splitmix64, not
  *     rand(), so a seed means the same schedule on every libc.
  */
