@@ -286,13 +286,15 @@ int gb_load_flow_start(struct gb_grid *g, const struct gb_load_flow_spec *spec,
 	 * allowed: a load on a link runs between the link's own ends.
 	 */
 	if (spec->dst < 0 || spec->dst >= t->nnodes) {
-		gb_err_set(e, "destination '%s' is not a node of grid '%s'", "?", t->name);
+		gb_err_set(e, "destination node %d is not a node of grid '%s'", spec->dst, t->name);
 		return -EDESTADDRREQ;
 	}
 	if (spec->src < 0 || spec->src >= t->nnodes || spec->src == spec->dst) {
-		gb_err_set(e, "source '%s' is not another node of grid '%s'",
-			   spec->src >= 0 && spec->src < t->nnodes ? t->nodes[spec->src].name : "?",
-			   t->name);
+		if (spec->src == spec->dst)
+			gb_err_set(e, "source '%s' is the destination", t->nodes[spec->src].name);
+		else
+			gb_err_set(e, "source node %d is not a node of grid '%s'", spec->src,
+				   t->name);
 		return -EDESTADDRREQ;
 	}
 	if (!(spec->rate_bps > 0) || f->spec.size < 16 || f->spec.size > (1 << 20) ||
