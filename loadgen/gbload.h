@@ -15,10 +15,13 @@
  *
  *   traffic (default, the paper's loading program): for each interval, a
  *     constant-bit-rate flow of fixed-size UDP datagrams (or a paced TCP
- *     stream) from a source host to a destination host, at
- *     fraction x the bottleneck rate of the routed path.  The sender and the
- *     receiver are processes forked into the hosts' namespaces; each stops
- *     by itself at its end time and dies with its parent.
+ *     stream).  A load on a link takes fraction x *that link's* rate: one
+ *     flow per loaded direction, between the direction's two end nodes
+ *     (switch, router or hub namespaces), so it crosses that direction and
+ *     nothing else.  A load given as a source and destination host takes
+ *     fraction x the bottleneck rate of their routed path.  The sender and
+ *     the receiver are processes forked into the endpoints' namespaces;
+ *     each stops by itself at its end time and dies with its parent.
  *
  *   shape (deterministic, for CI): for each interval, the rate of the
  *     interval's directed link(s) is set to (1 - fraction) x its rate before
@@ -85,12 +88,18 @@ enum gb_load_mode {
  * As given: @start, @duration (paper seconds, unscaled), @fraction, and
  * @link/@dir and/or @src/@dst.  gb_load_resolve() then fills the flows
  * (traffic mode) and the directed links (shape mode):
- *   - link given, no hosts: one flow per direction, between a host pair
- *     whose routed path crosses that direction, picked with the seed;
- *   - hosts given, no link: the path's bottleneck direction is shaped (the
- *     first direction on the path with the lowest rate, hosts' own access
- *     links only when nothing else is as narrow);
- *   - both given: the flow uses the hosts, shaping uses the link.
+ *   - link given, no hosts: one flow per direction, from the direction's
+ *     sending node to its receiving node (any node kind), sized for that
+ *     direction's rate (@fdl, @fcap);
+ *   - hosts given, no link: the flow is sized for the path's bottleneck
+ *     (@fdl = -1), and the path's bottleneck direction is shaped (the first
+ *     direction on the path with the lowest rate, hosts' own access links
+ *     only when nothing else is as narrow);
+ *   - both given: the flow uses the hosts and is sized for the direction of
+ *     the link its path crosses (refused if it crosses none, or if its path
+ *     is narrower than that direction); shaping uses the link.
+ * Invariant after resolution: every flow's path crosses nothing narrower
+ * than its @fcap, and a flow with @fdl >= 0 crosses direction @fdl.
  */
 struct gb_load_iv {
 	double start;           /**< paper seconds from the start of the run */
@@ -103,7 +112,9 @@ struct gb_load_iv {
 
 	/* Filled by gb_load_resolve(). */
 	int nflows;             /**< 1 or 2 */
-	int fsrc[2], fdst[2];   /**< flow endpoints (host indices) */
+	int fsrc[2], fdst[2];   /**< flow endpoints (node indices: hosts, or a link's ends) */
+	int fdl[2];             /**< the directed link a flow is sized for, or -1 (its path) */
+	uint64_t fcap[2];       /**< the rate (bit/s) a flow's fraction is of */
 	int ndl;                /**< 1 or 2 */
 	int dl[2];              /**< directed links shaped (2 * link + dir) */
 };
@@ -112,7 +123,7 @@ struct gb_load_iv {
 struct gb_load_sched {
 	struct gb_load_iv *iv;
 	int n;
-	uint64_t seed;          /**< picks hosts (and, for random, everything else) */
+	uint64_t seed;          /**< random: draws the whole schedule; explicit: unused */
 	double scale;           /**< real seconds per paper second, > 0 (default 1) */
 	double horizon;         /**< paper seconds; random: loads end before it; 0: none */
 	int proto;              /**< enum gb_load_proto */
@@ -155,8 +166,8 @@ struct gb_load_rand_opts {
  *
  * Draws come from one xoshiro256** stream seeded with @o->seed, in paper
  * time, so a seed gives the same loads at every scale (scaled times are
- * exactly paper times x scale).  The flows' host pairs are then picked by
- * gb_load_resolve() from a second stream of the same seed.
+ * exactly paper times x scale).  gb_load_resolve() then places each flow
+ * between the uplink's two ends (the cluster switch and the site router).
  * Return: 0, -EINVAL (unknown target; @d explains), -ENOMEM.
  */
 GB_WUR int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,
@@ -186,7 +197,8 @@ GB_WUR int gb_load_resolve(const struct gb_topo *t, struct gb_load_sched *s,
 
 /**
  * gb_load_capacity() - the rate (bit/s) interval flow @k of @iv is a fraction
- * of: the bottleneck of its routed path.  0 when the path is unlimited.
+ * of (@iv->fcap[k]): the loaded direction's rate for a flow placed for a
+ * link, else the bottleneck of its routed path.  0 for no such flow.
  */
 uint64_t gb_load_capacity(const struct gb_topo *t, const struct gb_load_iv *iv, int k);
 
@@ -201,7 +213,7 @@ int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, F
 
 /** What one flow should do. */
 struct gb_load_flow_spec {
-	int src, dst;           /**< host node indices of the attached grid */
+	int src, dst;           /**< node indices of the attached grid (any kind) */
 	double rate_bps;        /**< IP-layer rate (payload + headers) */
 	int proto;              /**< enum gb_load_proto */
 	int size;               /**< bytes per datagram / write; 0: MTU - 28 */
@@ -231,9 +243,11 @@ struct gb_load_flow {
  * gb_load_flow_start() - fork the receiver into @spec->dst's namespace, wait
  * until it is bound, then fork the sender into @spec->src's namespace.
  *
- * Only hosts of the attached grid are valid destinations, and only their
- * data-plane address is ever used: anything else is refused with
- * -EDESTADDRREQ before a process exists (@e names the destination).
+ * Only nodes of the attached grid (hosts, switches, routers, hubs: every one
+ * has a namespace, a data address and routes) are valid endpoints, and only
+ * their data-plane address is ever used: anything else is refused with
+ * -EDESTADDRREQ before a process exists (@e names the endpoint).  Callers
+ * that take endpoints from a user (the CLI, schedule files) accept hosts only.
  *
  * Both processes bound themselves, independently of the caller:
  *   - prctl(PR_SET_PDEATHSIG, SIGKILL) and a getppid() check, so they die
@@ -288,8 +302,9 @@ struct gb_load_row {
 	int mode;               /**< enum gb_load_mode */
 	double start, end;      /**< scheduled, real seconds from the start of the run */
 	double fraction;
-	const char *link, *dir; /**< shape: link name and "A>B"; else "" */
-	const char *src, *dst;  /**< traffic: the hosts; else "" */
+	const char *link, *dir; /**< link name and "A>B": shape: the one shaped; traffic: the
+				     one the flow is sized for ("" for a path's bottleneck) */
+	const char *src, *dst;  /**< traffic: the endpoints (hosts or a link's ends); else "" */
 	int port;               /**< traffic: destination port */
 	uint64_t capacity_bps;  /**< the rate the fraction is of */
 	double planned_bps;     /**< traffic: the load's rate; shape: the link's target rate */

@@ -355,9 +355,10 @@ static void on_row(void *arg, const struct gb_load_row *r)
 		       r->planned_bps / 1e6, r->achieved_bps / 1e6, r->status);
 	else
 		printf("load %d  %8.3f-%-8.3f s  %4.1f%%  flow %s>%s:%d: planned %.3f Mbit/s "
-		       "(of %.3f), sent %.3f, received %.3f Mbit/s  %s\n", r->interval, r->start,
-		       r->end, r->fraction * 100, r->src, r->dst, r->port, r->planned_bps / 1e6,
-		       (double)r->capacity_bps / 1e6, r->sent_bps / 1e6, r->achieved_bps / 1e6,
+		       "(of %.3f, %s), sent %.3f, received %.3f Mbit/s  %s\n", r->interval,
+		       r->start, r->end, r->fraction * 100, r->src, r->dst, r->port,
+		       r->planned_bps / 1e6, (double)r->capacity_bps / 1e6,
+		       r->link[0] ? r->link : "path", r->sent_bps / 1e6, r->achieved_bps / 1e6,
 		       r->status);
 	fflush(stdout);
 }

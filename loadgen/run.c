@@ -6,7 +6,8 @@
  *   t0 = now
  *   loop until every interval is done (or *stop):
  *       start intervals whose start time has come
- *           traffic: one flow per (src, dst) of the interval, rate f x bottleneck
+ *           traffic: one flow per (src, dst) of the interval, rate f x its capacity
+ *                    (the loaded direction's rate, or the path's bottleneck)
  *           shape:   lower each directed link, see below
  *       end intervals whose end time has come
  *           traffic: the flows stop by themselves; the interval is done when
@@ -37,7 +38,7 @@ enum { IV_PENDING, IV_RUNNING, IV_DONE };
 /* One CSV row: a flow or a shaped direction of an interval. */
 struct row {
 	int iv;
-	int dl;                 /* shape: the direction; traffic: -1 */
+	int dl;                 /* shape: the direction; traffic: the one sized for, or -1 */
 	int src, dst;           /* traffic: the flow; shape: -1 */
 	int port;
 	uint64_t cap;           /* capacity the fraction is of */
@@ -314,6 +315,7 @@ static void traffic_start(struct run *R, int i)
 		r->iv = i;
 		r->src = iv->fsrc[k];
 		r->dst = iv->fdst[k];
+		r->dl = iv->fdl[k]; /* the link it loads, if it was placed for one */
 		r->cap = gb_load_capacity(t, iv, k);
 		r->planned = iv->fraction * (double)r->cap;
 		r->port = free_port(R, r->dst);
@@ -326,7 +328,7 @@ static void traffic_start(struct run *R, int i)
 			.grace = 0.25 + 2.0 * (double)(fw + bw) / 1e9,
 		};
 		if (r->port < 0) {
-			fail_row(R, r, "no free port for another flow to this host");
+			fail_row(R, r, "no free port for another flow to this node");
 			continue;
 		}
 		if (gb_load_flow_start(R->g, &sp, &r->flow, &e) < 0) {

@@ -17,11 +17,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; gb_cleanup' EXIT
 "$GRIDEMU" up "$TOPOS/two-clusters.yaml" >/dev/null 2>&1 || bail "cannot bring the grid up"
 addr() { "$GRIDEMU" status | awk -v h="$1" '$1 == h {print $5}'; }
-wait_until() {
-	local n=$(( $1 * 20 )); shift
-	while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.05; n=$((n - 1)); done
-	return 1
-}
 started() { grep -q "capturing on" "$1" 2>/dev/null; }
 within() { awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN {d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100)}'; }
 

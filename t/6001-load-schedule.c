@@ -35,7 +35,8 @@ static int same_sched(const struct gb_load_sched *a, const struct gb_load_sched 
 		    x->nflows != y->nflows || x->ndl != y->ndl || x->dl[0] != y->dl[0])
 			return 0;
 		for (int k = 0; k < x->nflows; k++)
-			if (x->fsrc[k] != y->fsrc[k] || x->fdst[k] != y->fdst[k])
+			if (x->fsrc[k] != y->fsrc[k] || x->fdst[k] != y->fdst[k] ||
+			    x->fdl[k] != y->fdl[k] || x->fcap[k] != y->fcap[k])
 				return 0;
 	}
 	return 1;
@@ -96,10 +97,16 @@ static void test_random(const struct gb_topo *t)
 			if (iv->link != uplink || iv->ndl != 1 || iv->dl[0] != 2 * uplink + iv->dir)
 				bad_link++;
 			dirs[iv->dir]++;
-			int in_c3 = t->nodes[iv->fsrc[0]].cluster == c3 ||
-				    t->nodes[iv->fdst[0]].cluster == c3;
-			if (iv->nflows != 1 || !in_c3 ||
+			/* Issue 13: the flow runs between the uplink's own ends,
+			 * across the loaded direction and nothing else, at the
+			 * fraction of the uplink's rate. */
+			if (iv->nflows != 1 || iv->fsrc[0] != gb_topo_dir_from(t, iv->dl[0]) ||
+			    iv->fdst[0] != gb_topo_dir_to(t, iv->dl[0]) ||
+			    gb_topo_path(t, iv->fsrc[0], iv->fdst[0], NULL) != 1 ||
 			    !path_crosses(t, iv->fsrc[0], iv->fdst[0], iv->dl[0]) ||
+			    iv->fdl[0] != iv->dl[0] ||
+			    gb_load_capacity(t, iv, 0) != gb_topo_dir((struct gb_topo *)t,
+								      iv->dl[0])->rate_bps ||
 			    (iv->dir == 1) != (t->nodes[iv->fdst[0]].cluster == c3))
 				bad_flow++;
 			prev_end = iv->start + iv->duration;
@@ -109,7 +116,8 @@ static void test_random(const struct gb_topo *t)
 	       "[6, 8) min, within the hour", total);
 	is_int(bad_gap, 0, "gaps before each load in [4, 7) min");
 	is_int(bad_link, 0, "every load is on c3's uplink, in the direction drawn");
-	is_int(bad_flow, 0, "every flow is between a c3 host and another, across that direction");
+	is_int(bad_flow, 0, "every flow runs from one end of c3's uplink to the other, "
+	       "sized for the uplink's rate");
 	ok(dirs[0] > total / 4 && dirs[1] > total / 4, "both directions occur (%d from, %d to c3)",
 	   dirs[0], dirs[1]);
 	is_double(fsum / total, 0.70, 0.02, "mean reduction is about 70%% (uniform 50-90%%)");
@@ -172,7 +180,7 @@ static void test_yaml(const struct gb_topo *t)
 	if (!is_int(r, 0, "a good schedule parses"))
 		diag("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
 	if (r < 0 || s.n != 3) {
-		skip(14, "no schedule");
+		skip(19, "no schedule");
 		return;
 	}
 	is_int((long long)s.seed, 7, "seed from the file");
@@ -185,6 +193,10 @@ static void test_yaml(const struct gb_topo *t)
 	ok(s.iv[0].ndl == 1 && s.iv[0].dl[0] == 2 * c3link + 1, "dir NCSA>c3 is b>a of c3-NCSA");
 	ok(s.iv[0].nflows == 1 && path_crosses(t, s.iv[0].fsrc[0], s.iv[0].fdst[0], s.iv[0].dl[0]),
 	   "a link-only load gets a flow across that direction");
+	is_str(t->nodes[s.iv[0].fsrc[0]].name, "NCSA", "from the link's sending end (the router)");
+	is_str(t->nodes[s.iv[0].fdst[0]].name, "c3", "to its receiving end (the switch)");
+	is_int((long long)gb_load_capacity(t, &s.iv[0], 0), 100000000,
+	       "sized for c3-NCSA's 100 Mbit/s, not a path's bottleneck");
 	is_double(s.iv[1].duration, 1.5, 1e-12, "1500ms");
 	int lachi = gb_topo_find_link(t, "LA-CHI");
 	ok(s.iv[1].ndl == 1 && s.iv[1].dl[0] / 2 == lachi,
@@ -193,9 +205,28 @@ static void test_yaml(const struct gb_topo *t)
 	       "its flow's capacity is the 30 Mbit/s bottleneck");
 	is_int(s.iv[2].ndl, 2, "a link without dir loads both directions");
 	is_int(s.iv[2].nflows, 2, "with one flow each way");
+	ok(s.iv[2].nflows == 2 && s.iv[2].fsrc[0] == s.iv[2].fdst[1] &&
+	   s.iv[2].fdst[0] == s.iv[2].fsrc[1] &&
+	   gb_load_capacity(t, &s.iv[2], 0) == 30000000 &&
+	   gb_load_capacity(t, &s.iv[2], 1) == 30000000,
+	   "between LA and CHI, each at a fraction of LA-CHI's 30 Mbit/s");
+
+	/* A link and hosts: the hosts' flow, sized for the link. */
+	static const char both[] =
+		"loads:\n"
+		"  - {start: 0s, duration: 1min, fraction: 0.5, link: c3-NCSA, dir: c3>NCSA,"
+		" src: c3-1, dst: c4-1}\n";
+	struct gb_load_sched sb;
+
+	gb_load_sched_init(&sb);
+	r = gb_load_parse(both, sizeof(both) - 1, "both.yaml", t, &sb, &d);
+	ok(r == 0 && sb.iv[0].nflows == 1 && sb.iv[0].fsrc[0] == gb_topo_find_node(t, "c3-1") &&
+	   sb.iv[0].fdl[0] == 2 * c3link && gb_load_capacity(t, &sb.iv[0], 0) == 100000000,
+	   "link and hosts: c3-1>c4-1 sized for c3>NCSA (100 Mbit/s)");
+	gb_load_sched_release(&sb);
 
 	r = gb_load_parse(good, sizeof(good) - 1, "good.yaml", t, &s2, &d);
-	ok(r == 0 && same_sched(&s, &s2), "parsing is deterministic, host picks included");
+	ok(r == 0 && same_sched(&s, &s2), "parsing is deterministic, placements included");
 	gb_load_sched_release(&s);
 	gb_load_sched_release(&s2);
 }
@@ -225,6 +256,11 @@ static const struct bad bads[] = {
 	  "give a 'link' (and 'dir') or a 'src' and 'dst'" },
 	{ "loads:\n  - {start: 1min, duration: 6min, fraction: 0.5, link: LA-CHI\n", 3, 1,
 	  "yaml syntax error: " },
+	{ "loads:\n  - {start: 1min, duration: 6min, fraction: 0.5, link: c3-NCSA, src: c1-1, "
+	  "dst: c2-1}\n", 2, 5, "path 'c1-1>c2-1' does not cross link 'c3-NCSA'" },
+	{ "loads:\n  - {start: 1min, duration: 6min, fraction: 0.5, link: c3-NCSA, dir: c3>NCSA, "
+	  "src: c3-1, dst: c8-1}\n", 2, 5,
+	  "path 'c3-1>c8-1' is narrower (20 Mbit/s) than link 'c3-NCSA'" },
 	{ "seed: 7\n", 1, 1, "'loads' is missing" },
 	{ "scale: -1\nloads:\n", 1, 8, "scale '-1' is not a positive number" },
 };

@@ -45,12 +45,6 @@ ns_flow_pids() {
 	done
 }
 nflows() { flow_pids | wc -l; }
-# wait_until SECONDS CMD...: poll CMD every 50 ms (readiness, not timing)
-wait_until() {
-	local n=$(( $1 * 20 )); shift
-	while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.05; n=$((n - 1)); done
-	return 1
-}
 have_flows() { [ "$(nflows)" -ge "${1:-2}" ]; }
 no_flows() { [ "$(nflows)" = 0 ]; }
 

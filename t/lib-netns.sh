@@ -63,6 +63,14 @@ done_testing() {
 	[ "$_tap_failed" = 0 ]
 }
 
+# wait_until SECONDS CMD...: poll CMD every 50 ms until it succeeds (readiness,
+# not timing: STYLE.md, "poll for readiness instead of sleeping").
+wait_until() {
+	local n=$(( $1 * 20 )); shift
+	while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.05; n=$((n - 1)); done
+	return 1
+}
+
 # Prerequisites: each skips the whole test with a reason.
 require_root() { [ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"; }
 require_netns() {
