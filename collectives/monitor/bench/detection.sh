@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# detection.sh - benchmark, not a test: how long a load on a cluster's link
+# takes to reach gridmon's matrix (issue 13: "a load on a C3 link must reach
+# the matrix the advisor plans on within a quarter of the shortest load
+# interval"), and what gridmon's rounds cost.
+#
+#   collectives/monitor/bench/detection.sh [--scale 0.02] [--period 300s]
+#       [--bytes-per-probe 256K] [--rtt-count 5] [--fraction 0.7]
+#       [--link c3-NCSA] [--dir c3>NCSA] [--mode shape|traffic]
+#       [--topology FILE] [--out DIR]
+#
+# It brings up the topology (default teragrid), runs gridmon as a campaign
+# would (--period PERIOD --scale SCALE) and copies every matrix version as
+# it appears, with the time it appeared (CLOCK_MONOTONIC).  After two
+# versions (the baseline) it loads LINK in direction DIR by FRACTION with
+# gridload for the shortest load of seed 000 s3 (6 min) times SCALE, then
+# waits one more version after the load ends.
+#
+# Detection: the first version written after the load began in which some
+# cluster-level bandwidth whose pair crosses the loaded direction reads
+# below 75 % of its smallest baseline reading.  LINK must be a cluster's
+# uplink: every pair that leaves the cluster crosses its up direction, every
+# pair that enters it the down direction.
+# The 75 % rule: a 50-90 % load leaves 10-50 % of the link, so any pair whose
+# bottleneck it becomes drops by more than a quarter; a pair with a narrower
+# bottleneck elsewhere (a WAN trunk) may rightly not drop at all.
+# Prints the detection latency (real and paper time), the target (a quarter
+# of the shortest load interval), the rounds' duration and bytes, and which
+# pairs dropped; writes versions/, versions.csv and summary.txt in --out.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../../.." && pwd)
+build=${GRIDBED_BUILD:-$src/build}
+topo=$src/topologies/teragrid.yaml
+scale=0.02 period=300s bytes=256K rtts=5 frac=0.7 link=c3-NCSA dir='c3>NCSA' mode=shape out=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--scale) scale=$2; shift 2 ;;
+	--period) period=$2; shift 2 ;;
+	--bytes-per-probe) bytes=$2; shift 2 ;;
+	--rtt-count) rtts=$2; shift 2 ;;
+	--fraction) frac=$2; shift 2 ;;
+	--link) link=$2; shift 2 ;;
+	--dir) dir=$2; shift 2 ;;
+	--mode) mode=$2; shift 2 ;;
+	--topology) topo=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "detection.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+GRIDEMU=$build/emulator/gridemu
+GRIDMON=$build/collectives/gridmon
+GRIDLOAD=$build/loadgen/gridload
+for x in "$GRIDEMU" "$GRIDMON" "$GRIDLOAD"; do
+	[ -x "$x" ] || { echo "detection.sh: '$x' is not built" >&2; exit 2; }
+done
+for c in jq python3; do
+	command -v $c >/dev/null || { echo "detection.sh: $c is not installed" >&2; exit 2; }
+done
+[ "$(id -u)" = 0 ] || { echo "detection.sh: needs root" >&2; exit 2; }
+
+out=${out:-/tmp/gridbed-detection-$(date +%Y%m%dT%H%M%S)}
+mkdir -p "$out/versions" || exit 1
+export GRIDBED_PREFIX=dt$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))
+export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
+mon_pid= load_pid=
+cleanup() {
+	for p in $load_pid $mon_pid; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+	"$GRIDLOAD" restore >/dev/null 2>&1
+	"$GRIDEMU" down >/dev/null 2>&1
+	rm -rf "${GRIDBED_RUNDIR:?}/$GRIDBED_PREFIX"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+exec > >(tee "$out/summary.txt") 2>&1
+
+mono() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
+load_s=$(awk -v s="$scale" 'BEGIN {print 360 * s}')     # the shortest load, 6 min
+echo "detection.sh: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), git $(git -C "$src" describe --always --dirty 2>/dev/null)"
+echo "topology $(basename "$topo"), gridmon --period $period --scale $scale --bytes-per-probe $bytes --rtt-count $rtts"
+echo "load: $link $dir at $frac, $mode mode, for $load_s s (6 min x $scale); target: detected within $(awk -v l="$load_s" 'BEGIN {print l / 4}') s"
+"$GRIDEMU" up "$topo" | head -1 || exit 1
+"$GRIDEMU" status | grep '^tcp:'
+
+"$GRIDMON" --out "$out/matrix.json" --period "$period" --scale "$scale" --bytes-per-probe "$bytes" \
+	--rtt-count "$rtts" 2>"$out/gridmon.log" &
+mon_pid=$!
+cat >"$out/load.yaml" <<Y
+loads:
+  - {start: 0s, duration: ${load_s}s, fraction: $frac, link: $link, dir: "$dir"}
+Y
+echo "version,t_mono" >"$out/versions.csv"
+seen=0 t_load= t_end= deadline=
+while :; do
+	v=$(jq -r '.version // empty' "$out/matrix.json" 2>/dev/null)
+	if [ -n "$v" ] && [ "$v" != "$seen" ]; then
+		now=$(mono)
+		cp "$out/matrix.json" "$out/versions/v$v.json"
+		echo "$v,$now" >>"$out/versions.csv"
+		seen=$v
+		echo "  version $v at $now ($(jq -r '.clusters.round_seconds' "$out/versions/v$v.json") s round)"
+		if [ "$v" = 2 ] && [ -z "$t_load" ]; then
+			t_load=$(mono)
+			"$GRIDLOAD" run "$out/load.yaml" --mode "$mode" --quiet >"$out/load.log" 2>&1 &
+			load_pid=$!
+			t_end=$(awk -v a="$t_load" -v d="$load_s" 'BEGIN {printf "%.3f", a + d}')
+			echo "  load on at $t_load, off at $t_end"
+		elif [ -n "$t_end" ] && awk -v n="$now" -v e="$t_end" 'BEGIN {exit !(n > e)}'; then
+			break
+		fi
+	fi
+	kill -0 "$mon_pid" 2>/dev/null || { echo "detection.sh: gridmon died:"; tail -5 "$out/gridmon.log"; exit 1; }
+	sleep 0.1
+done
+
+python3 - "$out" "$topo" "$link" "$dir" "$t_load" "$t_end" "$scale" "$load_s" <<'PY'
+import csv, json, sys
+out, topo, link, d, t_load, t_end, scale, load_s = sys.argv[1:]
+t_load, t_end, scale, load_s = float(t_load), float(t_end), float(scale), float(load_s)
+vers = {int(r["version"]): float(r["t_mono"]) for r in csv.DictReader(open(out + "/versions.csv"))}
+mats = {v: json.load(open("%s/versions/v%d.json" % (out, v))) for v in vers}
+cl = mats[1]["clusters"]
+names, nc = cl["clusters"], len(cl["clusters"])
+# the pairs that cross the loaded direction of the cluster's uplink: those
+# that leave the cluster (c3>NCSA) or enter it (NCSA>c3)
+src_node, dst_node = d.split(">")
+ends = link.split("-")
+cname = [e for e in ends if e in names]
+if not cname:
+    sys.exit("detection.sh: link %s is not a cluster's uplink; only uplinks are judged" % link)
+c = names.index(cname[0])
+pairs = [(c, b) for b in range(nc) if b != c] if src_node == cname[0] else \
+        [(a, c) for a in range(nc) if a != c]
+base = {p: min(mats[v]["clusters"]["bw"][p[0]][p[1]] for v in (1, 2)) for p in pairs}
+det = None
+rows = []
+for v in sorted(vers):
+    if vers[v] <= t_load:
+        continue
+    bw = mats[v]["clusters"]["bw"]
+    dropped = [p for p in pairs if bw[p[0]][p[1]] is not None and base[p] and bw[p[0]][p[1]] < 0.75 * base[p]]
+    rows.append((v, vers[v] - t_load, len(dropped)))
+    if det is None and dropped and vers[v] <= t_end + 1e-9:
+        det = (v, vers[v] - t_load, dropped)
+rs = [mats[v]["clusters"]["round_seconds"] for v in sorted(vers)]
+by = [mats[v]["clusters"]["bytes_sent"] for v in sorted(vers)]
+print()
+print("rounds: %d, %.1f-%.1f s each (median %.1f), %.1f-%.1f MB each" % (
+    len(rs), min(rs), max(rs), sorted(rs)[len(rs) // 2], min(by) / 1e6, max(by) / 1e6))
+for v, dt, n in rows:
+    print("  version %d: %.2f s after the load began, %d of %d crossing pairs below 75 %% of baseline" % (v, dt, n, len(pairs)))
+if det:
+    v, dt, dropped = det
+    print("detected: version %d, %.2f s after the load began (%.1f paper s); target %.2f s (%.1f paper s): %s" % (
+        v, dt, dt / scale, load_s / 4, load_s / 4 / scale, "MET" if dt <= load_s / 4 else "NOT MET"))
+    for a, b in dropped:
+        print("  %s>%s: %.1f -> %.1f Mbit/s" % (names[a], names[b], base[(a, b)] * 8e-6,
+              mats[v]["clusters"]["bw"][a][b] * 8e-6))
+else:
+    print("not detected while the load lasted (%.2f s, %.1f paper s)" % (load_s, load_s / scale))
+PY
