@@ -16,6 +16,7 @@
  *     by up to a block timeout between directions (reordercap sorts them).
  */
 #include "capture.h"
+#include "gbutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -56,14 +57,6 @@ struct gb_capture {
 	int *datalink;          /* in the mapping, after the points */
 	int status;             /* the child's exit status, -1 while running */
 };
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- the child ----------------------------------------------------------- */
 
@@ -232,13 +225,13 @@ static void __attribute__((noreturn)) capture_child(struct gb_grid *g, struct gb
 		_exit(1);
 	close(ready);
 
-	double last_stats = mono(), drain_until = 0;
+	double last_stats = gb_now(), drain_until = 0;
 	for (;;) {
 		int got = 0;
 
 		if (child_stop && !drain_until)
-			drain_until = mono() + 3 * TIMEOUT_MS / 1e3;
-		if (drain_until && mono() >= drain_until)
+			drain_until = gb_now() + 3 * TIMEOUT_MS / 1e3;
+		if (drain_until && gb_now() >= drain_until)
 			break;
 		poll(pf, (nfds_t)c->npoints, TIMEOUT_MS);
 		for (int i = 0; i < c->npoints; i++) {
@@ -246,9 +239,9 @@ static void __attribute__((noreturn)) capture_child(struct gb_grid *g, struct gb
 
 			got += n > 0 ? n : 0;
 		}
-		if (mono() - last_stats > 0.5) {
+		if (gb_now() - last_stats > 0.5) {
 			update_drops(h, c->npoints);
-			last_stats = mono();
+			last_stats = gb_now();
 		}
 		(void)got;
 	}
@@ -678,10 +671,10 @@ int gb_cmd_capture(int argc, char **argv)
 		o.duration > 0 ? "until --duration" : "Ctrl-C to stop");
 	fflush(stderr);
 
-	double t0 = mono(), last = 0, step = o.stats > 0 ? o.stats : 1.0;
+	double t0 = gb_now(), last = 0, step = o.stats > 0 ? o.stats : 1.0;
 	memset(prev, 0, sizeof(prev));
 	for (;;) {
-		double now = mono() - t0, until = last + step;
+		double now = gb_now() - t0, until = last + step;
 
 		if (o.duration > 0 && until > o.duration)
 			until = o.duration;
@@ -701,7 +694,7 @@ int gb_cmd_capture(int argc, char **argv)
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 		nanosleep(&ts, NULL);
 	}
-	double tend = mono() - t0;
+	double tend = gb_now() - t0;
 	if (gb_capture_stop(c, &e) < 0) {
 		fprintf(stderr, ME ": %s\n", e.msg);
 		rc = 1;

@@ -18,6 +18,7 @@
 #include "netns.h"
 #include "nl.h"
 #include "shaping.h"
+#include "gbutil.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -111,23 +112,6 @@ static int valid_prefix(const char *p)
 	return 1;
 }
 
-static int mkdir_p(const char *path)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *s = tmp + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int gb_grid_open(struct gb_grid *g, const char *prefix, int exclusive, struct gb_err *e)
 {
 	char lockp[PATH_MAX];
@@ -149,7 +133,7 @@ int gb_grid_open(struct gb_grid *g, const char *prefix, int exclusive, struct gb
 	const char *rd = getenv("GRIDBED_RUNDIR");
 	snprintf(g->rundir, sizeof(g->rundir), "%s/%s", rd && *rd ? rd : GB_RUNDIR_DEFAULT,
 		 prefix);
-	if ((err = mkdir_p(g->rundir)) < 0) {
+	if ((err = gb_mkdir_p(g->rundir, 0755)) < 0) {
 		gb_err_set(e, "cannot create '%s': %s", g->rundir, strerror(-err));
 		return err;
 	}
@@ -800,19 +784,7 @@ int gb_grid_down(struct gb_grid *g, int *removed, struct gb_err *e)
 		}
 	}
 	if (!err) {
-		static const char *files[] = { "state.json", "state.json.tmp", "topology.yaml",
-					       "topology.yaml.tmp", "tapd.json", "tapd.json.tmp",
-					       "tapd.sock", "tapd.pid", "tapd.log" };
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			rpath(g, files[i], sp, sizeof(sp));
-			unlink(sp);
-		}
-		/* Leave no empty run directory behind; it stays if it still
-		 * holds results (mpirun rank maps).  We hold the lock, and
-		 * every taker uses LOCK_NB, so nobody waits on the old file. */
-		rpath(g, "lock", sp, sizeof(sp));
-		unlink(sp);
-		rmdir(g->rundir);
+		gb_rmtree(g->rundir);
 	}
 cleanup:
 	if (removed)

@@ -11,6 +11,7 @@
 #include "gbemu.h"
 #include "mpirun.h"
 #include "probe.h"
+#include "gbutil.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -53,13 +54,6 @@ static int attach(struct gb_grid *g)
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---------------------------------------------------------------- up */
 
 static int usage_up(FILE *f)
@@ -94,9 +88,9 @@ static int cmd_up(int argc, char **argv)
 	int r = open_grid(&g, 1);
 	if (r)
 		return r;
-	double t0 = now();
+	double t0 = gb_now();
 	int err = gb_grid_up(&g, argv[optind], &o, &e);
-	double el = now() - t0;
+	double el = gb_now() - t0;
 	if (err < 0) {
 		gb_grid_close(&g);
 		return die(err == -EINVAL || err == -EEXIST || err == -EADDRINUSE ? 2 : 1, "",
@@ -134,12 +128,12 @@ static int cmd_down(int argc, char **argv)
 	int removed = 0, r = open_grid(&g, 1);
 	if (r)
 		return r;
-	double t0 = now();
+	double t0 = gb_now();
 	int err = gb_grid_down(&g, &removed, &e);
 	gb_grid_close(&g);
 	if (err < 0)
 		return die(1, "", e.msg);
-	printf("grid '%s' down: %d namespaces removed in %.3f s\n", g.prefix, removed, now() - t0);
+	printf("grid '%s' down: %d namespaces removed in %.3f s\n", g.prefix, removed, gb_now() - t0);
 	return 0;
 }
 
@@ -455,14 +449,14 @@ static int cmd_demo(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	double t0 = now();
+	double t0 = gb_now();
 	int err = gb_grid_up(&g, file, &o, &e);
 	if (err < 0) {
 		gb_grid_close(&g);
 		return die(err == -EINVAL || err == -EEXIST || err == -EADDRINUSE ? 2 : 1, "",
 			   e.msg);
 	}
-	printf("== grid up in %.3f s ==\n", now() - t0);
+	printf("== grid up in %.3f s ==\n", gb_now() - t0);
 	const struct gb_topo *t = g.topo;
 	printf("grid '%s': %d hosts in %d clusters at %d sites, %d nodes, %d links, backend %s\n",
 	       t->name, t->nhosts, t->nclusters, t->nsites, t->nnodes, t->nlinks, gb_grid_backend(&g));
@@ -501,13 +495,13 @@ static int cmd_demo(int argc, char **argv)
 		       pr.tcp_bps / 1e6, rate ? pr.tcp_bps / (double)rate * 100 : 0);
 		fflush(stdout);
 	}
-	t0 = now();
+	t0 = gb_now();
 	int removed = 0;
 	err = gb_grid_down(&g, &removed, &e);
 	gb_grid_close(&g);
 	if (err < 0)
 		return die(1, "", e.msg);
-	printf("\n== grid down in %.3f s (%d namespaces removed) ==\n", now() - t0, removed);
+	printf("\n== grid down in %.3f s (%d namespaces removed) ==\n", gb_now() - t0, removed);
 	return interrupted ? 130 : 0;
 }
 

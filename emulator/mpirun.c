@@ -31,11 +31,11 @@
 #include "cgroup.h"
 #include "gbemu.h"
 #include "netns.h"
+#include "gbutil.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
@@ -71,13 +71,6 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ME ": %s\n", buf);
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void sleep_ms(int ms)
@@ -170,23 +163,6 @@ static int write_text_atomic(const char *path, const char *text)
 	return err;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-/* rm -rf; a job's own directory only. */
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* The executable named @prog, searched in PATH like execvp() does. */
 static int find_in_path(const char *prog, char *out, size_t len)
 {
@@ -246,7 +222,7 @@ static int write_status(const char *dir, int rank, const char *kind, int value)
 {
 	char p[PATH_MAX], text[96];
 	snprintf(p, sizeof(p), "%s/status/%d", dir, rank);
-	snprintf(text, sizeof(text), "%s %d %" PRId64 "\n", kind, value, now_ns());
+	snprintf(text, sizeof(text), "%s %d %" PRId64 "\n", kind, value, gb_now_ns());
 	return write_text_atomic(p, text);
 }
 
@@ -1211,7 +1187,7 @@ static void note_failure(const struct job *j, int64_t *seen)
 		return;
 	for (int r = 0; r < j->n; r++)
 		if (read_status(j->dir, r, &rs) == 0 && abnormal(&rs)) {
-			*seen = now_ns();
+			*seen = gb_now_ns();
 			return;
 		}
 }
@@ -1257,12 +1233,12 @@ static int run_job(const struct opts *o, const struct job *j, char **av, struct 
 	pfd[1] = -1;
 
 	enum { RUNNING, STOPPING, KILLED } phase = RUNNING;
-	int64_t start = now_ns(), deadline = -1, seen = -1, last_check = start;
+	int64_t start = gb_now_ns(), deadline = -1, seen = -1, last_check = start;
 	int64_t job_end = o->timeout > 0 ? start + (int64_t)(o->timeout * 1e9) : -1;
 	int64_t grace = (int64_t)(o->grace * 1e9);
 	int open_pipe = 1;
 	while (!run->done) {
-		int64_t t = now_ns(), wake = t + 500000000;
+		int64_t t = gb_now_ns(), wake = t + 500000000;
 		if (deadline >= 0 && deadline < wake)
 			wake = deadline;
 		if (job_end >= 0 && phase == RUNNING && job_end < wake)
@@ -1285,12 +1261,12 @@ static int run_job(const struct opts *o, const struct job *j, char **av, struct 
 			if (p == run->pid) {
 				run->status = st;
 				run->done = 1;
-				run->end_ns = now_ns();
+				run->end_ns = gb_now_ns();
 			}
 		if (run->done)
 			break;
 
-		t = now_ns();
+		t = gb_now_ns();
 		if (stop_sig && phase == RUNNING) {
 			run->why = stop_sig;
 			kill(run->pid, stop_sig);
@@ -1425,7 +1401,7 @@ static void finish_map(const struct job *j, const char *result, int exit_status,
 			json_object_set_new(e, "misplaced", json_true());
 	}
 	json_object_set_new(j->mapj, "finished", json_string(ts));
-	json_object_set_new(j->mapj, "elapsed_s", json_real((double)(now_ns() - j->t0) / 1e9));
+	json_object_set_new(j->mapj, "elapsed_s", json_real((double)(gb_now_ns() - j->t0) / 1e9));
 	json_object_set_new(j->mapj, "result", json_string(result));
 	json_object_set_new(j->mapj, "exit_status", json_integer(exit_status));
 	if (failed >= 0)
@@ -1487,7 +1463,7 @@ static int launcher(int argc, char **argv)
 
 	memset(&j, 0, sizeof(j));
 	j.mgmt_fd = -1;
-	j.t0 = now_ns();
+	j.t0 = gb_now_ns();
 	rc = parse_opts(argc, argv, &o);
 	if (rc) {
 		opts_release(&o);
@@ -1533,11 +1509,11 @@ static int launcher(int argc, char **argv)
 	int left = sweep(&j, run.why > 0 ? 1.0 : o.grace);
 	rc = verdict(&o, &j, &run);
 	if (o.verbose)
-		say("job %s ended in %.3f s (exit %d)%s", j.id, (double)(now_ns() - j.t0) / 1e9, rc,
+		say("job %s ended in %.3f s (exit %d)%s", j.id, (double)(gb_now_ns() - j.t0) / 1e9, rc,
 		    left ? ", leftover processes were stopped" : "");
 cleanup:
 	if (j.dir[0] && !o.keep)
-		rm_tree(j.dir);
+		gb_rmtree(j.dir);
 	strv_release(&av);
 	job_release(&j);
 	opts_release(&o);

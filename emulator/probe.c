@@ -11,6 +11,7 @@
 #include "probe.h"
 #include "netns.h"
 #include "probe_child.h"
+#include "gbutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define now gb_child_mono
 
 /*
  * The namespace of @node, for a child to enter: the attached grid's fd, or
@@ -107,14 +107,14 @@ static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst
 			uint64_t seq = (uint64_t)i;
 			memset(buf, 0, 64);
 			memcpy(buf, &seq, sizeof(seq));
-			double t0 = now();
+			double t0 = gb_now();
 			if (send(u, buf, 64, 0) != 64)
 				continue;
 			r.sent++;
 			/* Wait for this probe's echo; a late echo of an earlier
 			 * probe is discarded by its sequence number. */
 			for (;;) {
-				double left = t0 + 2.0 - now();
+				double left = t0 + 2.0 - gb_now();
 				struct pollfd pf = { u, POLLIN, 0 };
 				if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
 					break;
@@ -123,7 +123,7 @@ static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst
 					continue;
 				memcpy(&got, buf, sizeof(got));
 				if (got == seq) {
-					rtt[r.received++] = now() - t0;
+					rtt[r.received++] = gb_now() - t0;
 					break;
 				}
 			}
@@ -151,23 +151,23 @@ static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst
 		 * and only after a warm-up of a quarter of the run, so that
 		 * slow start on a long path does not pass for a slow link.
 		 */
-		double t0 = now(), warm = t0 + o->tcp_seconds / 4, end = t0 + o->tcp_seconds;
+		double t0 = gb_now(), warm = t0 + o->tcp_seconds / 4, end = t0 + o->tcp_seconds;
 		double tw = 0;
 		uint64_t acked_w = 0, acked = 0;
 		memset(buf, 0x5a, sizeof(buf));
 		for (;;) {
-			double t = now();
+			double t = gb_now();
 			if (t >= end)
 				break;
 			if (!tw && t >= warm && gb_tcp_bytes_acked(s, &acked_w) == 0)
-				tw = now();
+				tw = gb_now();
 			ssize_t n = write(s, buf, 16384);
 			if (n <= 0)
 				break;
 		}
 		if (gb_tcp_bytes_acked(s, &acked) < 0)
 			acked = acked_w;
-		double te = now();
+		double te = gb_now();
 		r.tcp_seconds = te - tw;
 		r.tcp_bps = tw > 0 && te > tw ? (double)(acked - acked_w) * 8.0 / (te - tw) : 0;
 		close(s);

@@ -4,6 +4,7 @@
  * children (probe_child.h).
  */
 #include "probe_child.h"
+#include "gbutil.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,14 +20,6 @@
 #include <unistd.h>
 /* glibc's <netinet/tcp.h> has a struct tcp_info without tcpi_bytes_acked */
 #include <linux/tcp.h>
-
-double gb_child_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 pid_t gb_child_fork(int nsfd, const char *name, double hard_end)
 {
@@ -53,7 +46,7 @@ pid_t gb_child_fork(int nsfd, const char *name, double hard_end)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (hard_end > 0) {
-		double left = hard_end - gb_child_mono();
+		double left = hard_end - gb_now();
 
 		if (left < 0.001)
 			left = 0.001;

@@ -82,7 +82,4 @@ int gb_tcp_bytes_acked(int fd, uint64_t *acked);
  */
 int gb_tcp_bytes_delivered(int fd, uint64_t *bytes);
 
-/** gb_child_mono() - CLOCK_MONOTONIC in seconds (ARCHITECTURE.md decision 4). */
-double gb_child_mono(void);
-
 #endif

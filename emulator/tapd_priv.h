@@ -74,7 +74,7 @@ struct tapd_dir {
 	uint64_t depth;
 	int dead;                   /**< rx fd failed and was taken out of epoll */
 	int worker;                 /**< the worker that owns this direction */
-	struct tq_rng loss_rng, jitter_rng;
+	struct gb_rng loss_rng, jitter_rng;
 
 	/* Worker writes, main reads (relaxed atomics). */
 	struct tapd_counters c;

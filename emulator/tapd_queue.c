@@ -182,55 +182,21 @@ void tq_heap_release(struct tq_heap *h)
 
 /* ---- PRNG --------------------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-void tq_rng_seed(struct tq_rng *r, uint64_t seed, uint64_t stream)
+void tq_rng_seed(struct gb_rng *r, uint64_t seed, uint64_t stream)
 {
 	/* Mix the stream in through splitmix too, so streams 0 and 1 of seed s
 	 * do not overlap streams of seed s + 1. */
 	uint64_t x = seed;
-	uint64_t k = splitmix64(&x) ^ (stream * 0xd1342543de82ef95ull);
+	uint64_t k = gb_splitmix64(&x) ^ (stream * 0xd1342543de82ef95ull);
 	int i;
 
 	for (i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&k);
+		r->s[i] = gb_splitmix64(&k);
 }
 
-static inline uint64_t rotl(uint64_t x, int k)
+uint64_t tq_rng_below(struct gb_rng *r, uint64_t n)
 {
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t tq_rng_next(struct tq_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-double tq_rng_unit(struct tq_rng *r)
-{
-	return (double)(tq_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-uint64_t tq_rng_below(struct tq_rng *r, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)tq_rng_next(r) * n) >> 64);
+	return (uint64_t)(((unsigned __int128)gb_rng_next(r) * n) >> 64);
 }
 
 /* ---- histogram ---------------------------------------------------------- */

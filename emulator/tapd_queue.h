@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gbutil.h"
+
 #define TQ_WUR __attribute__((warn_unused_result))
 
 /*
@@ -121,18 +123,10 @@ void tq_heap_release(struct tq_heap *h);
  * direction, and identical from run to run for the same seed and the same
  * packet sequence.
  */
-struct tq_rng {
-	uint64_t s[4];
-};
-
-/** Seed @r from (@seed, @stream). */
-void tq_rng_seed(struct tq_rng *r, uint64_t seed, uint64_t stream);
-/** The next 64 random bits. */
-uint64_t tq_rng_next(struct tq_rng *r);
-/** Uniform in [0, 1) with 53 bits of resolution. */
-double tq_rng_unit(struct tq_rng *r);
-/** Uniform in [0, @n) (Lemire's multiply-shift; @n > 0). */
-uint64_t tq_rng_below(struct tq_rng *r, uint64_t n);
+/** Seed @r from (@seed, @stream).  Draws: gb_rng_next(), gb_rng_uniform(). */
+void tq_rng_seed(struct gb_rng *r, uint64_t seed, uint64_t stream);
+/** Uniform in [0, @n) (Lemire's multiply-shift, 64-bit; @n > 0). */
+uint64_t tq_rng_below(struct gb_rng *r, uint64_t n);
 
 /*
  * Lateness histogram: log-linear buckets (16 per power of two) over

@@ -113,7 +113,7 @@ static void dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *
 	TAPD_ADD(d->c.rx_bytes, len > VNET_HDR_LEN ? len - VNET_HDR_LEN : 0);
 
 	/* Loss first, then the queue limit: the order of netem_enqueue(). */
-	if (tq_rng_unit(&d->loss_rng) < p->loss) {
+	if (gb_rng_uniform(&d->loss_rng) < p->loss) {
 		TAPD_ADD(d->c.dropped_loss, 1);
 		return;
 	}

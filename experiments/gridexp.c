@@ -64,6 +64,7 @@
 #include "gbyaml.h"
 #include "gbload.h"
 #include "results.h"
+#include "gbutil.h"
 
 #define ME "gridexp"
 #define TICK 0.02              /* s: the run loop's period (capture samples) */
@@ -75,14 +76,6 @@ static volatile sig_atomic_t got_signal;
 static void on_signal(int sig)
 {
 	got_signal = sig;
-}
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void nap(double s)
@@ -173,13 +166,13 @@ static int proc_poll(struct proc *p)
 /* SIGTERM, then SIGKILL after @grace s; reaps.  Idempotent. */
 static void proc_stop(struct proc *p, double grace)
 {
-	double t0 = mono();
+	double t0 = gb_now();
 
 	if (p->pid <= 0 || p->reaped)
 		return;
 	kill(p->pid, SIGTERM);
 	while (!proc_poll(p)) {
-		if (mono() - t0 > grace) {
+		if (gb_now() - t0 > grace) {
 			kill(p->pid, SIGKILL);
 			waitpid(p->pid, &p->status, 0);
 			p->reaped = 1;
@@ -245,49 +238,6 @@ struct runner {
 static int exists(const char *p)
 {
 	return access(p, F_OK) == 0;
-}
-
-static int mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*p = '/';
-		}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* rm -rf, for our own run directories only. */
-static void rmtree(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	while ((e = readdir(d))) {
-		char p[PATH_MAX];
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			rmtree(p);
-		else
-			unlink(p);
-	}
-	closedir(d);
-	rmdir(path);
 }
 
 static void find_tools(struct runner *R)
@@ -358,8 +308,8 @@ static void progress(const struct runner *R, const char *label, int bcast, int n
 {
 	char el[32], rem[32];
 
-	fmt_dur(mono() - R->t_start, el, sizeof(el));
-	fmt_dur(end ? per_run(R) * (R->nruns - R->run_k) : remaining(R, mono() - run_t0), rem,
+	fmt_dur(gb_now() - R->t_start, el, sizeof(el));
+	fmt_dur(end ? per_run(R) * (R->nruns - R->run_k) : remaining(R, gb_now() - run_t0), rem,
 		sizeof(rem));
 	if (end) {
 		if (R->tty)
@@ -402,7 +352,7 @@ static int take_lock(struct runner *R, int *leftover)
 	int fd;
 
 	*leftover = 0;
-	if (mkdirs(R->rundir) < 0) {
+	if (gb_mkdir_p(R->rundir, 0755) < 0) {
 		warnx("cannot create '%s': %s", R->rundir, strerror(errno));
 		return -1;
 	}
@@ -475,7 +425,7 @@ static void grid_down(struct runner *R)
 				if (strstr(e->d_name, ".json"))
 					unlink(f);
 				else
-					rmtree(f);
+					gb_rmtree(f);
 			}
 		closedir(d);
 		rmdir(p);
@@ -548,7 +498,7 @@ static int monitor_start(struct runner *R)
 	struct dirent *e;
 
 	snprintf(dir, sizeof(dir), "%s/monitor", R->out);
-	if (mkdirs(dir) < 0)
+	if (gb_mkdir_p(dir, 0755) < 0)
 		return -1;
 	/* a resumed campaign's gridmon counts versions from 1 again: a new session */
 	R->mon_session = 1;
@@ -593,7 +543,7 @@ static int monitor_start(struct runner *R)
 	if (spawn(&R->mon, argv, log, NULL) < 0)
 		return -1;
 	/* the measured planners need a first matrix before the first broadcast */
-	for (double t0 = mono(); !R->mon_seen; nap(0.1)) {
+	for (double t0 = gb_now(); !R->mon_seen; nap(0.1)) {
 		if (got_signal)
 			return -1;
 		if (proc_poll(&R->mon)) {
@@ -604,7 +554,7 @@ static int monitor_start(struct runner *R)
 		if (R->tty) {
 			char el[32];
 
-			fmt_dur(mono() - t0, el, sizeof(el));
+			fmt_dur(gb_now() - t0, el, sizeof(el));
 			fprintf(stderr, "\r" ME ": waiting for gridmon's first matrix ... %s ", el);
 		}
 	}
@@ -659,7 +609,7 @@ static int phoenixd_run(struct runner *R)
 	char dir[PATH_MAX], log[PATH_MAX], path[PATH_MAX], rms[16], se[16], co[16], fo[16];
 	char tmo[32];
 	char *argv[24];
-	double timeout = o->timeout > 0 ? o->timeout : big ? 900 : 120, t0 = mono(), last = 0;
+	double timeout = o->timeout > 0 ? o->timeout : big ? 900 : 120, t0 = gb_now(), last = 0;
 	struct proc p;
 	json_error_t je;
 	json_t *sum, *ini, *res;
@@ -672,7 +622,7 @@ static int phoenixd_run(struct runner *R)
 		if (!exists(dir))
 			break;
 	}
-	if (mkdirs(dir) < 0) {
+	if (gb_mkdir_p(dir, 0755) < 0) {
 		warnx("cannot create '%s': %s", dir, strerror(errno));
 		return -1;
 	}
@@ -712,10 +662,10 @@ static int phoenixd_run(struct runner *R)
 			proc_stop(&p, 10);
 			return -1;
 		}
-		if (mono() - last > (R->tty ? 0.5 : 30)) {
+		if (gb_now() - last > (R->tty ? 0.5 : 30)) {
 			char el[32];
 
-			last = mono();
+			last = gb_now();
 			fmt_dur(last - t0, el, sizeof(el));
 			fprintf(stderr, R->tty ? "\r" ME ": phoenixd converging ... %s   " :
 				ME ": phoenixd converging ... %s\n", el);
@@ -845,7 +795,7 @@ static void load_progress(void *arg, const struct gb_load_progress *p)
 {
 	struct load_arg *a = arg;
 	/* gb_load_run measured p->elapsed from its start just now */
-	double t0 = gb_load_mono() - p->elapsed;
+	double t0 = gb_now() - p->elapsed;
 
 	if (!a->sent && write(a->fd, &t0, sizeof(t0)) == (ssize_t)sizeof(t0))
 		a->sent = 1;
@@ -943,7 +893,7 @@ static int write_go(struct runner *R, struct run *r)
 								 r->sched.scale));
 	}
 	snprintf(path, sizeof(path), "%s/go.json", r->tmp);
-	r->t_go = mono();
+	r->t_go = gb_now();
 	(void)R;
 	return write_json(path, json_pack("{s:b,s:o,s:o,s:f}", "load", r->load.pid > 0,
 					  "load_t0", r->load.pid > 0 ? json_real(r->load_t0) :
@@ -955,7 +905,7 @@ static void capture_sample(struct runner *R, struct run *r, int force)
 {
 	uint64_t now[128], tot = 0;
 	int changed = force || !r->nsample;
-	double t = mono();
+	double t = gb_now();
 
 	if (!r->cap || !r->capf)
 		return;
@@ -1221,7 +1171,7 @@ static int advisor_start(struct runner *R, struct run *r)
 	char *argv[] = { R->advisor, "--matrix", R->matrix, "--out", out, "--applog", applog,
 			 "--planner", (char *)a->planner, "--topology", R->c.topology, "--root",
 			 R->c.app.root, "--scale", scale, "--min-size", lo, "--max-size", hi, NULL };
-	double smin = INFINITY, pmin = 1024, pmax = 1024, t0 = mono();
+	double smin = INFINITY, pmin = 1024, pmax = 1024, t0 = gb_now();
 	int want = 1;
 
 	for (int i = 0; i < gx_pattern_count(p); i++)
@@ -1237,7 +1187,7 @@ static int advisor_start(struct runner *R, struct run *r)
 	snprintf(scale, sizeof(scale), "%.9g", R->scale);
 	snprintf(lo, sizeof(lo), "%.0f", pmin);
 	snprintf(hi, sizeof(hi), "%.0f", pmax);
-	if (mkdirs(out) < 0 || spawn(&r->adv, argv, log, NULL) < 0)
+	if (gb_mkdir_p(out, 0755) < 0 || spawn(&r->adv, argv, log, NULL) < 0)
 		return -errno;
 	for (;;) {
 		char el[32];
@@ -1252,19 +1202,19 @@ static int advisor_start(struct runner *R, struct run *r)
 			break;
 		if (got_signal || proc_poll(&r->adv))
 			return got_signal ? -EINTR : -ECHILD;
-		if (mono() - t0 > 600) {
+		if (gb_now() - t0 > 600) {
 			warnx("gridadvisor has not planned the %d sizes in 10 min; the run "
 			      "starts anyway", want);
 			break;
 		}
 		if (R->tty) {
-			fmt_dur(mono() - t0, el, sizeof(el));
+			fmt_dur(gb_now() - t0, el, sizeof(el));
 			fprintf(stderr, "\r" ME ": run %d/%d: gridadvisor plans %d sizes, %d done "
 				"(%s)   ", R->run_k, R->nruns, want, lines > 0 ? lines - 1 : 0, el);
 		}
 		nap(0.1);
 	}
-	r->t_advisor = mono() - t0;
+	r->t_advisor = gb_now() - t0;
 	return 0;
 }
 
@@ -1316,9 +1266,9 @@ static int run_one(struct runner *R, struct run *r)
 
 	memset(argv, 0, sizeof(argv));
 	memset(env, 0, sizeof(env));
-	r->t0 = mono();
-	rmtree(r->tmp);
-	if (mkdirs(r->tmp) < 0) {
+	r->t0 = gb_now();
+	gb_rmtree(r->tmp);
+	if (gb_mkdir_p(r->tmp, 0755) < 0) {
 		warnx("cannot create '%s': %s", r->tmp, strerror(errno));
 		return -1;
 	}
@@ -1357,7 +1307,7 @@ static int run_one(struct runner *R, struct run *r)
 	}
 	snprintf(path, sizeof(path), "%s/ready.json", r->tmp);
 	for (;;) {
-		double t = mono();
+		double t = gb_now();
 
 		if (got_signal && !interrupted) {
 			interrupted = 1;
@@ -1429,7 +1379,7 @@ static int run_one(struct runner *R, struct run *r)
 		      "format", "gridbed-campaign-run", "id", r->id, "campaign", c->name,
 		      "algorithm", a->label, "algo", r->algo, "bcast", a->bcast, "condition",
 		      c->conds[r->cond].name, "cond", r->cond, "status", r->status, "rep",
-		      r->rep, "reason", reason, "started_mono", r->t0, "wall_s", mono() - r->t0,
+		      r->rep, "reason", reason, "started_mono", r->t0, "wall_s", gb_now() - r->t0,
 		      "load_t0", r->load.pid > 0 && r->go ? json_real(r->load_t0) : json_null(),
 		      "ready_to_go_s", r->go && r->t_ready ? json_real(r->t_go - r->t_ready) :
 		      json_null(), "broadcasts_started", r->bcasts, "load_seed",
@@ -1461,7 +1411,7 @@ static int run_one(struct runner *R, struct run *r)
 		warnx("cannot complete run '%s': %s", r->id, strerror(errno));
 		return -1;
 	}
-	R->run_wall_sum += mono() - r->t0;
+	R->run_wall_sum += gb_now() - r->t0;
 	R->run_wall_n++;
 	if (strcmp(r->status, "ok")) {
 		R->failed_runs++;
@@ -1625,12 +1575,12 @@ static int prepare_out(struct runner *R, const char *out_root, const char *resum
 	for (int k = 2; exists(R->out); k++)   /* two runs in one second */
 		snprintf(R->out, sizeof(R->out), "%s/%s/%s-%d", out_root, R->c.name, R->stamp, k);
 	snprintf(R->stamp, sizeof(R->stamp), "%s", strrchr(R->out, '/') + 1);
-	if ((ret = mkdirs(R->out)) < 0) {
+	if ((ret = gb_mkdir_p(R->out, 0755)) < 0) {
 		warnx("cannot create '%s': %s", R->out, strerror(-ret));
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/runs", R->out);
-	mkdirs(path);
+	gb_mkdir_p(path, 0755);
 	snprintf(path, sizeof(path), "%s/campaign.yaml", R->out);
 	if (gx_write_atomic(path, R->c.text, R->c.text_len) < 0)
 		return -1;
@@ -1754,7 +1704,7 @@ static int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 	R->lockfd = -1;
 	R->tty = isatty(2);
 	R->plots = o->plots;
-	R->t_start = mono();
+	R->t_start = gb_now();
 	find_tools(R);
 	if (gx_campaign_load(o->file, &R->c, &d) < 0) {
 		if (d.line)
@@ -1901,7 +1851,7 @@ static int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 						"skipped\n", R->run_k, R->nruns, label);
 					continue;
 				}
-				rmtree(r.dir);   /* incomplete: from scratch */
+				gb_rmtree(r.dir);   /* incomplete: from scratch */
 				if (run_one(R, &r) < 0) {
 					if (!got_signal)
 						status = 1;

@@ -97,6 +97,7 @@
 #include "gbplan.h"
 #include "gbtopo.h"
 #include "gxfile.h"
+#include "gbutil.h"
 
 /*
  * Before a planned start, the previous broadcast's times are gathered and
@@ -158,19 +159,11 @@ static void usage(FILE *f)
 		"  Writes DIR/broadcasts.csv and DIR/ranks.csv; waits for DIR/go.json.\n");
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void sleep_until(double t)
 {
 	struct timespec ts;
 
-	if (t <= now())
+	if (t <= gb_now())
 		return;
 	ts.tv_sec = (time_t)t;
 	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
@@ -378,7 +371,7 @@ static void handshake(const struct opts *o, int root, struct go *g)
 	char path[4096], *text = NULL;
 	json_t *j, *a;
 	json_error_t je;
-	double t0 = now();
+	double t0 = gb_now();
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/ready.json", o->dir);
@@ -391,9 +384,9 @@ static void handshake(const struct opts *o, int root, struct go *g)
 	json_decref(j);
 	snprintf(path, sizeof(path), "%s/go.json", o->dir);
 	while (access(path, R_OK) != 0) {
-		if (now() - t0 > o->go_timeout)
+		if (gb_now() - t0 > o->go_timeout)
 			die("no %s after %.0f s (is gridexp running?)", path, o->go_timeout);
-		sleep_until(now() + 0.01);
+		sleep_until(gb_now() + 0.01);
 	}
 	j = gb_json_load_file(path, &je, &ret);
 	if (!j)
@@ -684,7 +677,7 @@ int main(int argc, char **argv)
 	}
 	if (world_rank == root)
 		handshake(&o, root, &g);
-	origin = now();
+	origin = gb_now();
 	MPI_Allreduce(MPI_IN_PLACE, &origin, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	origin += GUARD;
 	if (o.start_clock)   /* room for the others to enter the first one early */
@@ -706,11 +699,11 @@ int main(int argc, char **argv)
 				sleep_until(origin + gx_pattern_offset(&o.pat, i - 1, o.scale) +
 					    0.5 * o.scale * gx_pattern_gap(&o.pat, i - 1));
 			else if (i == nb)
-				sleep_until(now() + GUARD);
+				sleep_until(gb_now() + GUARD);
 			else
 				sleep_until(planned - fmin(lead, 0.5 * o.scale *
 							   gx_pattern_gap(&o.pat, i - 1)));
-			t_fin = now();
+			t_fin = gb_now();
 			MPI_Gather(&mine, 2, MPI_DOUBLE, world_rank == root ? r->t : NULL, 2,
 				   MPI_DOUBLE, root, MPI_COMM_WORLD);
 			MPI_Reduce(&bad, &mis, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD);
@@ -742,7 +735,7 @@ int main(int argc, char **argv)
 					status = 1;
 				}
 			}
-			lead = fmax(GUARD, 1.5 * (now() - t_fin));
+			lead = fmax(GUARD, 1.5 * (gb_now() - t_fin));
 		}
 		if (i == nb)
 			break;
@@ -763,9 +756,9 @@ int main(int argc, char **argv)
 			    planned);
 		if (!o.start_clock)
 			MPI_Barrier(MPI_COMM_WORLD);
-		mine.t_begin = now();
+		mine.t_begin = gb_now();
 		MPI_Bcast(buf, (int)size, MPI_BYTE, root, MPI_COMM_WORLD);
-		mine.t_end = now();
+		mine.t_end = gb_now();
 		bad = (long long)gb_pattern_check(buf, (size_t)size, seed);
 		if (world_rank == root) {
 			rows[i].size = size;

@@ -35,6 +35,7 @@
 #include "gbload.h"
 #include "gbemu.h"
 #include "probe_child.h"
+#include "gbutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -78,7 +79,7 @@ static void sleep_until(double t)
 /* Milliseconds until @t for poll(), at least 0, at most 1 s. */
 static int ms_until(double t)
 {
-	double left = t - gb_load_mono();
+	double left = t - gb_now();
 
 	if (left <= 0)
 		return 0;
@@ -113,8 +114,8 @@ receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, int ready, int o
 	}
 	gb_write_all(ready, "R", 1);
 	close(ready);
-	r.t0 = gb_load_mono();
-	while (gb_load_mono() < stop) {
+	r.t0 = gb_now();
+	while (gb_now() < stop) {
 		struct pollfd pf = { conn >= 0 ? conn : s, POLLIN, 0 };
 
 		if (poll(&pf, 1, ms_until(stop)) <= 0)
@@ -143,7 +144,7 @@ receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, int ready, int o
 			}
 		}
 	}
-	r.t1 = gb_load_mono();
+	r.t1 = gb_now();
 	gb_write_all(out, &r, sizeof(r));
 	_exit(0);
 }
@@ -156,7 +157,7 @@ static int connect_until(int s, const struct sockaddr_in *sa, double until)
 		return 0;
 	if (errno != EINPROGRESS)
 		return -errno;
-	while (gb_load_mono() < until) {
+	while (gb_now() < until) {
 		struct pollfd pf = { s, POLLOUT, 0 };
 		int soerr = 0;
 		socklen_t l = sizeof(soerr);
@@ -202,7 +203,7 @@ sender(struct gb_grid *g, const struct gb_load_flow_spec *sp, int out)
 		if (setsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
 			setsockopt(s, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
 	}
-	r.t0 = t0 = last = gb_load_mono();
+	r.t0 = t0 = last = gb_now();
 	if (s < 0)
 		r.err = errno;
 	else if (tcp)
@@ -213,7 +214,7 @@ sender(struct gb_grid *g, const struct gb_load_flow_spec *sp, int out)
 		goto out;
 	memset(buf, 0x5a, (size_t)sp->size);
 	for (;;) {
-		double t = gb_load_mono();
+		double t = gb_now();
 
 		if (t >= sp->end)
 			break;
@@ -256,7 +257,7 @@ sender(struct gb_grid *g, const struct gb_load_flow_spec *sp, int out)
 		}
 	}
 out:
-	r.t1 = gb_load_mono();
+	r.t1 = gb_now();
 	if (s >= 0)
 		close(s); /* TCP: the receiver sees EOF */
 	gb_write_all(out, &r, sizeof(r));

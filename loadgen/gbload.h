@@ -345,9 +345,6 @@ struct gb_load_run_opts {
 int gb_load_run(struct gb_grid *g, const struct gb_load_sched *s,
 		const struct gb_load_run_opts *o, struct gb_err *e);
 
-/** gb_load_mono() - CLOCK_MONOTONIC in seconds (ARCHITECTURE.md decision 4). */
-double gb_load_mono(void);
-
 /** gb_load_mode_name() - "traffic" or "shape". */
 const char *gb_load_mode_name(int mode);
 

@@ -22,6 +22,7 @@
  * means "unlimited" to the emulator.
  */
 #include "load_priv.h"
+#include "gbutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -476,9 +477,9 @@ int gb_load_run(struct gb_grid *g, const struct gb_load_sched *s,
 			goto cleanup;
 	}
 
-	R.t0 = gb_load_mono();
+	R.t0 = gb_now();
 	for (;;) {
-		double now = gb_load_mono(), next = now + 0.1;
+		double now = gb_now(), next = now + 0.1;
 		int pending = 0, changed = 0;
 
 		if (o->stop && *o->stop) {

@@ -50,10 +50,11 @@
  *     100 Mbit/s uplink (flow.c enlarges the buffer; then 29).
  *     t/6003-load-link.t measures it with iperf3 across the loaded
  *     direction instead of assuming it.
- *   - Draws use xoshiro256** (Blackman & Vigna) seeded by splitmix64, not
+ *   - Draws use xoshiro256** (Blackman & Vigna, libgbutil) seeded by splitmix64, not
  *     rand(), so a seed means the same schedule on every libc.
  */
 #include "gbload.h"
+#include "gbutil.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -64,63 +65,17 @@
 
 /* ---- random numbers ----------------------------------------------------- */
 
-struct rng {
-	uint64_t s[4];
-};
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
-{
-	uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ull);
-
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
-}
-
-/* Uniform in [0, 1), 53 bits. */
-static double rng_unit(struct rng *r)
-{
-	return (double)(rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-static double rng_uniform(struct rng *r, double a, double b)
-{
-	return a + (b - a) * rng_unit(r);
-}
-
-/* Uniform integer in [0, n), n > 0, without modulo bias. */
-static uint64_t rng_below(struct rng *r, uint64_t n)
+/*
+ * Draws come from libgbutil's xoshiro256** (gb_rng); this integer draw is
+ * the schedules' own (rejection, then modulo), kept so that a seed still
+ * means the schedule it always meant.
+ */
+static uint64_t rng_below(struct gb_rng *r, uint64_t n)
 {
 	uint64_t lim = UINT64_MAX - UINT64_MAX % n, x;
 
 	do
-		x = rng_next(r);
+		x = gb_rng_next(r);
 	while (x >= lim);
 	return x % n;
 }
@@ -164,7 +119,7 @@ int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,
 {
 	const char *target = o->target ? o->target : GB_LOAD_TARGET;
 	double horizon = o->horizon > 0 ? o->horizon : GB_LOAD_HORIZON, at = 0;
-	struct rng r;
+	struct gb_rng r;
 	int c = gb_topo_find_cluster(t, target), cap = 0;
 
 	gb_load_sched_release(s);
@@ -177,11 +132,11 @@ int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,
 		return diag_set(d, "<random>", 0, 0, "no cluster '%s' in grid '%s' to load",
 				target, t->name);
 	s->target = c;
-	rng_seed(&r, o->seed, 0);
+	gb_rng_seed(&r, o->seed);
 	for (;;) {
-		double gap = rng_uniform(&r, GB_LOAD_GAP_MIN, GB_LOAD_GAP_MAX);
-		double dur = rng_uniform(&r, GB_LOAD_DUR_MIN, GB_LOAD_DUR_MAX);
-		double frac = rng_uniform(&r, GB_LOAD_FRAC_MIN, GB_LOAD_FRAC_MAX);
+		double gap = gb_rng_range(&r, GB_LOAD_GAP_MIN, GB_LOAD_GAP_MAX);
+		double dur = gb_rng_range(&r, GB_LOAD_DUR_MIN, GB_LOAD_DUR_MAX);
+		double frac = gb_rng_range(&r, GB_LOAD_FRAC_MIN, GB_LOAD_FRAC_MAX);
 		int to = (int)rng_below(&r, 2);
 
 		at += gap;
@@ -521,14 +476,6 @@ int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, F
 		}
 	}
 	return 0;
-}
-
-double gb_load_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 const char *gb_load_mode_name(int mode)

@@ -42,6 +42,7 @@
 #include "gbstdriver.h"
 #include "gbtopo.h"
 #include "gridbcast.h"
+#include "gbutil.h"
 
 #define NLEV 2
 
@@ -93,14 +94,6 @@ struct gb_st {
 	MPI_Status *stv;
 	char err[512];
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 __attribute__((format(printf, 2, 3))) static int fail(struct gb_st *s, const char *fmt, ...)
 {
@@ -240,7 +233,7 @@ static double bench_loop(double secs)
 	}
 	for (int i = 0; i < BN * BN; i++)
 		a[i] = b[i] = (double)(i % 17) / 17.0;
-	t0 = now();
+	t0 = gb_now();
 	do {
 		for (int i = 1; i < BN - 1; i++)
 			for (int j = 1; j < BN - 1; j++)
@@ -250,7 +243,7 @@ static double bench_loop(double secs)
 		a = b;
 		b = x;
 		sweeps++;
-		el = now() - t0;
+		el = gb_now() - t0;
 	} while (el < secs);
 	sink = a[BN + 1];
 	free(a);
@@ -268,9 +261,9 @@ static int measure_speeds(struct gb_st *s)
 	if (!sum)
 		return -ENOMEM;
 	MPI_Barrier(s->comm);
-	t0 = now();
+	t0 = gb_now();
 	sum[l->rank_mach[s->rank]] = bench_loop(s->o.bench_s);
-	s->st.t_bench = now() - t0;
+	s->st.t_bench = gb_now() - t0;
 	ret = MPI_Allreduce(sum, l->mach_speed, l->nmach, MPI_DOUBLE, MPI_SUM, s->comm);
 	free(sum);
 	if (ret != MPI_SUCCESS)
@@ -823,10 +816,10 @@ static int exchange_dim(struct gb_st *s, int d)
 
 			pack(s, f, g, 0, (double *)fb->send);
 			if (f->wan && s->comp[g]) {
-				double t0 = now();
+				double t0 = gb_now();
 				int r = gb_st_encode(s->codec, fb->send, n, fb->zsend, fb->zcap, &len);
 
-				s->st.t_codec += now() - t0;
+				s->st.t_codec += gb_now() - t0;
 				if (r < 0)
 					return r;
 				if (r == 1) {
@@ -862,10 +855,10 @@ static int exchange_dim(struct gb_st *s, int d)
 
 			MPI_Get_count(&stv[nr++], MPI_BYTE, &got);
 			if ((size_t)got < n) {
-				double t0 = now();
+				double t0 = gb_now();
 				int r = gb_st_decode(s->codec, fb->recv, got, fb->raw, n);
 
-				s->st.t_codec += now() - t0;
+				s->st.t_codec += gb_now() - t0;
 				if (r < 0) {
 					fail(s, "rank %d: group '%s' from rank %d: %zu-byte halo "
 					     "arrived as %d bytes that do not inflate", s->rank,
@@ -912,7 +905,7 @@ static void span_along_L(struct gb_st *s)
 
 int gb_st_sync(struct gb_st *s, long it)
 {
-	double t0 = now();
+	double t0 = gb_now();
 	int nd = s->geo.ndim, ret, boundary = 0;
 
 	if (!s->started)
@@ -938,7 +931,7 @@ int gb_st_sync(struct gb_st *s, long it)
 	for (int d = 0; d < nd; d++)
 		if (d != s->geo.L && (ret = exchange_dim(s, d)) < 0)
 			return ret;
-	s->st.t_comm += now() - t0;
+	s->st.t_comm += gb_now() - t0;
 	return 0;
 }
 

@@ -18,7 +18,7 @@ static void test_heap(void)
 	enum { N = 20000 };
 	struct tq_pool pool;
 	struct tq_heap h;
-	struct tq_rng r;
+	struct gb_rng r;
 	uint64_t last_d = 0, last_seq = 0, seq_of[N];
 	int i, ordered = 1, tie_ordered = 1, pushed = 1;
 
@@ -96,7 +96,7 @@ static void test_pool(void)
 
 static void test_rng(void)
 {
-	struct tq_rng a, b, c;
+	struct gb_rng a, b, c;
 	int i, same = 1, diff = 0, in_range = 1;
 	long lost = 0;
 
@@ -104,7 +104,7 @@ static void test_rng(void)
 	tq_rng_seed(&b, 42, 3);
 	tq_rng_seed(&c, 42, 4);
 	for (i = 0; i < 1000; i++) {
-		uint64_t x = tq_rng_next(&a), y = tq_rng_next(&b), z = tq_rng_next(&c);
+		uint64_t x = gb_rng_next(&a), y = gb_rng_next(&b), z = gb_rng_next(&c);
 
 		same &= x == y;
 		diff += x != z;
@@ -112,7 +112,7 @@ static void test_rng(void)
 	ok(same, "same seed and stream: same sequence");
 	ok(diff > 990, "another stream: another sequence");
 	for (i = 0; i < 1000000; i++) {
-		double u = tq_rng_unit(&a);
+		double u = gb_rng_uniform(&a);
 
 		in_range &= u >= 0 && u < 1;
 		lost += u < 0.2;

@@ -13,14 +13,7 @@
 #include <time.h>
 
 #include "gbtopo.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "gbutil.h"
 
 int main(int argc, char **argv)
 {
@@ -36,7 +29,7 @@ int main(int argc, char **argv)
 		int nodes = 0, hosts = 0;
 
 		for (int rep = 0; rep < 5; rep++) { /* best of 5 */
-			double t0 = now(), t1, t2;
+			double t0 = gb_now(), t1, t2;
 			int r = gb_topo_load(argv[i], &t, &d);
 
 			if (r < 0) {
@@ -44,9 +37,9 @@ int main(int argc, char **argv)
 					d.msg[0] ? d.msg : strerror(-r));
 				return 2;
 			}
-			t1 = now();
+			t1 = gb_now();
 			(void)gb_topo_default_limit(t, 0);
-			t2 = now();
+			t2 = gb_now();
 			if (t1 - t0 < best_load)
 				best_load = t1 - t0;
 			if (t2 - t1 < best_lim)

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gbutil.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,34 +35,8 @@ struct gb_topo;
 /* Shared utilities                                                    */
 /* ------------------------------------------------------------------ */
 
-/**
- * struct gb_rng - xoshiro256** seeded through splitmix64.
- *
- * Every random choice in the collectives (generators, SA moves, random initial
- * trees) draws from one of these, so "deterministic for a seed" means the
- * same bits on every machine and libc (rand() and random() are not).
- */
-struct gb_rng {
-	uint64_t s[4];
-};
-
-/** gb_rng_seed() - seed a generator; any 64-bit value (0 included) is fine. */
-void gb_rng_seed(struct gb_rng *r, uint64_t seed);
-
-/** gb_rng_next() - the next 64 random bits. */
-uint64_t gb_rng_next(struct gb_rng *r);
-
-/** gb_rng_uniform() - uniform double in [0, 1), 53 random bits. */
-double gb_rng_uniform(struct gb_rng *r);
-
-/** gb_rng_range() - uniform double in [lo, hi). */
-double gb_rng_range(struct gb_rng *r, double lo, double hi);
-
-/** gb_rng_below() - uniform integer in [0, n), unbiased; 0 when n == 0. */
-uint32_t gb_rng_below(struct gb_rng *r, uint32_t n);
-
-/** gb_now() - CLOCK_MONOTONIC in seconds (ARCHITECTURE.md decision 4). */
-double gb_now(void);
+/* The random generator (struct gb_rng) and the clock (gb_now()) are
+ * libgbutil's: util/gbutil.h. */
 
 /**
  * gb_parse_size() - a message size: plain bytes ("1000"), or with a binary

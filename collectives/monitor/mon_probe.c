@@ -33,6 +33,7 @@
  */
 #include "gridmon.h"
 #include "probe_child.h"
+#include "gbutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +49,6 @@
 #define PROBE_LEN 64
 #define SAMPLE_S 250e-6 /* sampling period of the acknowledged bytes */
 
-#define mono gb_child_mono
 
 /* What the sink reports after the TCP stream ended. */
 struct sink_report {
@@ -142,7 +142,7 @@ static int ack_sample(struct ack_track *k, int s)
 
 	if (err < 0)
 		return err;
-	x.t = mono();
+	x.t = gb_now();
 	/* counted from the connection's first sample: the SYN may count */
 	if (x.acked < k->base)
 		x.acked = k->base;
@@ -245,15 +245,15 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	for (int i = 0; i < n; i++) {
 		uint64_t seq = (uint64_t)i + 1;
 		memcpy(buf, &seq, sizeof(seq));
-		double t0 = mono();
+		double t0 = gb_now();
 		if (send(u, buf, PROBE_LEN, 0) != PROBE_LEN)
 			continue;
-		double t1 = mono();
+		double t1 = gb_now();
 		os[nos++] = t1 - t0;
 		r.sent++;
 		r.bytes += PROBE_LEN;
 		for (;;) {
-			double left = t0 + 1.0 - mono();
+			double left = t0 + 1.0 - gb_now();
 			struct pollfd pf = { u, POLLIN, 0 };
 			if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
 				break;
@@ -264,7 +264,7 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 			r.bytes += (uint64_t)k; /* the echo crossed the path too */
 			memcpy(&got, buf, sizeof(got));
 			if (got == seq) {
-				rtt[r.received++] = mono() - t0;
+				rtt[r.received++] = gb_now() - t0;
 				break;
 			}
 		}
@@ -291,7 +291,7 @@ static int read_until(int fd, void *buf, size_t len, double deadline)
 {
 	size_t got = 0;
 	while (got < len) {
-		double left = deadline - mono();
+		double left = deadline - gb_now();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		struct pollfd pf = { fd, POLLIN, 0 };
@@ -319,7 +319,7 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 	pid_t sk = -1, so = -1;
 	struct source_report srep;
 	struct sink_report krep;
-	double deadline = mono() + (o->timeout > 0 ? o->timeout : 30);
+	double deadline = gb_now() + (o->timeout > 0 ? o->timeout : 30);
 	int err = 0;
 	char c = 0;
 

@@ -89,6 +89,7 @@
 #include "gbio.h"
 #include "gbemu.h"
 #include "phoenix.h"
+#include "gbutil.h"
 
 #define EXIT_USAGE 2
 #define NS_PER_S 1000000000ULL
@@ -171,14 +172,6 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------------ */
 /* One host process                                                    */
 /* ------------------------------------------------------------------ */
@@ -198,7 +191,7 @@ static void host_sendto(struct host *h, struct phx_msg *m)
 {
 	uint8_t buf[PHX_MSG_MAX];
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	uint64_t now = now_ns();
+	uint64_t now = (uint64_t)gb_now_ns();
 	int len;
 
 	/* [choice 1] stamp probes, and time how long answers were held, at
@@ -264,7 +257,7 @@ static void host_report(struct host *h, int kind, int err)
 	r.kind = (uint8_t)kind;
 	r.node = (uint16_t)h->self;
 	r.err = err;
-	r.now = now_ns();
+	r.now = (uint64_t)gb_now_ns();
 	if (kind == REP_STAT || kind == REP_PARENTS) {
 		r.round = nd->round;
 		r.msgs = nd->st.msgs;
@@ -406,7 +399,7 @@ static int host_main(int self, int n, const uint32_t *addr, const struct opts *o
 
 	for (;;) {
 		struct pollfd pf[2] = { { h.sock, POLLIN, 0 }, { cmd, POLLIN, 0 } };
-		uint64_t now = now_ns(), deadline = next;
+		uint64_t now = (uint64_t)gb_now_ns(), deadline = next;
 		int timeout;
 
 		for (int d = 0; d < n; d++)
@@ -415,7 +408,7 @@ static int host_main(int self, int n, const uint32_t *addr, const struct opts *o
 		timeout = deadline <= now ? 0 : (int)((deadline - now + 999999) / 1000000);
 		if (poll(pf, 2, timeout) < 0 && errno != EINTR)
 			return 1;
-		now = now_ns();
+		now = (uint64_t)gb_now_ns();
 		if (pf[1].revents) {
 			char c;
 
@@ -436,9 +429,9 @@ static int host_main(int self, int n, const uint32_t *addr, const struct opts *o
 				continue;
 			if (phx_node_recv(&h.nd, msg, rx) < 0)
 				return 1;
-			host_drain(&h, now_ns());
+			host_drain(&h, (uint64_t)gb_now_ns());
 		}
-		now = now_ns();
+		now = (uint64_t)gb_now_ns();
 		if (now >= next) {
 			if (phx_node_tick(&h.nd, now) < 0)
 				return 1;
@@ -564,13 +557,13 @@ static int read_report(struct run *R, int i)
 static int pump(struct run *R, uint64_t until, struct phase *ph)
 {
 	struct pollfd *pf = calloc(R->n, sizeof(*pf));
-	uint64_t next_progress = now_ns() + 5 * NS_PER_S;
+	uint64_t next_progress = (uint64_t)gb_now_ns() + 5 * NS_PER_S;
 	int ret = 0;
 
 	if (!pf)
 		return -ENOMEM;
 	for (;;) {
-		uint64_t now = now_ns();
+		uint64_t now = (uint64_t)gb_now_ns();
 
 		if (stop) {
 			ret = -EINTR;
@@ -670,7 +663,7 @@ static int send_cmd(struct run *R, char c, const void *extra, size_t len)
 /* Ask every process for its parents and wait for all answers. */
 static int collect(struct run *R)
 {
-	uint64_t until = now_ns() + 10 * NS_PER_S;
+	uint64_t until = (uint64_t)gb_now_ns() + 10 * NS_PER_S;
 	int ret;
 
 	for (int i = 0; i < R->n; i++)
@@ -684,9 +677,9 @@ static int collect(struct run *R)
 			all &= R->ch[i].got_parents;
 		if (all)
 			return 0;
-		if (now_ns() > until)
+		if ((uint64_t)gb_now_ns() > until)
 			return -ETIMEDOUT;
-		if ((ret = pump(R, now_ns() + 50000000ULL, NULL)) < 0)
+		if ((ret = pump(R, (uint64_t)gb_now_ns() + 50000000ULL, NULL)) < 0)
 			return ret;
 	}
 }
@@ -840,7 +833,7 @@ static int parse_change(const char *s, char *link, size_t len, uint64_t *delay, 
 
 static void reap(struct run *R)
 {
-	uint64_t until = now_ns() + 3 * NS_PER_S;
+	uint64_t until = (uint64_t)gb_now_ns() + 3 * NS_PER_S;
 
 	send_cmd(R, CMD_QUIT, NULL, 0);
 	for (int i = 0; i < R->n; i++) {
@@ -856,7 +849,7 @@ static void reap(struct run *R)
 				R->ch[i].pid = 0;
 				break;
 			}
-			if (now_ns() > until) {
+			if ((uint64_t)gb_now_ns() > until) {
 				kill(R->ch[i].pid, SIGKILL);
 				waitpid(R->ch[i].pid, NULL, 0);
 				R->ch[i].pid = 0;
@@ -1081,22 +1074,22 @@ static int run(const struct opts *o)
 	}
 	/* everyone bound before anyone probes */
 	{
-		uint64_t until = now_ns() + 20 * NS_PER_S;
+		uint64_t until = (uint64_t)gb_now_ns() + 20 * NS_PER_S;
 		int ready = 0;
 
 		while (ready < R.n) {
-			if ((ret = pump(&R, now_ns() + 50000000ULL, NULL)) < 0)
+			if ((ret = pump(&R, (uint64_t)gb_now_ns() + 50000000ULL, NULL)) < 0)
 				goto cleanup;
 			ready = 0;
 			for (int i = 0; i < R.n; i++)
 				ready += R.ch[i].ready;
-			if (now_ns() > until) {
+			if ((uint64_t)gb_now_ns() > until) {
 				fail("only %d of %d host processes became ready", ready, R.n);
 				goto cleanup;
 			}
 		}
 	}
-	ph1.start = (now_ns() / R.round + 2) * R.round;
+	ph1.start = ((uint64_t)gb_now_ns() / R.round + 2) * R.round;
 	ph1.quiet = R.quiet;
 	ph2.quiet = R.quiet_change;
 	if (send_cmd(&R, CMD_GO, &ph1.start, sizeof(ph1.start)) < 0) {
@@ -1119,12 +1112,12 @@ static int run(const struct opts *o)
 	if (o->change) {
 		struct gb_link_change lc = { .dir = -1 };
 
-		if ((ret = pump(&R, now_ns() + (uint64_t)(at * 1e9), NULL)) < 0)
+		if ((ret = pump(&R, (uint64_t)gb_now_ns() + (uint64_t)(at * 1e9), NULL)) < 0)
 			goto cleanup;
 		lc.p.delay_ns = delay;
 		lc.p.set = GB_LD_DELAY;
 		ret = gb_grid_link_set(&R.g, link, &lc, &e);
-		ph2.start = now_ns();
+		ph2.start = (uint64_t)gb_now_ns();
 		if (ret < 0) {
 			fail("%s", e.msg);
 			status = 1;

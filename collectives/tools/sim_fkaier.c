@@ -39,6 +39,7 @@
 
 #include "gbplan.h"
 #include "plan_impl.h"
+#include "gbutil.h"
 
 #define PROG "gridtree sim fkaier"
 
@@ -191,25 +192,6 @@ cleanup:
 	gb_clmodel_release(&c);
 	free(arr);
 	return err;
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (size_t x = 1; x <= n; x++) {
-		if (buf[x] != '/' && buf[x] != '\0')
-			continue;
-		buf[x] = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		buf[x] = path[x];
-	}
-	return 0;
 }
 
 /* Atomic output (ARCHITECTURE.md decision 7): write a temporary, rename. */
@@ -451,7 +433,7 @@ int gb_sim_fkaier(int argc, char **argv)
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	c = mkdir_p(o.out);
+	c = gb_mkdir_p(o.out, 0755);
 	if (c) {
 		fprintf(stderr, PROG ": cannot create '%s': %s\n", o.out, strerror(-c));
 		goto cleanup;

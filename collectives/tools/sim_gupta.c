@@ -45,6 +45,7 @@
 #include "gbplan.h"
 #include "gbsa.h"
 #include "plan_impl.h"
+#include "gbutil.h"
 
 #define PROG "gridtree sim gupta-fig3"
 
@@ -108,25 +109,6 @@ static void on_trace(void *ctx, double t, enum gb_sa_phase ph, double cost, doub
 		rs->cap = nc;
 	}
 	rs->r[rs->n++] = (struct row){ rs->run, rs->inv++, ph, t, cost, best };
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (size_t x = 1; x <= n; x++) {
-		if (buf[x] != '/' && buf[x] != '\0')
-			continue;
-		buf[x] = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		buf[x] = path[x];
-	}
-	return 0;
 }
 
 /* Atomic output (ARCHITECTURE.md decision 7): write a temporary, rename. */
@@ -404,7 +386,7 @@ int gb_sim_gupta_fig3(int argc, char **argv)
 		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	ret = mkdir_p(o.out);
+	ret = gb_mkdir_p(o.out, 0755);
 	if (ret < 0) {
 		fprintf(stderr, PROG ": cannot create '%s': %s\n", o.out, strerror(-ret));
 		return 1;

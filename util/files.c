@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/* files.c - mkdir -p, rm -r and atomic writes (gbutil.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gbutil.h"
+
+int gb_mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (!n || n >= sizeof(buf))
+		return n ? -ENAMETOOLONG : -EINVAL;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* nftw() passes no context: the walk's first error, per thread. */
+static __thread int rm_err;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	/* like rm -rf: go on after an error, report the first one */
+	if ((flag == FTW_DP ? rmdir(p) : unlink(p)) < 0 && errno != ENOENT && !rm_err)
+		rm_err = -errno;
+	return 0;
+}
+
+int gb_rmtree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	rm_err = 0;
+	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		return -errno;
+	return rm_err;
+}
+
+int gb_write_atomic(const char *path, const void *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	const char *p = buf;
+	int fd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	if ((fd = mkstemp(tmp)) < 0)
+		return -errno;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = -errno;
+			break;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (!err && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}

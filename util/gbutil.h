@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gbutil.h - libgbutil: the few helpers every part of gridbed shares, so
+ * that none writes its own: the one clock, the random generator, and file
+ * helpers (mkdir -p, rm -r, atomic writes).  Plain C and libc, no other
+ * dependency; the lowest layer (topologies/ builds on it, and so does
+ * everything else).
+ *
+ * Conventions: functions return 0 or a negative errno and print nothing.
+ */
+#ifndef GRIDBED_GBUTIL_H
+#define GRIDBED_GBUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the clock (clock.c) ------------------------------------------------ */
+
+/** gb_now() - CLOCK_MONOTONIC in seconds: the one clock (ARCHITECTURE.md decision 4). */
+double gb_now(void);
+
+/** gb_now_ns() - the same clock in nanoseconds. */
+int64_t gb_now_ns(void);
+
+/* ---- random numbers (rng.c) --------------------------------------------- */
+
+/**
+ * struct gb_rng - xoshiro256** (Blackman & Vigna, 2018).  Every random
+ * choice in gridbed (planners, load schedules, the delay line's loss and
+ * jitter) draws from one, so that a seed means the same result on every
+ * libc.  Each user seeds it its own way (gb_rng_seed(), or its own streams
+ * through gb_splitmix64()); the draws are shared.
+ */
+struct gb_rng {
+	uint64_t s[4];
+};
+
+/** gb_splitmix64() - the next output of splitmix64 with state *@x (seeding). */
+uint64_t gb_splitmix64(uint64_t *x);
+
+/** gb_rng_seed() - seed from one 64-bit value (0 included) through splitmix64. */
+void gb_rng_seed(struct gb_rng *r, uint64_t seed);
+
+/** gb_rng_next() - the next 64 random bits. */
+uint64_t gb_rng_next(struct gb_rng *r);
+
+/** gb_rng_uniform() - uniform double in [0, 1), 53 random bits. */
+double gb_rng_uniform(struct gb_rng *r);
+
+/** gb_rng_range() - uniform double in [lo, hi). */
+double gb_rng_range(struct gb_rng *r, double lo, double hi);
+
+/** gb_rng_below() - uniform integer in [0, n), unbiased (Lemire); 0 when n == 0. */
+uint32_t gb_rng_below(struct gb_rng *r, uint32_t n);
+
+/* ---- files (files.c) ---------------------------------------------------- */
+
+/** gb_mkdir_p() - create @path and its missing parents with @mode; 0 if it exists. */
+int gb_mkdir_p(const char *path, mode_t mode);
+
+/**
+ * gb_rmtree() - remove @path and everything below it, not following
+ * symbolic links; 0 when it does not exist.  Returns the first error.
+ */
+int gb_rmtree(const char *path);
+
+/**
+ * gb_write_atomic() - replace @path with @len bytes of @buf: written to a
+ * temporary file next to it, flushed to disk, then renamed over it, so that
+ * a reader or a crash never sees a truncated file (ARCHITECTURE.md decision
+ * 7).  Mode 0644.
+ */
+int gb_write_atomic(const char *path, const void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
