@@ -81,6 +81,12 @@ struct gb_sa_stats {
 	int pool_sets;         /**< clusteredSA: pool sets tried, all levels */
 	double elapsed_s;
 	int timed_out;         /**< stopped by the deadline inside basicSA */
+	double pool_percent;   /**< clusteredSA: the percentage (10/25/50/75)
+				    of the top-level pool set whose tree was
+				    returned; 0 if none (driverSA over all, or
+				    MPICH-G2's tree) */
+	int mpichg2;           /**< clusteredSA: 1 if MPICH-G2's tree was
+				    returned (it cost less; plan_sa.c) */
 };
 
 /**
@@ -124,8 +130,13 @@ GB_WUR int gb_sa_driver(const struct gb_netmodel *m, const struct gb_plan_args *
 
 /**
  * gb_sa_clustered() - clusteredSA (Fig. 4): pools by the 10/25/50/75 %
- * rules, driverSA in every pool, clusteredSA again over the pool roots.
- * a->budget_s > 0 is shared over all driverSA runs.
+ * rules (line 11 drops sets with a pool over 16 unless it would drop all),
+ * driverSA in every pool (clusteredSA in a pool over 16), clusteredSA
+ * again over the pool roots; MPICH-G2's tree if it costs less (plan_sa.c,
+ * "Choices").  a->budget_s > 0 is shared over all driverSA runs.
+ * Invariant: into every pool of the returned set exactly one tree edge
+ * comes from outside it (st->pool_percent names the set).
+ * Return: 0, -EINVAL (bad arguments or model name), -ENOMEM.
  */
 GB_WUR int gb_sa_clustered(const struct gb_netmodel *m, const struct gb_plan_args *a,
 			   struct gb_tree *out, struct gb_sa_stats *st);

@@ -108,31 +108,70 @@
  * ------------------------------------------------------------------------
  * clusteredSA (Fig. 4), as implemented (see also sa_pools.c):
  *
- *	clustered(S, root):
- *	    if |S| <= 16: return driverSA(S)
- *	    sets = { pools(S, p) : p in 10, 25, 50, 75 }
- *	    drop sets with a pool > 16                       (line 11)
- *	    if none is left: re-form the 4 sets with pools capped at 16
- *	    drop sets that do not reduce (every pool a single node),
- *	    and duplicates (two percentages giving the same partition)
- *	    if none is left: return driverSA(S)
+ *	clustered(S, root):                              root may be "none"
+ *	    if |S| <= 16: return driverSA(S)                  (lines 4-6)
+ *	    sets = { pools(S, p) : p in 10, 25, 50, 75 }      (lines 7-10)
+ *	    drop sets that divide nothing and repeated sets   (ours, below)
+ *	    if none is left: return driverSA(S)               (lines 24-28)
+ *	    drop sets with a pool > 16, unless that drops all (line 11, §2.4)
  *	    for each set:
- *	        tree_p = driverSA(pool) for every pool        (line 17)
- *	        R = the pools' roots; tree_R = clustered(R, root)   (line 28)
+ *	        tree_p = clustered(pool) for every pool       (line 17: this is
+ *	                                                       driverSA when
+ *	                                                       |pool| <= 16)
+ *	        R = the pools' roots; tree_R = clustered(R, root)   (line 33)
  *	        combine: each pool root sends to its tree_R children and to its
  *	                 pool children; both orders (wide-area first, pool
  *	                 first) are evaluated and the cheaper kept (line 36)
  *	        keep the set whose combined tree costs least, evaluated with
  *	        the cost model on S (lines 37-39)
+ *	at the top: MPICH-G2's tree if it costs less (ours, below)
  *
- * Choices:
- *  - Line 11 first, literally; only when it leaves no set are the pools
- *    re-formed with a cap of 16 (a full pool is closed, the next node opens
- *    a new one).  On teragrid.yaml this is what happens: NCSA's 24 nodes
- *    have 100 Mbit/s between them, so every percentage has a 24-node pool.
- *    The paper would then run driverSA on pools over 16 nodes, which §2.4
- *    found to give poor trees; the cap also guarantees that the recursion
- *    on the roots shrinks the problem.
+ *	  S = teragrid (64), root c2-1; pools at 50 % and 75 %:
+ *	      {SDSC 16} {NCSA 24} {ANL 16} {PSC 8}  -> 4 roots, driverSA
+ *	        c2-1 ==WAN==> r(NCSA), r(ANL), r(PSC): one edge into each pool
+ *
+ * Choices where Fig. 4 is silent, and why:
+ *  - Line 11, literally, and §2.4's "if all the 4 pool sets contain pools
+ *    of larger sizes, then the algorithm proceeds with the 4 pool sets":
+ *    pools are never re-formed or capped.  (An earlier version re-formed
+ *    them with a cap of 16 in node-index order, which cut through clusters
+ *    and sites: issue 13.)  On teragrid.yaml every set has a pool over 16
+ *    (NCSA's 24 nodes have 100 Mbit/s between them), so all are kept.
+ *  - A pool over 16 nodes (only the fallback of line 11 keeps one) is
+ *    planned by clusteredSA, not by driverSA: for a pool of at most 16
+ *    nodes clusteredSA is driverSA (lines 4-6), so this changes nothing
+ *    Fig. 4 specifies, and for a larger pool it applies §2.4's finding
+ *    that SA alone gives poor trees above 16 nodes ("clusteredSA
+ *    generates highly efficient broadcast trees ... for any number of
+ *    nodes").  It also keeps lines 19-28's property inside the big pool:
+ *    its own pools are joined only through their roots.
+ *  - A pool set that divides nothing is dropped: one pool holding all of
+ *    S (line 24's count == 1; planning it is driverSA over more than 16
+ *    nodes, which is what clusteredSA exists to avoid), or every pool a
+ *    single node (the next level would be S again and never end).  Only
+ *    when no set divides is driverSA run on S, which is what lines 24-28
+ *    return for a single pool.  Two percentages giving the same partition
+ *    are one set (the same trees; the memo below would reuse them).
+ *  - A pool without the broadcast root is rooted where driverSA's random
+ *    initial trees put it (§2.3: only a contained root is fixed); its
+ *    root then represents it at the next level.  A clusteredSA without
+ *    a root (a big pool without the broadcast root) is rooted where the
+ *    tree over its pool roots is.
+ *  - The next level (line 33) anneals the roots with their own matrices
+ *    only, as the paper does: it does not see the pools' own broadcast
+ *    times.  pCost (line 38) is then the cost of the combined tree under
+ *    the model, not a formula over nCost and pCostList, so pool sets are
+ *    compared on what their trees really cost.
+ *  - Never worse than MPICH-G2.  At the top level MPICH-G2's tree (flat
+ *    over sites, binomial in sites and clusters; plan_static.c) is one
+ *    more candidate of line 39, kept if it costs less under the model
+ *    being optimised.  The paper does not list it; the reason is general:
+ *    a search should not lose a known tree, as Fig. 1 line 5 makes basicSA
+ *    never return worse than its initial tree, and MPICH-G2's tree is in
+ *    clusteredSA's search space (one communication into each site's
+ *    pool) where a stochastic search can miss it.  It costs one
+ *    evaluation and needs only the model's sites and clusters (without
+ *    them it is skipped).  gb_sa_stats.mpichg2 says when it was returned.
  *  - The time budget is shared as in lines 2-3 (new_td = T / total_pools,
  *    total_pools counted by a dry run that takes the first node of each
  *    pool as its root), but recomputed before every driverSA as (time left)
@@ -143,19 +182,15 @@
  *    levels is one driverSA problem: it is solved once per clusteredSA run
  *    and its tree reused (a memo), which keeps the no-budget mode
  *    deterministic and spends a budget on distinct problems only.
- *  - A pool without the broadcast root is rooted where driverSA's random
- *    initial trees put it (§2.3: only a contained root is fixed); its
- *    root then represents it at the next level.
- *  - The next level (line 33) anneals the roots with their own matrices
- *    only, as the paper does: it does not see the pools' own broadcast
- *    times.  pCost (line 38) is then the cost of the combined tree under
- *    the model, not a formula over nCost and pCostList, so pool sets are
- *    compared on what their trees really cost.
- *  - Under Mateescu's contention-free model, one wide-area edge per pool
- *    costs something: on teragrid at 1 MB clustered-sa's best is 1.19 x
- *    the flat sa's, whose tree sends to several nodes of a remote cluster
- *    at once.  That is the paper's design (§2.1: "involves only one
- *    communication between the clusters"); sa-contention shows why.
+ *
+ * What it gives: on teragrid.yaml (configured, and with measured-like
+ * noise that moves no bandwidth across a threshold) the tree enters every
+ * remote site exactly once, as MPICH-G2's does (t/4008).  Under Mateescu's
+ * contention-free model that structure costs something: a tree that sends
+ * to several nodes of a remote site at once can be cheaper, which is the
+ * trade the paper makes (§2.1: "involves only one communication between
+ * the clusters"); sa-contention optimises a model that sees the shared
+ * links instead.
  */
 #include <errno.h>
 #include <math.h>
@@ -1267,6 +1302,7 @@ static struct cl_memo_ent *cl_memo_get(struct cl_memo *mm, const int *nodes, int
  * of their first member. */
 struct cl_set {
 	int npools;
+	double percent;
 	int *pool;
 };
 
@@ -1281,6 +1317,8 @@ struct cl_run {
 	struct cl_memo memo;    /* solved pools */
 	struct cl_set top[4];   /* the pool sets of all nodes, formed once */
 	int ntop;
+	double percent;         /* the top-level set of the best tree so far */
+	int mpichg2;            /* MPICH-G2's tree is the best */
 };
 
 static void cl_sets_free(struct cl_set *s, int n)
@@ -1305,52 +1343,67 @@ static int cl_max_pool(const struct cl_set *s, int k, int *count)
 }
 
 /*
- * Fig. 4 lines 7-11 plus our filters (header comment).  Fills sets[0..3];
- * returns how many were kept, or -errno.
+ * Fig. 4 lines 7-11 (header comment, "Choices"): the four pool sets of
+ * nodes[0..k-1], uncapped; those that divide nothing (one pool, or every
+ * pool a single node) and repeats dropped; then line 11, unless it would
+ * leave no set ("proceeds with the 4 pool sets", §2.4).  Fills sets[0..3];
+ * returns how many were kept (0: no set divides), or -errno.
  */
 static int cl_form_sets(const struct gb_netmodel *m, const int *nodes, int k,
 			struct cl_set sets[4])
 {
 	static const double percents[4] = { 10, 25, 50, 75 };
 	int *count = malloc(sizeof(int) * (size_t)k);
-	int nsets = 0, ret;
+	int nsets = 0, nsmall = 0, ret;
+	int small[4] = { 0 };
 	double maxbw;
 
 	if (!count)
 		return -ENOMEM;
 	ret = gb_pools_maxbw(m, nodes, k, &maxbw);
-	for (int pass = 0; pass < 2 && nsets == 0 && ret >= 0; pass++) {
-		int cap = pass == 0 ? 0 : GB_SA_POOL_MAX;
+	for (int q = 0; q < 4 && ret >= 0; q++) {
+		struct cl_set s = { 0 };
+		int dup = 0;
 
-		for (int q = 0; q < 4; q++) {
-			struct cl_set s = { 0 };
-			int dup = 0;
-
-			s.pool = malloc(sizeof(int) * (size_t)k);
-			if (!s.pool) {
-				ret = -ENOMEM;
-				break;
-			}
-			ret = gb_pools_form_max(m, nodes, k, percents[q], maxbw, cap, s.pool);
-			if (ret < 0) {
-				free(s.pool);
-				break;
-			}
-			s.npools = ret;
-			for (int i = 0; i < nsets && !dup; i++)
-				dup = sets[i].npools == s.npools &&
-				      memcmp(sets[i].pool, s.pool, sizeof(int) * (size_t)k) == 0;
-			if (dup || s.npools >= k || cl_max_pool(&s, k, count) > GB_SA_POOL_MAX) {
-				free(s.pool);
-				continue;
-			}
-			sets[nsets++] = s;
+		s.pool = malloc(sizeof(int) * (size_t)k);
+		if (!s.pool) {
+			ret = -ENOMEM;
+			break;
 		}
+		ret = gb_pools_form_max(m, nodes, k, percents[q], maxbw, 0, s.pool);
+		if (ret < 0) {
+			free(s.pool);
+			break;
+		}
+		s.npools = ret;
+		s.percent = percents[q];
+		for (int i = 0; i < nsets && !dup; i++)
+			dup = sets[i].npools == s.npools &&
+			      memcmp(sets[i].pool, s.pool, sizeof(int) * (size_t)k) == 0;
+		if (dup || s.npools < 2 || s.npools >= k) {
+			free(s.pool);
+			continue;
+		}
+		small[nsets] = cl_max_pool(&s, k, count) <= GB_SA_POOL_MAX;
+		nsmall += small[nsets];
+		sets[nsets++] = s;
 	}
 	free(count);
 	if (ret < 0) {
 		cl_sets_free(sets, nsets);
 		return ret;
+	}
+	/* Line 11, only if some set survives it. */
+	if (nsmall > 0 && nsmall < nsets) {
+		int w = 0;
+
+		for (int i = 0; i < nsets; i++) {
+			if (small[i])
+				sets[w++] = sets[i];
+			else
+				free(sets[i].pool);
+		}
+		nsets = w;
 	}
 	return nsets;
 }
@@ -1419,7 +1472,7 @@ static int cl_count(struct cl_run *r, struct cl_memo *seen, const int *nodes, in
 	}
 	nsets = cl_sets(r, nodes, k, sets, &owned);
 	if (nsets <= 0)
-		return 1;
+		return cl_memo_get(seen, nodes, k, root, &isnew) ? isnew : 1;
 	start = malloc(sizeof(int) * (size_t)(k + 1));
 	order = malloc(sizeof(int) * (size_t)k);
 	pn = malloc(sizeof(int) * (size_t)k);
@@ -1440,16 +1493,17 @@ static int cl_count(struct cl_run *r, struct cl_memo *seen, const int *nodes, in
 					pr = q;
 				pn[q] = nodes[mem[q]];
 			}
-			if (c >= 2 && cl_memo_get(seen, pn, c, pr, &isnew) && isnew)
-				total++;
+			/* A pool over 16 nodes is a clusteredSA of its own. */
+			total += cl_count(r, seen, pn, c, pr);
 		}
 		/* The roots: the root for its pool, the first member elsewhere. */
 		for (int j = 0; j < np; j++)
-			pn[j] = sets[s].pool[root] == j ? root : order[start[j]];
+			pn[j] = root >= 0 && sets[s].pool[root] == j ? root : order[start[j]];
 		if (np > 1024)
 			qsort(pn, (size_t)np, sizeof(int), cl_cmp_int);
 		else
 			cl_sort_ints(pn, np);
+		rroot = -1;
 		for (int i = 0; i < np; i++) {
 			if (pn[i] == root)
 				rroot = i;
@@ -1614,7 +1668,10 @@ static int cl_clustered(struct cl_run *r, const int *nodes, int k, int root,
 				if (mem[i] == root)
 					proot = i;
 			}
-			ret = cl_driver(r, pnodes, c, proot, &ptree, &pc);
+			/* Line 17; for a pool over 16 nodes (only in the
+			 * fallback of line 11) clusteredSA, which is driverSA
+			 * itself up to 16 (lines 4-6): header comment. */
+			ret = cl_clustered(r, pnodes, c, proot, &ptree, &pc);
 			if (ret < 0)
 				goto cleanup;
 			/* Pool-local -> level-local. */
@@ -1627,12 +1684,7 @@ static int cl_clustered(struct cl_run *r, const int *nodes, int k, int root,
 			}
 			rnodes[j] = mem[ptree.root];
 		}
-		if (np == 1) {
-			/* Lines 24-28 (not reached: k > 16 and pools <= 16). */
-			sa_tree_copy(&comb, &cand, k);
-			comb.root = root;
-			pc = sa_eval(&lvl, &comb, &far);
-		} else {
+		{
 			/* Lines 27-35: clusteredSA over the pool roots, in
 			 * increasing order (so, model order). */
 			nr = np;
@@ -1643,7 +1695,7 @@ static int cl_clustered(struct cl_run *r, const int *nodes, int k, int root,
 			for (int i = 0; i < nr; i++)
 				if (rnodes[i] == root)
 					rroot = i;
-			if (rroot < 0) {
+			if (root >= 0 && rroot < 0) {
 				ret = -EPROTO;  /* the root's pool is rooted at the root */
 				goto cleanup;
 			}
@@ -1652,10 +1704,14 @@ static int cl_clustered(struct cl_run *r, const int *nodes, int k, int root,
 			ret = cl_clustered(r, pnodes, nr, rroot, &ntree, &nc);
 			if (ret < 0)
 				goto cleanup;
-			/* Lines 36-39: both send orders at the pool roots. */
-			cl_combine(&cand, &ntree, rnodes, nr, k, root, 1, &comb);
+			/* Lines 36-39: both send orders at the pool roots.  An
+			 * unrooted set (a pool over 16 nodes without the
+			 * broadcast root) is rooted where the roots' tree is. */
+			int troot = root >= 0 ? root : rnodes[ntree.root];
+
+			cl_combine(&cand, &ntree, rnodes, nr, k, troot, 1, &comb);
 			pc = sa_eval(&lvl, &comb, &far);
-			cl_combine(&cand, &ntree, rnodes, nr, k, root, 0, &ptree);
+			cl_combine(&cand, &ntree, rnodes, nr, k, troot, 0, &ptree);
 			nc = sa_eval(&lvl, &ptree, &far);
 			if (nc < pc) {
 				pc = nc;
@@ -1665,6 +1721,8 @@ static int cl_clustered(struct cl_run *r, const int *nodes, int k, int root,
 		if (pc < *cost || s == 0) {
 			*cost = pc;
 			sa_tree_copy(out, &comb, k);
+			if (k == r->m->n)
+				r->percent = ps->percent;
 		}
 	}
 	ret = 0;
@@ -1682,6 +1740,47 @@ cleanup:
 	free(order);
 	free(pnodes);
 	free(rnodes);
+	return ret;
+}
+
+/*
+ * MPICH-G2's tree as one more candidate of line 39 (header comment,
+ * "Never worse than MPICH-G2"): @best becomes it if it costs less under
+ * the optimised model.  Needs only the model's sites and clusters.
+ */
+static int cl_keep_mpichg2(struct cl_run *r, const struct gb_plan_args *a, struct sa_tree *best,
+			   double *cost)
+{
+	const struct gb_netmodel *m = r->m;
+	struct sa_prob p = { 0 };
+	struct gb_tree g2 = { 0 };
+	double c2;
+	int ret, far;
+
+	if (m->nsites < 1 || m->nclusters < 1)
+		return 0;
+	ret = gb_tree_init(&g2, m->n, a->root);
+	if (ret < 0)
+		return ret;
+	ret = gb_plan_mpichg2(m, a, &g2);
+	if (ret < 0)
+		goto cleanup;
+	ret = sa_prob_init(&p, m, NULL, m->n, a->root, r->size, r->cm, &r->rng);
+	if (ret < 0)
+		goto cleanup;
+	sa_from_gb(&g2, &p.init);
+	c2 = sa_eval(&p, &p.init, &far);
+	if (r->st)
+		r->st->evaluations += p.evals;
+	if (c2 < *cost) {
+		sa_tree_copy(best, &p.init, m->n);
+		*cost = c2;
+		r->mpichg2 = 1;
+		r->percent = 0;
+	}
+cleanup:
+	sa_prob_release(&p);
+	gb_tree_release(&g2);
 	return ret;
 }
 
@@ -1724,10 +1823,15 @@ static int sa_clustered_model(const struct gb_netmodel *m, const struct gb_plan_
 	ret = cl_clustered(&r, nodes, m->n, a->root, &best, &cost);
 	if (ret < 0)
 		goto cleanup;
+	ret = cl_keep_mpichg2(&r, a, &best, &cost);
+	if (ret < 0)
+		goto cleanup;
 	ret = sa_to_gb(&best, m->n, out);
 	if (st) {
 		st->best_cost = cost;
 		st->planned_runs = r.planned;
+		st->pool_percent = r.percent;
+		st->mpichg2 = r.mpichg2;
 		st->elapsed_s = gb_now() - t0;
 	}
 cleanup:
