@@ -45,6 +45,39 @@ extern "C" {
 /** GB_SA_GOOD_MAX - capacity of good_list (the paper gives none). */
 #define GB_SA_GOOD_MAX      64
 
+/** GB_SA_MAX_TEMPS - room for Fig. 1's temperatures: 100 * 0.8^i > 1 for
+ *  i = 0..20, so it visits at most 21. */
+#define GB_SA_MAX_TEMPS     32
+
+/** Why a basicSA run ended (Fig. 1). */
+enum gb_sa_stop {
+	GB_SA_STOP_NONE = 0,     /**< not run */
+	GB_SA_STOP_MINTEMP = 1,  /**< line 6: curTemp <= minTemp */
+	GB_SA_STOP_FROZEN = 2,   /**< lines 33-35: <= 3 % accepted, no new best */
+	GB_SA_STOP_DEADLINE = 3, /**< our time budget (a->budget_s) */
+};
+
+/** One temperature of a basicSA run (Fig. 1 lines 7-37). */
+struct gb_sa_temp_stats {
+	double temp;           /**< curTemp */
+	int tries;             /**< transformations evaluated (<= 80) */
+	int accepts;           /**< num_accept (the loop ends at 20) */
+	int uphill;            /**< accepts of a costlier tree (line 24) */
+	int best_found;        /**< best_found at the end of the temperature */
+};
+
+/**
+ * struct gb_sa_schedule - the schedule one basicSA run followed, for tests
+ * of Fig. 1.  Filled by gb_sa_basic() when gb_sa_stats.schedule points to
+ * one; costs nothing otherwise.
+ */
+struct gb_sa_schedule {
+	int ntemps;                                    /**< temperatures visited */
+	struct gb_sa_temp_stats t[GB_SA_MAX_TEMPS];
+	long evaluations;      /**< broadcast_cost calls, initial tree included */
+	enum gb_sa_stop stop;
+};
+
 /** Phases reported to a trace callback. */
 enum gb_sa_phase {
 	GB_SA_RANDOM = 0,   /**< Fig. 2 lines 3-19 */
@@ -87,6 +120,7 @@ struct gb_sa_stats {
 				    MPICH-G2's tree) */
 	int mpichg2;           /**< clusteredSA: 1 if MPICH-G2's tree was
 				    returned (it cost less; plan_sa.c) */
+	struct gb_sa_schedule *schedule; /**< optional; gb_sa_basic() only */
 };
 
 /**

@@ -828,15 +828,19 @@ static void sa_good_sort(struct sa_good *g)
 
 /*
  * Anneal from @init (p->init may be passed) into @best; returns best's cost.
- * Uses p->cur and p->nw.  @good may be NULL (Fig. 2's dummy_list).
+ * Uses p->cur and p->nw.  @good may be NULL (Fig. 2's dummy_list).  @sch,
+ * if not NULL, records the schedule (gb_sa_schedule); NULL costs a test
+ * per step and draws nothing, so results do not depend on it.
  */
 static double sa_basic(struct sa_prob *p, const struct sa_tree *init, struct sa_tree *best,
-		       struct sa_good *good, double *init_cost)
+		       struct sa_good *good, double *init_cost, struct gb_sa_schedule *sch)
 {
 	struct sa_tree *cur = &p->cur, *nw = &p->nw, tmp;
 	double cur_cost, best_cost, temp = GB_SA_T0;
 	int cur_far, new_far, k = p->k;
 	const double stop_accepts = GB_SA_ACCEPT_STOP * GB_SA_ITERS;
+	long evals0 = p->evals;
+	struct gb_sa_temp_stats *ts = NULL;
 
 	if (init != cur)
 		sa_tree_copy(cur, init, k);
@@ -847,16 +851,30 @@ static double sa_basic(struct sa_prob *p, const struct sa_tree *init, struct sa_
 	best_cost = cur_cost;
 	sa_good_offer(good, cur, cur_cost);
 
+	if (sch) {
+		memset(sch, 0, sizeof(*sch));
+		sch->stop = GB_SA_STOP_MINTEMP;
+	}
 	while (temp > GB_SA_TMIN) {
 		int accepts = 0, best_found = 0;
 
+		if (sch) {
+			ts = sch->ntemps < GB_SA_MAX_TEMPS ? &sch->t[sch->ntemps++] : NULL;
+			if (ts)
+				ts->temp = temp;
+		}
 		for (int it = 0; it < GB_SA_ITERS; it++) {
 			double new_cost;
 
-			if (sa_out_of_time(p))
+			if (sa_out_of_time(p)) {
+				if (sch)
+					sch->stop = GB_SA_STOP_DEADLINE;
 				goto out;
+			}
 			sa_transform(p, cur, cur_far, nw);
 			new_cost = sa_eval(p, nw, &new_far);
+			if (ts)
+				ts->tries++;
 			sa_good_offer(good, nw, new_cost);
 			if (new_cost < best_cost) {
 				sa_tree_copy(best, nw, k);
@@ -873,6 +891,8 @@ static double sa_basic(struct sa_prob *p, const struct sa_tree *init, struct sa_
 				double rnd = gb_rng_uniform(p->rng);
 
 				if (rnd < exp(-diff / (GB_SA_BOLTZMANN * temp))) {
+					if (ts && diff > 0)
+						ts->uphill++;
 					tmp = *cur;
 					*cur = *nw;
 					*nw = tmp;
@@ -881,14 +901,23 @@ static double sa_basic(struct sa_prob *p, const struct sa_tree *init, struct sa_
 					accepts++;
 				}
 			}
+			if (ts) {
+				ts->accepts = accepts;
+				ts->best_found = best_found;
+			}
 			if (accepts == GB_SA_ACCEPT_BREAK)
 				break;
 		}
-		if (accepts <= stop_accepts && !best_found)
+		if (accepts <= stop_accepts && !best_found) {
+			if (sch)
+				sch->stop = GB_SA_STOP_FROZEN;
 			break;
+		}
 		temp *= GB_SA_FACTOR;
 	}
 out:
+	if (sch)
+		sch->evaluations = p->evals - evals0;
 	return best_cost;
 }
 
@@ -957,7 +986,7 @@ static int sa_driver(struct sa_prob *p, double td, struct sa_tree *best, double 
 	/* Randomization phase, Fig. 2 lines 3-19. */
 	for (;;) {
 		sa_random_tree(p, &p->init);
-		cost = sa_basic(p, &p->init, &p->out, good, &ic);
+		cost = sa_basic(p, &p->init, &p->out, good, &ic, NULL);
 		if (st && rcount == 0 && st->random_invocations == 0)
 			st->initial_cost = ic;
 		rcount++;
@@ -988,7 +1017,7 @@ static int sa_driver(struct sa_prob *p, double td, struct sa_tree *best, double 
 	sa_good_sort(good);
 	for (int i = 0; good->n > 0; i = (i + 1) % good->n) {
 		sa_good_get(good, i, &p->init);
-		cost = sa_basic(p, &p->init, &p->out, NULL, NULL);
+		cost = sa_basic(p, &p->init, &p->out, NULL, NULL, NULL);
 		fcount++;
 		if (cost < *best_cost) {
 			sa_tree_copy(best, &p->out, k);
@@ -1113,7 +1142,7 @@ int gb_sa_basic(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	sa_good_reset(&good, t0);
 	p.deadline = a->budget_s > 0 ? t0 + a->budget_s : 0;
 	sa_from_gb(initial, &p.init);
-	cost = sa_basic(&p, &p.init, &p.out, &good, &ic);
+	cost = sa_basic(&p, &p.init, &p.out, &good, &ic, st ? st->schedule : NULL);
 	ret = sa_to_gb(&p.out, m->n, out);
 	if (st) {
 		st->initial_cost = ic;
