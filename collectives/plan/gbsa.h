@@ -5,7 +5,8 @@
  * registry: basicSA (Fig. 1), driverSA (Fig. 2) and clusteredSA (Fig. 4)
  * with their statistics, for tests, benchmarks and `gridtree sim
  * gupta-fig3`.  The planners "sa", "clustered-sa" and "sa-contention" in
- * gb_planners[] are thin wrappers over these (plan_sa.c).
+ * gb_planners[] are thin wrappers over these (plan_sa.c,
+ * plan_sa_clustered.c).
  *
  * Pool formation (§2.4, Table 1) is in gbplan.h: gb_pools_form().
  *
@@ -119,7 +120,7 @@ struct gb_sa_stats {
 				    returned; 0 if none (driverSA over all, or
 				    MPICH-G2's tree) */
 	int mpichg2;           /**< clusteredSA: 1 if MPICH-G2's tree was
-				    returned (it cost less; plan_sa.c) */
+				    returned (it cost less; plan_sa_clustered.c) */
 	struct gb_sa_schedule *schedule; /**< optional; gb_sa_basic() only */
 };
 
@@ -166,8 +167,8 @@ GB_WUR int gb_sa_driver(const struct gb_netmodel *m, const struct gb_plan_args *
  * gb_sa_clustered() - clusteredSA (Fig. 4): pools by the 10/25/50/75 %
  * rules (line 11 drops sets with a pool over 16 unless it would drop all),
  * driverSA in every pool (clusteredSA in a pool over 16), clusteredSA
- * again over the pool roots; MPICH-G2's tree if it costs less (plan_sa.c,
- * "Choices").  a->budget_s > 0 is shared over all driverSA runs.
+ * again over the pool roots; MPICH-G2's tree if it costs less
+ * (plan_sa_clustered.c, "Choices").  a->budget_s > 0 is shared over all driverSA runs.
  * Invariant: into every pool of the returned set exactly one tree edge
  * comes from outside it (st->pool_percent names the set).
  * Return: 0, -EINVAL (bad arguments or model name), -ENOMEM.

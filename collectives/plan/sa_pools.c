@@ -65,7 +65,7 @@
  *    an infinite threshold only if it is unlimited too.
  *  - The cap closes a pool when it is full; 0 means no cap.  clusteredSA
  *    does not use it (Fig. 4 line 11 discards sets, it does not re-form
- *    them: plan_sa.c); `gridtree pools --cap` still offers it.
+ *    them: plan_sa_clustered.c); `gridtree pools --cap` still offers it.
  */
 #include <errno.h>
 #include <math.h>
