@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sa_impl.h - what plan_sa.c (basicSA, driverSA) and plan_sa_clustered.c
- * (clusteredSA) share: the annealer's tree, a node set with its cost
- * evaluation, good_list and driverSA over a node set.  Internal to
- * libgbplan; the public API is gbsa.h.
+ * sa_impl.h - what sa_tree.c (trees, good_list), plan_sa.c (basicSA,
+ * driverSA) and plan_sa_clustered.c (clusteredSA) share: the annealer's
+ * tree, a node set with its cost evaluation, good_list and driverSA over
+ * a node set.  Internal to libgbplan; the public API is gbsa.h.
  */
 #ifndef GRIDBED_SA_IMPL_H
 #define GRIDBED_SA_IMPL_H
@@ -76,6 +76,11 @@ int sa_tree_alloc(struct sa_tree *t, int k);
 void sa_tree_free(struct sa_tree *t);
 void sa_tree_clear(struct sa_tree *t, int k, int root);
 void sa_tree_copy(struct sa_tree *d, const struct sa_tree *s, int k);
+/* How many children y has; remove x from its parent's send order; make x
+ * the pos-th child (0 = sent first) of y. */
+int sa_nchild(const struct sa_tree *t, int y);
+void sa_detach(struct sa_tree *t, int x);
+void sa_attach(struct sa_tree *t, int x, int y, int pos);
 /* Append the chain x -> next[x] -> ... at the end of y's send order. */
 void sa_append_chain(struct sa_tree *t, int y, int x);
 /* A 64-bit mixing step (splitmix64's finaliser), for hashes. */
@@ -94,6 +99,13 @@ double sa_eval(struct sa_prob *p, const struct sa_tree *t, int *far);
 /* good_list (§2.2) for trees over k nodes, at most @cap of them. */
 int sa_good_init(struct sa_good *g, int k, int cap);
 void sa_good_release(struct sa_good *g);
+/* Empty it (best unknown, last improvement @now); copy out tree i;
+ * update_good_list (Fig. 1 line 12; @g may be NULL: Fig. 2's dummy_list);
+ * sort by increasing cost (ties by hash), for the refinement phase. */
+void sa_good_reset(struct sa_good *g, double now);
+void sa_good_get(const struct sa_good *g, int i, struct sa_tree *t);
+void sa_good_offer(struct sa_good *g, const struct sa_tree *t, double cost);
+void sa_good_sort(struct sa_good *g);
 /*
  * driverSA (Fig. 2) over the node set of @p with time budget @td (<= 0:
  * none); @good is sized for p->k and left frozen as of the switch.
