@@ -5,7 +5,8 @@
  * registry: basicSA (Fig. 1), driverSA (Fig. 2) and clusteredSA (Fig. 4)
  * with their statistics, for tests, benchmarks and `gridtree sim
  * gupta-fig3`.  The planners "sa", "clustered-sa" and "sa-contention" in
- * gb_planners[] are thin wrappers over these (plan_sa.c).
+ * gb_planners[] are thin wrappers over these (plan_sa.c,
+ * plan_sa_clustered.c).
  *
  * Pool formation (§2.4, Table 1) is in gbplan.h: gb_pools_form().
  *
@@ -45,6 +46,39 @@ extern "C" {
 /** GB_SA_GOOD_MAX - capacity of good_list (the paper gives none). */
 #define GB_SA_GOOD_MAX      64
 
+/** GB_SA_MAX_TEMPS - room for Fig. 1's temperatures: 100 * 0.8^i > 1 for
+ *  i = 0..20, so it visits at most 21. */
+#define GB_SA_MAX_TEMPS     32
+
+/** Why a basicSA run ended (Fig. 1). */
+enum gb_sa_stop {
+	GB_SA_STOP_NONE = 0,     /**< not run */
+	GB_SA_STOP_MINTEMP = 1,  /**< line 6: curTemp <= minTemp */
+	GB_SA_STOP_FROZEN = 2,   /**< lines 33-35: <= 3 % accepted, no new best */
+	GB_SA_STOP_DEADLINE = 3, /**< our time budget (a->budget_s) */
+};
+
+/** One temperature of a basicSA run (Fig. 1 lines 7-37). */
+struct gb_sa_temp_stats {
+	double temp;           /**< curTemp */
+	int tries;             /**< transformations evaluated (<= 80) */
+	int accepts;           /**< num_accept (the loop ends at 20) */
+	int uphill;            /**< accepts of a costlier tree (line 24) */
+	int best_found;        /**< best_found at the end of the temperature */
+};
+
+/**
+ * struct gb_sa_schedule - the schedule one basicSA run followed, for tests
+ * of Fig. 1.  Filled by gb_sa_basic() when gb_sa_stats.schedule points to
+ * one; costs nothing otherwise.
+ */
+struct gb_sa_schedule {
+	int ntemps;                                    /**< temperatures visited */
+	struct gb_sa_temp_stats t[GB_SA_MAX_TEMPS];
+	long evaluations;      /**< broadcast_cost calls, initial tree included */
+	enum gb_sa_stop stop;
+};
+
 /** Phases reported to a trace callback. */
 enum gb_sa_phase {
 	GB_SA_RANDOM = 0,   /**< Fig. 2 lines 3-19 */
@@ -81,6 +115,13 @@ struct gb_sa_stats {
 	int pool_sets;         /**< clusteredSA: pool sets tried, all levels */
 	double elapsed_s;
 	int timed_out;         /**< stopped by the deadline inside basicSA */
+	double pool_percent;   /**< clusteredSA: the percentage (10/25/50/75)
+				    of the top-level pool set whose tree was
+				    returned; 0 if none (driverSA over all, or
+				    MPICH-G2's tree) */
+	int mpichg2;           /**< clusteredSA: 1 if MPICH-G2's tree was
+				    returned (it cost less; plan_sa_clustered.c) */
+	struct gb_sa_schedule *schedule; /**< optional; gb_sa_basic() only */
 };
 
 /**
@@ -124,8 +165,13 @@ GB_WUR int gb_sa_driver(const struct gb_netmodel *m, const struct gb_plan_args *
 
 /**
  * gb_sa_clustered() - clusteredSA (Fig. 4): pools by the 10/25/50/75 %
- * rules, driverSA in every pool, clusteredSA again over the pool roots.
- * a->budget_s > 0 is shared over all driverSA runs.
+ * rules (line 11 drops sets with a pool over 16 unless it would drop all),
+ * driverSA in every pool (clusteredSA in a pool over 16), clusteredSA
+ * again over the pool roots; MPICH-G2's tree if it costs less
+ * (plan_sa_clustered.c, "Choices").  a->budget_s > 0 is shared over all driverSA runs.
+ * Invariant: into every pool of the returned set exactly one tree edge
+ * comes from outside it (st->pool_percent names the set).
+ * Return: 0, -EINVAL (bad arguments or model name), -ENOMEM.
  */
 GB_WUR int gb_sa_clustered(const struct gb_netmodel *m, const struct gb_plan_args *a,
 			   struct gb_tree *out, struct gb_sa_stats *st);

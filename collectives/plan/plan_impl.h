@@ -10,7 +10,8 @@
  * Who implements what:
  *   plan_static.c    binomial, flat, mpich-g2, magpie
  *   plan_mateescu.c  mateescu
- *   plan_sa.c        sa, clustered-sa, sa-contention
+ *   plan_sa.c        sa (basicSA, driverSA)
+ *   plan_sa_clustered.c  clustered-sa, sa-contention (clusteredSA)
  *   plan_plogp.c     ecef .. mostcrit
  */
 #ifndef GRIDBED_PLAN_IMPL_H
