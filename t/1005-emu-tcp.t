@@ -92,8 +92,8 @@ like "$("$GRIDEMU" status | grep -c '^tcp:')" '^3$' "text status lists the three
 sed 's/congestion: reno, buffers: 8MiB/congestion: nosuchcc/' "$tmp/stack.yaml" >"$tmp/bad.yaml"
 out=$("$GRIDEMU" up "$tmp/bad.yaml" 2>&1); st=$?
 is "$st" 2 "an unknown congestion control is bad input (exit 2)"
-like "$out" "^gridemu: $tmp/bad.yaml:13:[0-9]+: host 'b-1': congestion control 'nosuchcc' is not in this kernel" \
-	"the message names the file, line and host"
+like "$out" "^gridemu: $tmp/bad.yaml:2:19: host 'b-1': congestion control 'nosuchcc' is not in this kernel" \
+	"the message names the key's place and the first host it reaches"
 is "$(printf '%s\n' "$out" | wc -l)" 1 "in one line"
 is "$(prefix_netns | wc -l)" 0 "no namespace was created"
 ok "$([ ! -e "$GRIDBED_RUNDIR/$GB_PREFIX" ]; echo $?)" "and no run directory is left"

@@ -84,6 +84,7 @@ struct gb_tcp {
 	int slow_start_after_idle;  /**< net.ipv4.tcp_slow_start_after_idle: 0 or 1 */
 	uint64_t buf_max;           /**< bytes: the maximum of tcp_rmem and tcp_wmem */
 	uint32_t initcwnd;          /**< segments, on the host's routes; 0 = the kernel's */
+	int cc_line, cc_col;        /**< where the file set congestion (0: the default) */
 };
 
 /* The defaults, and why (docs/topology-format.md says the same). */

@@ -103,6 +103,8 @@ int gb_tcp_parse(struct gb_yaml *y, const yaml_node_t *n, const char *subject,
 					    "name such as cubic or reno, got %s", sub,
 					    gb_yaml_kind(y, v));
 		snprintf(out->v.congestion, sizeof(out->v.congestion), "%s", s);
+		out->v.cc_line = GB_YLINE(v);
+		out->v.cc_col = GB_YCOL(v);
 		out->set |= GB_TCP_SET_CC;
 	}
 	if ((v = gb_yaml_get(y, n, "slow_start_after_idle"))) {
@@ -150,8 +152,11 @@ int gb_tcp_parse(struct gb_yaml *y, const yaml_node_t *n, const char *subject,
 
 void gb_tcp_apply(struct gb_tcp *dst, const struct gb_tcp_set *s)
 {
-	if (s->set & GB_TCP_SET_CC)
+	if (s->set & GB_TCP_SET_CC) {
 		memcpy(dst->congestion, s->v.congestion, sizeof(dst->congestion));
+		dst->cc_line = s->v.cc_line;
+		dst->cc_col = s->v.cc_col;
+	}
 	if (s->set & GB_TCP_SET_SSAI)
 		dst->slow_start_after_idle = s->v.slow_start_after_idle;
 	if (s->set & GB_TCP_SET_BUF)
