@@ -24,7 +24,7 @@ static int children_are(const struct gb_tree *t, int u, const int *want, int k)
 
 static void test_build_check(void)
 {
-	struct gb_tree t, c;
+	struct gb_tree t, c = { 0 };  /* gb_tree_copy() releases its destination */
 	int par[6] = { 3, 3, 0, -1, 0, 2 };
 	double key[6] = { 2, 1, 0, 0, -1, 0 };
 	char why[128];
