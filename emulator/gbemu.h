@@ -127,9 +127,19 @@ GB_WUR int gb_grid_link_set(struct gb_grid *g, const char *name,
 /**
  * gb_grid_status() - describe an attached grid: hosts (name, cluster, site,
  * namespace, data and management address) and links with their live
- * parameters, as text or JSON.
+ * parameters, as text or JSON, and whether the data plane works
+ * (gb_grid_health(): a "DATA PLANE BROKEN: why" line; "healthy", "health").
+ * Return: 0, or 1 when the data plane is broken.
  */
 int gb_grid_status(struct gb_grid *g, FILE *out, int json);
+
+/**
+ * gb_grid_health() - 1 if the grid's data plane works as far as gridbed's
+ * own helpers go (the tap backend's delay line answers), 0 if not, with
+ * the reason in @why; -errno if that cannot be told.  The netem backend
+ * has no helper: always 1.
+ */
+int gb_grid_health(struct gb_grid *g, char *why, size_t whylen);
 
 /* ------------------------------------------------------------------ */
 /* The hosts' TCP stack (hosttcp.c; keys in docs/topology-format.md)   */

@@ -155,9 +155,10 @@ static int cmd_status(int argc, char **argv)
 	int r = attach(&g);
 	if (r)
 		return r;
-	gb_grid_status(&g, stdout, json);
+	/* exit 1 when the data plane is broken (a dead or stalled delay line) */
+	r = gb_grid_status(&g, stdout, json);
 	gb_grid_close(&g);
-	return 0;
+	return r;
 }
 
 /* -------------------------------------------------------------- exec */

@@ -31,6 +31,12 @@ struct gb_shaper {
 	int (*read)(struct gb_grid *g, int dl, struct gb_linkdir *p);
 	/** Stop helpers (the tap daemon); called by down with or without state. */
 	void (*stop)(struct gb_grid *g);
+	/**
+	 * 1 if the data plane's helpers are working, 0 if not (@why says what
+	 * is wrong), -errno if that cannot be told.  NULL: nothing to check
+	 * (the kernel does all the work).
+	 */
+	int (*health)(struct gb_grid *g, char *why, size_t whylen);
 };
 
 extern const struct gb_shaper gb_shaper_netem;

@@ -332,6 +332,45 @@ static void tap_stop(struct gb_grid *g)
 	unlink(pidf);
 }
 
+/*
+ * Health: the delay line answers "ping" on its control socket within
+ * GB_TAPD_TIMEOUT_MS.  Without it every packet of the data plane is lost
+ * (the TUN devices have no reader), so a dead or stalled daemon is a broken
+ * grid, whatever the namespaces look like.
+ */
+static int tap_health(struct gb_grid *g, char *why, size_t whylen)
+{
+	char ctl[PATH_MAX], pidf[PATH_MAX], reply[64], buf[32] = "";
+	long pid = 0;
+	int fd, r;
+
+	path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
+	r = gb_tapd_request(ctl, "ping", reply, sizeof(reply));
+	if (r >= 0 && !strcmp(reply, "pong"))
+		return 1;
+	path_in_rundir(g, "tapd.pid", pidf, sizeof(pidf));
+	if ((fd = open(pidf, O_RDONLY | O_CLOEXEC)) >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			pid = strtol(buf, NULL, 10);
+		}
+	}
+	if (pid > 0 && alive((pid_t)pid))
+		snprintf(why, whylen, "the delay line gridemu-tapd (pid %ld) is stalled: no "
+			 "answer on %s (%s)", pid, ctl, r < 0 ? strerror(-r) : reply);
+	else if (pid > 0)
+		snprintf(why, whylen, "the delay line gridemu-tapd (pid %ld) is not running: "
+			 "the data plane loses every packet; run 'gridemu down' and 'up' again",
+			 pid);
+	else
+		snprintf(why, whylen, "the delay line gridemu-tapd is not running: the data "
+			 "plane loses every packet; run 'gridemu down' and 'up' again");
+	return 0;
+}
+
 const struct gb_shaper gb_shaper_tap = {
 	.name = "tap",
 	.summary = "userspace delay line (gridemu-tapd) over TUN pairs, rate in TBF",
@@ -340,4 +379,5 @@ const struct gb_shaper gb_shaper_tap = {
 	.apply = tap_apply,
 	.read = tap_read,
 	.stop = tap_stop,
+	.health = tap_health,
 };

@@ -119,8 +119,20 @@ static void tcp_lines(struct gb_grid *g, FILE *out)
 	free(s);
 }
 
+int gb_grid_health(struct gb_grid *g, char *why, size_t whylen)
+{
+	if (whylen)
+		why[0] = '\0';
+	if (!g->shaper || !g->shaper->health)
+		return 1;
+	return g->shaper->health(g, why, whylen);
+}
+
 int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 {
+	char why[512];
+	int healthy = gb_grid_health(g, why, sizeof(why));
+
 	const struct gb_topo *t = g->topo;
 	char ns[128], a1[16], a2[16];
 
@@ -148,20 +160,23 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 				"b", t->nodes[t->links[k].b].name, "ifname", gb_ifname(k, a1),
 				"ab", dir_json(&ab), "ba", dir_json(&ba)));
 		}
-		json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:o}",
+		json_t *root = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:i, s:i, s:o, s:o}",
 			"name", t->name, "prefix", g->prefix,
 			"backend", g->shaper ? g->shaper->name : "",
+			"healthy", healthy == 1, "health", healthy == 1 ? "ok" : why,
 			"mgmt_gateway", gb_fmt_ip(t->mgmt.addr + 1, a1),
 			"nodes", t->nnodes, "clusters", t->nclusters, "sites", t->nsites,
 			"hosts", hosts, "links", links);
 		json_dumpf(root, out, JSON_INDENT(2));
 		fputc('\n', out);
 		json_decref(root);
-		return 0;
+		return healthy == 1 ? 0 : 1;
 	}
 	fprintf(out, "grid '%s' (prefix %s, backend %s): %d hosts, %d clusters, %d sites, "
 		"%d nodes, %d links\n", t->name, g->prefix, g->shaper ? g->shaper->name : "?",
 		t->nhosts, t->nclusters, t->nsites, t->nnodes, t->nlinks);
+	if (healthy != 1)
+		fprintf(out, "DATA PLANE BROKEN: %s\n", healthy < 0 ? strerror(-healthy) : why);
 	fprintf(out, "%-12s %-8s %-8s %-18s %-15s %s\n", "HOST", "CLUSTER", "SITE", "NAMESPACE",
 		"DATA", "MGMT");
 	for (int i = 0; i < t->nhosts; i++) {
@@ -174,7 +189,8 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 	/* after the table: scripts read the hosts from line 3 on */
 	tcp_lines(g, out);
 	fputc('\n', out);
-	return gb_grid_link_show(g, out);
+	gb_grid_link_show(g, out);
+	return healthy == 1 ? 0 : 1;
 }
 
 int gb_grid_link_show(struct gb_grid *g, FILE *out)
