@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* files.c - mkdir -p, rm -r and atomic writes (gbutil.h). */
+/* files.c - mkdir -p, rm -r, whole reads and writes, atomic writes (gbutil.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -58,28 +58,52 @@ int gb_rmtree(const char *path)
 	return rm_err;
 }
 
-int gb_write_atomic(const char *path, const void *buf, size_t len)
+int gb_write_full(int fd, const void *buf, size_t len)
 {
-	char tmp[PATH_MAX];
 	const char *p = buf;
-	int fd, err = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	if ((fd = mkstemp(tmp)) < 0)
-		return -errno;
 	while (len > 0) {
 		ssize_t w = write(fd, p, len);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0) {
-			err = -errno;
-			break;
-		}
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
 		p += w;
 		len -= (size_t)w;
 	}
+	return 0;
+}
+
+int gb_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t r = read(fd, p, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EPIPE;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+int gb_write_atomic(const char *path, const void *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	if ((fd = mkstemp(tmp)) < 0)
+		return -errno;
+	err = gb_write_full(fd, buf, len);
 	if (!err && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
 		err = -errno;
 	if (close(fd) < 0 && !err)

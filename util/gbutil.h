@@ -69,6 +69,12 @@ int gb_mkdir_p(const char *path, mode_t mode);
  */
 int gb_rmtree(const char *path);
 
+/** gb_write_full() - write all @len bytes to @fd, retrying on EINTR; 0 or -errno. */
+int gb_write_full(int fd, const void *buf, size_t len);
+
+/** gb_read_full() - read exactly @len bytes; 0, -EPIPE at end of file, or -errno. */
+int gb_read_full(int fd, void *buf, size_t len);
+
 /**
  * gb_write_atomic() - replace @path with @len bytes of @buf: written to a
  * temporary file next to it, flushed to disk, then renamed over it, so that

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * phoenixd.h - what phoenixd's launcher (phoenixd.c: command line, spawning,
+ * phases, judging the trees) and its host processes (phoenixd_host.c: the
+ * protocol of phoenix.h on one emulated host, over UDP) share: the options
+ * and the pipe protocol between them.  Not an API.
+ */
+#ifndef GRIDBED_PHOENIXD_H
+#define GRIDBED_PHOENIXD_H
+
+#include <stdint.h>
+
+#include "phoenix.h"
+
+struct opts {
+	int port;
+	int round_ms;
+	int fanout;           /* 0: all peers up to 16 */
+	int window;
+	double timeout_s;
+	int quiet_rounds;     /* 0: 2 cycles + 3 (cycle * window + 3 after --change) */
+	double coalesce_ms;
+	int hosts;            /* 0: all */
+	const char *out;
+	const char *change;
+	int no_shortcut, no_serial;
+	int serial_every;
+	int verbose;
+};
+
+static inline int phx_max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Launcher <-> host process                                           */
+/* ------------------------------------------------------------------ */
+
+enum { REP_READY = 1, REP_STAT, REP_PARENTS, REP_ERROR };
+enum { CMD_GO = 'G', CMD_REPORT = 'R', CMD_QUIT = 'Q' };
+
+struct rep {
+	uint8_t kind;
+	uint16_t node;
+	int32_t err;             /* REP_ERROR: -errno */
+	uint32_t round;
+	uint64_t now;
+	uint64_t msgs, items, dgrams, bytes;
+	uint64_t changes, shortcuts, rejected, lost, last_change;
+	uint32_t connected;      /* trees this process is connected to */
+	uint32_t measured;       /* peers measured */
+	uint32_t pending;        /* JOINs in flight */
+	uint32_t nparent;        /* REP_PARENTS: int16 parents follow */
+};
+
+/**
+ * phxd_host_main() - host process @self of @n (data addresses @addr):
+ * waits for CMD_GO on @cmd, runs the protocol until CMD_QUIT, and reports
+ * on @rep (REP_* records).  Returns the process's exit code.
+ */
+int phxd_host_main(int self, int n, const uint32_t *addr, const struct opts *o,
+		   const struct phx_params *pp, int rep, int cmd);
+
+#endif
