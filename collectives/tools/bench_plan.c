@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbtopo.h"
 #include "plan_impl.h"
+#include "toolcli.h"
 
 static const int sizes_n[] = { 16, 64, 256, 1024, 4096 };
 #define NSIZES ((int)(sizeof(sizes_n) / sizeof(sizes_n[0])))
@@ -268,17 +268,14 @@ static void quality_row(const struct gb_planner *p, const struct gb_netmodel *tm
 static void quality_table(const struct opts *o)
 {
 	int nb = o->quick ? 4 : 5, root;
-	struct gb_topo *tp = NULL;
-	struct gb_diag d;
 	struct gb_netmodel tm;
 	double best[2] = { INFINITY, INFINITY }, cs[8];
+	char err[TOOL_ERR_MAX];
 
-	memset(&tm, 0, sizeof(tm));
 	for (int b = 0; b < 8; b++)
 		cs[b] = NAN;
-	if (gb_topo_load(o->topo, &tp, &d) < 0 || gb_nm_from_topo(&tm, tp, 10e-6) < 0) {
+	if (tool_load_model(&tm, o->topo, NULL, 10e-6, err, sizeof(err)) < 0) {
 		printf("\nanytime quality: skipped, cannot load '%s'\n", o->topo);
-		gb_topo_free(tp);
 		return;
 	}
 	root = gb_nm_find_node(&tm, "c2-1");
@@ -316,7 +313,6 @@ static void quality_table(const struct opts *o)
 		       "%+.2f %%  %s\n", 100 * (cs[2] / cs[4] - 1),
 		       cs[2] <= 1.02 * cs[4] ? "met" : "MISSED");
 	gb_nm_release(&tm);
-	gb_topo_free(tp);
 }
 
 int main(int argc, char **argv)
@@ -329,14 +325,15 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct tool_cli cli = { "bench_plan", usage };
 	struct opts o = { 0, GRIDBED_SOURCE_DIR "/topologies/teragrid.yaml", 2.0, 0, 0, 0, NULL };
 	struct cell (*cells)[NSIZES] = NULL;
 	struct gb_netmodel models[NSIZES];
 	const char *csv = NULL;
-	int c, ret = 1;
+	int c, st, ret = 1;
 
 	memset(models, 0, sizeof(models));
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "h", lopts, &cli, &st)) != -1) {
 		switch (c) {
 		case 'q':
 			o.quick = 1;
@@ -355,18 +352,10 @@ int main(int argc, char **argv)
 		case 't':
 			o.topo = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "bench_plan: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (st >= 0)
+		return st;
 	o.budget = o.quick ? 0.02 : 0.1;
 	o.min_total = o.quick ? 0.01 : 0.2;
 	o.nsz = o.quick ? NSIZES - 1 : NSIZES;

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbtopo.h"
 #include "plan_impl.h"
+#include "toolcli.h"
 
 #define EXIT_USAGE 2
 
@@ -70,33 +70,12 @@ struct model_opts {
 /* Load the model named by --topo or --matrix; prints the error. */
 static int load_model(const struct model_opts *mo, struct gb_netmodel *m)
 {
-	char err[512];
-	int ret;
+	char err[TOOL_ERR_MAX];
 
 	if (!!mo->topo == !!mo->matrix)
 		die_usage("give exactly one of --topo FILE and --matrix FILE");
-	if (mo->topo) {
-		struct gb_topo *t = NULL;
-		struct gb_diag d;
-
-		memset(&d, 0, sizeof(d));
-		ret = gb_topo_load(mo->topo, &t, &d);
-		if (ret == -EINVAL)
-			return fail("%s:%d:%d: %s", d.file[0] ? d.file : mo->topo, d.line, d.col,
-				    d.msg);
-		if (ret < 0)
-			return fail("cannot load topology '%s': %s", mo->topo, strerror(-ret));
-		ret = gb_nm_from_topo(m, t, mo->o);
-		gb_topo_free(t);
-		if (ret < 0)
-			return fail("cannot model topology '%s': %s", mo->topo, strerror(-ret));
-		return 0;
-	}
-	ret = gb_nm_load_json(m, mo->matrix, err, sizeof(err));
-	if (ret == -EINVAL || (ret < 0 && err[0]))
+	if (tool_load_model(m, mo->topo, mo->matrix, mo->o, err, sizeof(err)) < 0)
 		return fail("%s", err);
-	if (ret < 0)
-		return fail("cannot load matrix '%s': %s", mo->matrix, strerror(-ret));
 	return 0;
 }
 
@@ -205,23 +184,14 @@ static int cmd_list(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int names = 0, c;
+	static const struct tool_cli cli = { "gridtree: list", usage_list };
+	int names = 0, c, st;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
+	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1)
+		if (c == 'n')
 			names = 1;
-			break;
-		case 'h':
-			usage_list(stdout);
-			return 0;
-		default:
-			usage_list(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		die_usage("list: unexpected argument '%s'", argv[optind]);
+	if (st >= 0)
+		return st;
 	if (names) {
 		for (int i = 0; i < gb_nplanners; i++)
 			printf("%s\n", gb_planners[i].name);
@@ -298,18 +268,19 @@ static int cmd_plan(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct tool_cli cli = { "gridtree: plan", usage_plan };
 	struct model_opts mo = { NULL, NULL, DEFAULT_O };
 	struct gb_plan_args a = { 0, -1, 1, 0, NULL };
 	const struct gb_planner *p = NULL;
 	const char *root = NULL;
 	struct gb_netmodel m;
 	struct gb_tree t;
-	int c, format = 0, ret;
+	int c, st, format = 0, ret;
 	double t0, dt;
 
 	memset(&m, 0, sizeof(m));
 	memset(&t, 0, sizeof(t));
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1) {
 		switch (c) {
 		case OPT_ALGO:
 			p = gb_planner_find(optarg);
@@ -345,16 +316,10 @@ static int cmd_plan(int argc, char **argv)
 		case OPT_FORMAT:
 			format = parse_format(optarg, 1);
 			break;
-		case 'h':
-			usage_plan(stdout);
-			return 0;
-		default:
-			usage_plan(stderr);
-			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		die_usage("plan: unexpected argument '%s'", argv[optind]);
+	if (st >= 0)
+		return st;
 	if (!p)
 		die_usage("plan: --algo is required");
 	if (!root)
@@ -425,17 +390,18 @@ static int cmd_eval(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct tool_cli cli = { "gridtree: eval", usage_eval };
 	struct model_opts mo = { NULL, NULL, DEFAULT_O };
 	const char *tree = NULL;
 	struct gb_netmodel m;
 	struct gb_tree t;
 	double size = -1;
 	char err[512];
-	int c, format = 0, ret;
+	int c, st, format = 0, ret;
 
 	memset(&m, 0, sizeof(m));
 	memset(&t, 0, sizeof(t));
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1) {
 		switch (c) {
 		case OPT_TREE:
 			tree = optarg;
@@ -455,16 +421,10 @@ static int cmd_eval(int argc, char **argv)
 		case OPT_FORMAT:
 			format = parse_format(optarg, 0);
 			break;
-		case 'h':
-			usage_eval(stdout);
-			return 0;
-		default:
-			usage_eval(stderr);
-			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		die_usage("eval: unexpected argument '%s'", argv[optind]);
+	if (st >= 0)
+		return st;
 	if (!tree)
 		die_usage("eval: --tree is required");
 	if (size < 0)
