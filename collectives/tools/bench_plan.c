@@ -164,6 +164,26 @@ static const char *kind_of(const struct gb_planner *p)
 	return p->flags & GB_PLAN_STATIC ? "static" : "model";
 }
 
+/* A table's header line: "planner", @col2 (@w2 wide), then @n columns @w
+ * wide, labelled by @label. */
+static void table_head(const char *col2, int w2, int n, int w,
+		       void (*label)(char *buf, size_t len, int i))
+{
+	printf("%-14s %-*s", "planner", w2, col2);
+	for (int i = 0; i < n; i++) {
+		char h[32];
+
+		label(h, sizeof(h), i);
+		printf(" %*s", w, h);
+	}
+	printf("\n");
+}
+
+static void size_label(char *buf, size_t len, int s)
+{
+	snprintf(buf, len, "N=%d", sizes_n[s]);
+}
+
 static void time_table(struct cell (*cells)[NSIZES], struct gb_netmodel *models,
 		       const struct opts *o)
 {
@@ -171,14 +191,7 @@ static void time_table(struct cell (*cells)[NSIZES], struct gb_netmodel *models,
 	       NPC, o->quick ? ", --quick" : "");
 	printf("anytime planners get a %.0f ms budget; cluster heuristics run at N/%d "
 	       "clusters\n\n", o->budget * 1e3, NPC);
-	printf("%-14s %-8s", "planner", "kind");
-	for (int s = 0; s < NSIZES; s++) {
-		char h[32];
-
-		snprintf(h, sizeof(h), "N=%d", sizes_n[s]);
-		printf(" %14s", h);
-	}
-	printf("\n");
+	table_head("kind", 8, NSIZES, 14, size_label);
 	for (int i = 0; i < gb_nplanners; i++) {
 		const struct gb_planner *p = &gb_planners[i];
 		int anytime = p->flags & GB_PLAN_ANYTIME;
@@ -232,6 +245,11 @@ static void time_table(struct cell (*cells)[NSIZES], struct gb_netmodel *models,
  * largest budget), under the mateescu and the contention models.
  */
 static const double budgets_ms[] = { 5, 20, 50, 100, 1000 };
+
+static void budget_label(char *buf, size_t len, int b)
+{
+	snprintf(buf, len, "%.0f ms", budgets_ms[b]);
+}
 
 static void quality_row(const struct gb_planner *p, const struct gb_netmodel *tm, int root,
 			const double *best, int nb, const struct opts *o, double *cs)
@@ -296,14 +314,7 @@ static void quality_table(const struct opts *o)
 	printf("\nanytime quality on %s (%d nodes), root %s, 1 MB: cost / best of all planners\n",
 	       o->topo, tm.n, tm.nodes[root].name);
 	printf("best: mateescu model %.4f s, contention model %.4f s\n", best[0], best[1]);
-	printf("%-14s %-11s", "planner", "model");
-	for (int b = 0; b < nb; b++) {
-		char h[16];
-
-		snprintf(h, sizeof(h), "%.0f ms", budgets_ms[b]);
-		printf(" %9s", h);
-	}
-	printf("\n");
+	table_head("model", 11, nb, 9, budget_label);
 	for (int i = 0; i < gb_nplanners; i++)
 		if (gb_planners[i].flags & GB_PLAN_ANYTIME)
 			quality_row(&gb_planners[i], &tm, root, best, nb, o, cs);
