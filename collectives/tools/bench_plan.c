@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbtopo.h"
 #include "plan_impl.h"
+#include "toolcli.h"
 
 static const int sizes_n[] = { 16, 64, 256, 1024, 4096 };
 #define NSIZES ((int)(sizeof(sizes_n) / sizeof(sizes_n[0])))
@@ -164,6 +164,26 @@ static const char *kind_of(const struct gb_planner *p)
 	return p->flags & GB_PLAN_STATIC ? "static" : "model";
 }
 
+/* A table's header line: "planner", @col2 (@w2 wide), then @n columns @w
+ * wide, labelled by @label. */
+static void table_head(const char *col2, int w2, int n, int w,
+		       void (*label)(char *buf, size_t len, int i))
+{
+	printf("%-14s %-*s", "planner", w2, col2);
+	for (int i = 0; i < n; i++) {
+		char h[32];
+
+		label(h, sizeof(h), i);
+		printf(" %*s", w, h);
+	}
+	printf("\n");
+}
+
+static void size_label(char *buf, size_t len, int s)
+{
+	snprintf(buf, len, "N=%d", sizes_n[s]);
+}
+
 static void time_table(struct cell (*cells)[NSIZES], struct gb_netmodel *models,
 		       const struct opts *o)
 {
@@ -171,14 +191,7 @@ static void time_table(struct cell (*cells)[NSIZES], struct gb_netmodel *models,
 	       NPC, o->quick ? ", --quick" : "");
 	printf("anytime planners get a %.0f ms budget; cluster heuristics run at N/%d "
 	       "clusters\n\n", o->budget * 1e3, NPC);
-	printf("%-14s %-8s", "planner", "kind");
-	for (int s = 0; s < NSIZES; s++) {
-		char h[32];
-
-		snprintf(h, sizeof(h), "N=%d", sizes_n[s]);
-		printf(" %14s", h);
-	}
-	printf("\n");
+	table_head("kind", 8, NSIZES, 14, size_label);
 	for (int i = 0; i < gb_nplanners; i++) {
 		const struct gb_planner *p = &gb_planners[i];
 		int anytime = p->flags & GB_PLAN_ANYTIME;
@@ -233,6 +246,11 @@ static void time_table(struct cell (*cells)[NSIZES], struct gb_netmodel *models,
  */
 static const double budgets_ms[] = { 5, 20, 50, 100, 1000 };
 
+static void budget_label(char *buf, size_t len, int b)
+{
+	snprintf(buf, len, "%.0f ms", budgets_ms[b]);
+}
+
 static void quality_row(const struct gb_planner *p, const struct gb_netmodel *tm, int root,
 			const double *best, int nb, const struct opts *o, double *cs)
 {
@@ -268,17 +286,14 @@ static void quality_row(const struct gb_planner *p, const struct gb_netmodel *tm
 static void quality_table(const struct opts *o)
 {
 	int nb = o->quick ? 4 : 5, root;
-	struct gb_topo *tp = NULL;
-	struct gb_diag d;
 	struct gb_netmodel tm;
 	double best[2] = { INFINITY, INFINITY }, cs[8];
+	char err[TOOL_ERR_MAX];
 
-	memset(&tm, 0, sizeof(tm));
 	for (int b = 0; b < 8; b++)
 		cs[b] = NAN;
-	if (gb_topo_load(o->topo, &tp, &d) < 0 || gb_nm_from_topo(&tm, tp, 10e-6) < 0) {
+	if (tool_load_model(&tm, o->topo, NULL, 10e-6, err, sizeof(err)) < 0) {
 		printf("\nanytime quality: skipped, cannot load '%s'\n", o->topo);
-		gb_topo_free(tp);
 		return;
 	}
 	root = gb_nm_find_node(&tm, "c2-1");
@@ -299,14 +314,7 @@ static void quality_table(const struct opts *o)
 	printf("\nanytime quality on %s (%d nodes), root %s, 1 MB: cost / best of all planners\n",
 	       o->topo, tm.n, tm.nodes[root].name);
 	printf("best: mateescu model %.4f s, contention model %.4f s\n", best[0], best[1]);
-	printf("%-14s %-11s", "planner", "model");
-	for (int b = 0; b < nb; b++) {
-		char h[16];
-
-		snprintf(h, sizeof(h), "%.0f ms", budgets_ms[b]);
-		printf(" %9s", h);
-	}
-	printf("\n");
+	table_head("model", 11, nb, 9, budget_label);
 	for (int i = 0; i < gb_nplanners; i++)
 		if (gb_planners[i].flags & GB_PLAN_ANYTIME)
 			quality_row(&gb_planners[i], &tm, root, best, nb, o, cs);
@@ -316,7 +324,6 @@ static void quality_table(const struct opts *o)
 		       "%+.2f %%  %s\n", 100 * (cs[2] / cs[4] - 1),
 		       cs[2] <= 1.02 * cs[4] ? "met" : "MISSED");
 	gb_nm_release(&tm);
-	gb_topo_free(tp);
 }
 
 int main(int argc, char **argv)
@@ -329,14 +336,15 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct tool_cli cli = { "bench_plan", usage };
 	struct opts o = { 0, GRIDBED_SOURCE_DIR "/topologies/teragrid.yaml", 2.0, 0, 0, 0, NULL };
 	struct cell (*cells)[NSIZES] = NULL;
 	struct gb_netmodel models[NSIZES];
 	const char *csv = NULL;
-	int c, ret = 1;
+	int c, st, ret = 1;
 
 	memset(models, 0, sizeof(models));
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "h", lopts, &cli, &st)) != -1) {
 		switch (c) {
 		case 'q':
 			o.quick = 1;
@@ -355,18 +363,10 @@ int main(int argc, char **argv)
 		case 't':
 			o.topo = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "bench_plan: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (st >= 0)
+		return st;
 	o.budget = o.quick ? 0.02 : 0.1;
 	o.min_total = o.quick ? 0.01 : 0.2;
 	o.nsz = o.quick ? NSIZES - 1 : NSIZES;

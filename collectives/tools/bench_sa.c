@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "gbplan.h"
-#include "gbtopo.h"
+#include "toolcli.h"
 
 #define NBUD 6
 static const double budgets_ms[NBUD] = { 5, 20, 50, 100, 1000, 0 };
@@ -71,24 +71,15 @@ static void usage(FILE *f)
 
 static int load(struct gb_netmodel *m, const char *topo, const char *matrix, const char **what)
 {
-	char err[512] = "";
+	char err[TOOL_ERR_MAX];
 
+	*what = matrix ? matrix : topo;
+	if (tool_load_model(m, matrix ? NULL : topo, matrix, 10e-6, err, sizeof(err)) == 0)
+		return 0;
 	if (matrix) {
-		*what = matrix;
-		if (gb_nm_load_json(m, matrix, err, sizeof(err)) == 0)
-			return 0;
 		fprintf(stderr, "bench_sa: %s\n", err);
 		return -1;
 	}
-	struct gb_topo *t = NULL;
-	struct gb_diag d;
-
-	*what = topo;
-	if (gb_topo_load(topo, &t, &d) == 0 && gb_nm_from_topo(m, t, 10e-6) == 0) {
-		gb_topo_free(t);
-		return 0;
-	}
-	gb_topo_free(t);
 	*what = "generated teragrid-like model (gb_nm_gen_grid 4x2x8, seed 1)";
 	fprintf(stderr, "bench_sa: cannot load '%s'; using a %s\n", topo, *what);
 	return gb_nm_gen_grid(m, 4, 2, 8, 1) < 0 ? -1 : 0;
@@ -106,16 +97,17 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct tool_cli cli = { "bench_sa", usage };
 	const char *topo = GRIDBED_SOURCE_DIR "/topologies/teragrid.yaml", *matrix = NULL;
 	const char *rootname = "c2-1", *csv = NULL, *what;
 	double size = 1048576, best_m = INFINITY, best_c = INFINITY;
-	int nseeds = 3, c, root;
+	int nseeds = 3, c, st, root;
 	struct gb_netmodel m = { 0 };
 	struct meas (*res)[NBUD] = NULL;
 	FILE *out = NULL;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "t:m:r:z:s:c:h", lopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "t:m:r:z:s:c:h", lopts, &cli, &st)) != -1) {
 		switch (c) {
 		case 't':
 			topo = optarg;
@@ -142,14 +134,10 @@ int main(int argc, char **argv)
 		case 'c':
 			csv = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
 		}
 	}
+	if (st >= 0)
+		return st;
 	if (load(&m, topo, matrix, &what) < 0)
 		return 1;
 	root = gb_nm_find_node(&m, rootname);

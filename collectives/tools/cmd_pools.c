@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "gbplan.h"
-#include "gbtopo.h"
 #include "plan_impl.h"
+#include "toolcli.h"
 
 #define PROG "gridtree pools"
 
@@ -33,35 +33,6 @@ static void usage(FILE *f)
 		"prints one pool per line (node names), in order of their first node.\n");
 }
 
-static int load_model(struct gb_netmodel *m, const char *matrix, const char *topo)
-{
-	char err[512] = "";
-	int ret;
-
-	if (matrix) {
-		ret = gb_nm_load_json(m, matrix, err, sizeof(err));
-		if (ret < 0)
-			fprintf(stderr, PROG ": %s\n", err[0] ? err : strerror(-ret));
-		return ret;
-	}
-	struct gb_topo *t = NULL;
-	struct gb_diag d = { 0 };
-
-	ret = gb_topo_load(topo, &t, &d);
-	if (ret < 0) {
-		if (ret == -EINVAL)
-			fprintf(stderr, PROG ": %s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
-		else
-			fprintf(stderr, PROG ": cannot read '%s': %s\n", topo, strerror(-ret));
-		return ret;
-	}
-	ret = gb_nm_from_topo(m, t, 0.0);
-	if (ret < 0)
-		fprintf(stderr, PROG ": cannot model '%s': %s\n", topo, strerror(-ret));
-	gb_topo_free(t);
-	return ret;
-}
-
 int gb_cmd_pools(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -72,15 +43,16 @@ int gb_cmd_pools(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct tool_cli cli = { PROG, usage };
 	struct gb_netmodel m = { 0 };
 	const char *matrix = NULL, *topo = NULL;
 	double percent = NAN;
-	int cap = 0, c, ret, status = 1;
+	int cap = 0, c, ret, st, status = 1;
 	int *pool = NULL;
-	char *end;
+	char *end, err[TOOL_ERR_MAX];
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "m:t:p:c:h", lopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "m:t:p:c:h", lopts, &cli, &st)) != -1) {
 		switch (c) {
 		case 'm':
 			matrix = optarg;
@@ -108,25 +80,19 @@ int gb_cmd_pools(int argc, char **argv)
 			cap = (int)v;
 			break;
 		}
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (st >= 0)
+		return st;
 	if (!matrix == !topo || isnan(percent)) {
 		fprintf(stderr, PROG ": need --percent and one of --matrix, --topo\n");
 		usage(stderr);
 		return 2;
 	}
-	if (load_model(&m, matrix, topo) < 0)
+	if (tool_load_model(&m, topo, matrix, 0.0, err, sizeof(err)) < 0) {
+		fprintf(stderr, PROG ": %s\n", err);
 		goto cleanup;
+	}
 	pool = malloc(sizeof(int) * (size_t)m.n);
 	if (!pool) {
 		fprintf(stderr, PROG ": %s\n", strerror(ENOMEM));

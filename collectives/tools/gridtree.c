@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbtopo.h"
 #include "plan_impl.h"
+#include "toolcli.h"
 
 #define EXIT_USAGE 2
 
@@ -33,27 +33,32 @@
  * 35-300 us on 2003 hardware). */
 #define DEFAULT_O 10e-6
 
+__attribute__((format(printf, 1, 0))) static void vsay(const char *fmt, va_list ap)
+{
+	fputs("gridtree: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/* Say what is wrong with the command line and exit with EXIT_USAGE. */
 __attribute__((format(printf, 1, 2))) static void die_usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("gridtree: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(EXIT_USAGE);
 }
 
+/* Say what failed; returns the exit status 1. */
 __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("gridtree: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 1;
 }
 
@@ -61,42 +66,34 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 /* Shared option handling                                              */
 /* ------------------------------------------------------------------ */
 
-struct model_opts {
-	const char *topo;
-	const char *matrix;
-	double o;
+enum { OPT_ALGO = 256, OPT_TOPO, OPT_MATRIX, OPT_ROOT, OPT_SIZE, OPT_SEED, OPT_BUDGET,
+       OPT_MODEL, OPT_O, OPT_FORMAT, OPT_TREE };
+
+/* The options of the commands that load a model (plan, eval): cmd_opt(). */
+struct cmd_opts {
+	const char *topo;       /* --topo */
+	const char *matrix;     /* --matrix */
+	double o;               /* --o */
+	int format;             /* --format: 0 text, 1 json, 2 dot */
+	int dot;                /* whether dot is a format of this command */
 };
 
+/* struct cmd_opts' options, for an option table. */
+#define CMD_OPTIONS                                            \
+	{ "topo", required_argument, NULL, OPT_TOPO },         \
+	{ "matrix", required_argument, NULL, OPT_MATRIX },     \
+	{ "o", required_argument, NULL, OPT_O },               \
+	{ "format", required_argument, NULL, OPT_FORMAT }
+
 /* Load the model named by --topo or --matrix; prints the error. */
-static int load_model(const struct model_opts *mo, struct gb_netmodel *m)
+static int load_model(const struct cmd_opts *co, struct gb_netmodel *m)
 {
-	char err[512];
-	int ret;
+	char err[TOOL_ERR_MAX];
 
-	if (!!mo->topo == !!mo->matrix)
+	if (!!co->topo == !!co->matrix)
 		die_usage("give exactly one of --topo FILE and --matrix FILE");
-	if (mo->topo) {
-		struct gb_topo *t = NULL;
-		struct gb_diag d;
-
-		memset(&d, 0, sizeof(d));
-		ret = gb_topo_load(mo->topo, &t, &d);
-		if (ret == -EINVAL)
-			return fail("%s:%d:%d: %s", d.file[0] ? d.file : mo->topo, d.line, d.col,
-				    d.msg);
-		if (ret < 0)
-			return fail("cannot load topology '%s': %s", mo->topo, strerror(-ret));
-		ret = gb_nm_from_topo(m, t, mo->o);
-		gb_topo_free(t);
-		if (ret < 0)
-			return fail("cannot model topology '%s': %s", mo->topo, strerror(-ret));
-		return 0;
-	}
-	ret = gb_nm_load_json(m, mo->matrix, err, sizeof(err));
-	if (ret == -EINVAL || (ret < 0 && err[0]))
+	if (tool_load_model(m, co->topo, co->matrix, co->o, err, sizeof(err)) < 0)
 		return fail("%s", err);
-	if (ret < 0)
-		return fail("cannot load matrix '%s': %s", mo->matrix, strerror(-ret));
 	return 0;
 }
 
@@ -146,10 +143,38 @@ static uint64_t parse_u64_opt(const char *what, const char *s)
 	return x;
 }
 
-static void model_summary(FILE *f, const struct model_opts *mo, const struct gb_netmodel *m)
+static int parse_format(const char *s, int allow_dot)
+{
+	if (strcmp(s, "text") == 0)
+		return 0;
+	if (strcmp(s, "json") == 0)
+		return 1;
+	if (allow_dot && strcmp(s, "dot") == 0)
+		return 2;
+	die_usage("unknown format '%s' (use text, json%s)", s, allow_dot ? " or dot" : "");
+	return -1;
+}
+
+/* Take option @c if it is one of struct cmd_opts': 1 if it was, else 0. */
+static int cmd_opt(struct cmd_opts *co, int c, const char *arg)
+{
+	if (c == OPT_TOPO)
+		co->topo = arg;
+	else if (c == OPT_MATRIX)
+		co->matrix = arg;
+	else if (c == OPT_O)
+		co->o = parse_double_opt("initiation cost", arg);
+	else if (c == OPT_FORMAT)
+		co->format = parse_format(arg, co->dot);
+	else
+		return 0;
+	return 1;
+}
+
+static void model_summary(FILE *f, const struct cmd_opts *co, const struct gb_netmodel *m)
 {
 	fprintf(f, "model      %s: %d nodes, %d clusters, %d sites%s\n",
-		mo->topo ? mo->topo : mo->matrix, m->n, m->nclusters, m->nsites,
+		co->topo ? co->topo : co->matrix, m->n, m->nclusters, m->nsites,
 		m->path ? ", routed paths" : "");
 }
 
@@ -205,23 +230,14 @@ static int cmd_list(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int names = 0, c;
+	static const struct tool_cli cli = { "gridtree: list", usage_list };
+	int names = 0, c, st;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
+	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1)
+		if (c == 'n')
 			names = 1;
-			break;
-		case 'h':
-			usage_list(stdout);
-			return 0;
-		default:
-			usage_list(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		die_usage("list: unexpected argument '%s'", argv[optind]);
+	if (st >= 0)
+		return st;
 	if (names) {
 		for (int i = 0; i < gb_nplanners; i++)
 			printf("%s\n", gb_planners[i].name);
@@ -267,60 +283,37 @@ static void usage_plan(FILE *f)
 		"  --format F       text (default), json (docs/formats.md) or dot\n", DEFAULT_O);
 }
 
-enum { OPT_ALGO = 256, OPT_TOPO, OPT_MATRIX, OPT_ROOT, OPT_SIZE, OPT_SEED, OPT_BUDGET,
-       OPT_MODEL, OPT_O, OPT_FORMAT, OPT_TREE };
-
-static int parse_format(const char *s, int allow_dot)
-{
-	if (strcmp(s, "text") == 0)
-		return 0;
-	if (strcmp(s, "json") == 0)
-		return 1;
-	if (allow_dot && strcmp(s, "dot") == 0)
-		return 2;
-	die_usage("unknown format '%s' (use text, json%s)", s, allow_dot ? " or dot" : "");
-	return -1;
-}
-
 static int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "algo", required_argument, NULL, OPT_ALGO },
-		{ "topo", required_argument, NULL, OPT_TOPO },
-		{ "matrix", required_argument, NULL, OPT_MATRIX },
+		CMD_OPTIONS,
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "budget-ms", required_argument, NULL, OPT_BUDGET },
 		{ "model", required_argument, NULL, OPT_MODEL },
-		{ "o", required_argument, NULL, OPT_O },
-		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct model_opts mo = { NULL, NULL, DEFAULT_O };
+	static const struct tool_cli cli = { "gridtree: plan", usage_plan };
+	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 1 };
 	struct gb_plan_args a = { 0, -1, 1, 0, NULL };
 	const struct gb_planner *p = NULL;
 	const char *root = NULL;
-	struct gb_netmodel m;
-	struct gb_tree t;
-	int c, format = 0, ret;
+	struct gb_netmodel m = { 0 };
+	struct gb_tree t = { 0 };
+	int c, st, ret;
 	double t0, dt;
 
-	memset(&m, 0, sizeof(m));
-	memset(&t, 0, sizeof(t));
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1) {
+		if (cmd_opt(&co, c, optarg))
+			continue;
 		switch (c) {
 		case OPT_ALGO:
 			p = gb_planner_find(optarg);
 			if (!p)
 				die_usage("unknown planner '%s' (see 'gridtree list')", optarg);
-			break;
-		case OPT_TOPO:
-			mo.topo = optarg;
-			break;
-		case OPT_MATRIX:
-			mo.matrix = optarg;
 			break;
 		case OPT_ROOT:
 			root = optarg;
@@ -339,29 +332,17 @@ static int cmd_plan(int argc, char **argv)
 				die_usage("unknown cost model '%s' (see 'gridtree list')", optarg);
 			a.model = optarg;
 			break;
-		case OPT_O:
-			mo.o = parse_double_opt("initiation cost", optarg);
-			break;
-		case OPT_FORMAT:
-			format = parse_format(optarg, 1);
-			break;
-		case 'h':
-			usage_plan(stdout);
-			return 0;
-		default:
-			usage_plan(stderr);
-			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		die_usage("plan: unexpected argument '%s'", argv[optind]);
+	if (st >= 0)
+		return st;
 	if (!p)
 		die_usage("plan: --algo is required");
 	if (!root)
 		die_usage("plan: --root is required");
 	if (a.size < 0)
 		die_usage("plan: --size is required");
-	if (load_model(&mo, &m))
+	if (load_model(&co, &m))
 		return 1;
 	a.root = parse_node(&m, root);
 	if (a.root < 0) {
@@ -376,15 +357,15 @@ static int cmd_plan(int argc, char **argv)
 		return fail("planner '%s' failed: %s", p->name, strerror(-ret));
 	}
 	ret = 0;
-	if (format == 1) {
+	if (co.format == 1) {
 		if (gb_tree_save_json(&t, &m, p->name, a.size, "-") < 0)
 			ret = fail("cannot write the tree: %s", strerror(EIO));
-	} else if (format == 2) {
+	} else if (co.format == 2) {
 		if (gb_tree_write_dot(&t, &m, stdout) < 0)
 			ret = fail("cannot write the tree: %s", strerror(EIO));
 	} else {
 		printf("planner    %s: %s\n", p->name, p->summary);
-		model_summary(stdout, &mo, &m);
+		model_summary(stdout, &co, &m);
 		printf("root       %s, size %.0f B, seed %llu", m.nodes[a.root].name, a.size,
 		       (unsigned long long)a.seed);
 		if ((p->flags & GB_PLAN_ANYTIME) && a.budget_s > 0)
@@ -417,59 +398,39 @@ static int cmd_eval(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "tree", required_argument, NULL, OPT_TREE },
-		{ "topo", required_argument, NULL, OPT_TOPO },
-		{ "matrix", required_argument, NULL, OPT_MATRIX },
+		CMD_OPTIONS,
 		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "o", required_argument, NULL, OPT_O },
-		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct model_opts mo = { NULL, NULL, DEFAULT_O };
+	static const struct tool_cli cli = { "gridtree: eval", usage_eval };
+	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 0 };
 	const char *tree = NULL;
-	struct gb_netmodel m;
-	struct gb_tree t;
+	struct gb_netmodel m = { 0 };
+	struct gb_tree t = { 0 };
 	double size = -1;
 	char err[512];
-	int c, format = 0, ret;
+	int c, st, ret;
 
-	memset(&m, 0, sizeof(m));
-	memset(&t, 0, sizeof(t));
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1) {
+		if (cmd_opt(&co, c, optarg))
+			continue;
 		switch (c) {
 		case OPT_TREE:
 			tree = optarg;
 			break;
-		case OPT_TOPO:
-			mo.topo = optarg;
-			break;
-		case OPT_MATRIX:
-			mo.matrix = optarg;
-			break;
 		case OPT_SIZE:
 			size = parse_size_opt(optarg);
 			break;
-		case OPT_O:
-			mo.o = parse_double_opt("initiation cost", optarg);
-			break;
-		case OPT_FORMAT:
-			format = parse_format(optarg, 0);
-			break;
-		case 'h':
-			usage_eval(stdout);
-			return 0;
-		default:
-			usage_eval(stderr);
-			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		die_usage("eval: unexpected argument '%s'", argv[optind]);
+	if (st >= 0)
+		return st;
 	if (!tree)
 		die_usage("eval: --tree is required");
 	if (size < 0)
 		die_usage("eval: --size is required");
-	if (load_model(&mo, &m))
+	if (load_model(&co, &m))
 		return 1;
 	ret = gb_tree_load_json(&t, &m, tree, err, sizeof(err));
 	if (ret < 0) {
@@ -479,7 +440,7 @@ static int cmd_eval(int argc, char **argv)
 		return fail("cannot load tree '%s': %s", tree, strerror(-ret));
 	}
 	ret = 0;
-	if (format == 1) {
+	if (co.format == 1) {
 		json_t *o = json_object();
 
 		for (int i = 0; o && i < gb_ncostmodels; i++) {
@@ -494,7 +455,7 @@ static int cmd_eval(int argc, char **argv)
 			putchar('\n');
 		json_decref(o);
 	} else {
-		model_summary(stdout, &mo, &m);
+		model_summary(stdout, &co, &m);
 		printf("tree       %s, root %s\n", tree, m.nodes[t.root].name);
 		print_costs(stdout, &m, &t, size, NULL);
 	}
@@ -512,6 +473,39 @@ struct cmd {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 };
+
+/* A table of commands, and how its usage and errors read. */
+struct cmdset {
+	const struct cmd *cmds;
+	void (*usage)(FILE *f);
+	int help_word;          /* "help" prints the usage too, as --help and -h do */
+	const char *kind;       /* "command": unknown command 'NAME' */
+	const char *prefix;     /* before NAME in that message: "sim " */
+	const char *path;       /* (see 'PATH --help') */
+};
+
+/* Run the command of @set named by argv[1], with argv[1] as its argv[0]. */
+static int dispatch(const struct cmdset *set, int argc, char **argv)
+{
+	if (argc < 2) {
+		set->usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    (set->help_word && strcmp(argv[1], "help") == 0)) {
+		set->usage(stdout);
+		return 0;
+	}
+	for (int i = 0; set->cmds[i].name; i++) {
+		if (strcmp(set->cmds[i].name, argv[1]) == 0) {
+			optind = 1;
+			return set->cmds[i].fn(argc - 1, argv + 1);
+		}
+	}
+	die_usage("unknown %s '%s%s' (see '%s --help')", set->kind, set->prefix, argv[1],
+		  set->path);
+	return EXIT_USAGE;
+}
 
 static const struct cmd sims[] = {
 	{ "gupta-fig3", gb_sim_gupta_fig3,
@@ -533,22 +527,9 @@ static void usage_sim(FILE *f)
 
 static int cmd_sim(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage_sim(stderr);
-		return EXIT_USAGE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage_sim(stdout);
-		return 0;
-	}
-	for (int i = 0; sims[i].name; i++) {
-		if (strcmp(sims[i].name, argv[1]) == 0) {
-			optind = 1;
-			return sims[i].fn(argc - 1, argv + 1);
-		}
-	}
-	die_usage("unknown study 'sim %s' (see 'gridtree sim --help')", argv[1]);
-	return EXIT_USAGE;
+	static const struct cmdset set = { sims, usage_sim, 0, "study", "sim ", "gridtree sim" };
+
+	return dispatch(&set, argc, argv);
 }
 
 static int cmd_pools(int argc, char **argv)
@@ -578,21 +559,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
-		usage(stdout);
-		return 0;
-	}
-	for (int i = 0; cmds[i].name; i++) {
-		if (strcmp(cmds[i].name, argv[1]) == 0) {
-			optind = 1;
-			return cmds[i].fn(argc - 1, argv + 1);
-		}
-	}
-	die_usage("unknown command '%s' (see 'gridtree --help')", argv[1]);
-	return EXIT_USAGE;
+	static const struct cmdset set = { cmds, usage, 1, "command", "", "gridtree" };
+
+	return dispatch(&set, argc, argv);
 }

@@ -30,16 +30,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "gbplan.h"
 #include "plan_impl.h"
 #include "gbutil.h"
+#include "toolcli.h"
 
 #define PROG "gridtree sim fkaier"
 
@@ -64,14 +61,12 @@ struct acc {
 };
 
 struct opts {
-	const char *out;
+	struct tool_simout io;   /* --out, --no-plot, --quiet */
 	int draws;
 	uint64_t seed;
 	int kmin, kmax, kstep;
 	int use[NSET];
 	double lat_scale;
-	int plot;
-	int quiet;
 };
 
 static void usage(FILE *f)
@@ -194,58 +189,20 @@ cleanup:
 	return err;
 }
 
-/* Atomic output (ARCHITECTURE.md decision 7): write a temporary, rename. */
-struct aout {
-	FILE *f;
-	char tmp[4200];
-	char path[4200];
-};
-
-static int aout_open(struct aout *a, const char *dir, const char *name)
-{
-	snprintf(a->path, sizeof(a->path), "%s/%s", dir, name);
-	snprintf(a->tmp, sizeof(a->tmp), "%s/.%s.tmp.%ld", dir, name, (long)getpid());
-	a->f = fopen(a->tmp, "w");
-	if (!a->f) {
-		fprintf(stderr, PROG ": cannot write '%s': %s\n", a->tmp, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int aout_close(struct aout *a)
-{
-	int bad = ferror(a->f);
-
-	if (fclose(a->f) || bad || rename(a->tmp, a->path)) {
-		fprintf(stderr, PROG ": cannot write '%s': %s\n", a->path, strerror(errno));
-		unlink(a->tmp);
-		return -1;
-	}
-	return 0;
-}
-
 static int write_gnuplot(const struct opts *o)
 {
-	struct aout a;
-	FILE *f;
-
-	if (aout_open(&a, o->out, "fkaier.gp"))
-		return -1;
-	f = a.f;
-	fprintf(f,
+	struct tool_out a;
+	FILE *f = tool_gnuplot_begin(PROG, &a, o->io.out, "fkaier.gp", 1000, 900,
 		"# seed 002 s4.2, Figures 2 and 3: broadcast time against the number of\n"
-		"# clusters, mean of %d draws.  Run in this folder: gnuplot fkaier.gp\n"
-		"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		"  set terminal pngcairo size 1000,900 font 'sans,10'\n"
-		"} else {\n"
-		"  set terminal png size 1000,900\n"
-		"}\n"
+		"# clusters, mean of %d draws.  Run in this folder: gnuplot fkaier.gp\n", o->draws);
+
+	if (!f)
+		return -1;
+	fprintf(f,
 		"set datafile separator ','\n"
 		"set key outside right top\n"
 		"set grid\n"
-		"set xlabel 'number of clusters'\n",
-		o->draws);
+		"set xlabel 'number of clusters'\n");
 	for (int s = 0; s < NSET; s++) {
 		if (!o->use[s])
 			continue;
@@ -260,40 +217,13 @@ static int write_gnuplot(const struct opts *o)
 			   "title columnheader(h)\n", NH + 2, 2 * NH + 1, settings[s].name);
 		fprintf(f, "unset multiplot\n");
 	}
-	return aout_close(&a);
-}
-
-/* gnuplot as a child process, in the output folder. */
-static void run_gnuplot(const struct opts *o)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0) {
-		fprintf(stderr, PROG ": cannot run gnuplot: %s\n", strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		if (chdir(o->out))
-			_exit(126);
-		execlp("gnuplot", "gnuplot", "fkaier.gp", (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-		printf("gnuplot not found: no PNGs; run 'gnuplot fkaier.gp' in '%s'\n", o->out);
-	else if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fprintf(stderr, PROG ": gnuplot failed on '%s/fkaier.gp'\n", o->out);
-	else
-		printf("plots: %s/fkaier-*.png\n", o->out);
+	return tool_out_end(PROG, &a);
 }
 
 static int write_meta(const struct opts *o, double elapsed)
 {
 	json_t *j = json_object(), *sets = json_array(), *heur = json_array();
-	char path[4200], tmp[4200];
-	int err = 0;
+	int err;
 
 	for (int s = 0; s < NSET; s++)
 		if (o->use[s])
@@ -315,13 +245,7 @@ static int write_meta(const struct opts *o, double elapsed)
 						       "gb_clmodel_cost overlap=1"));
 	json_object_set_new(j, "git_rev", json_string(GRIDBED_GIT_REV));
 	json_object_set_new(j, "elapsed_s", json_real(elapsed));
-	snprintf(path, sizeof(path), "%s/meta.json", o->out);
-	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp.%ld", o->out, (long)getpid());
-	if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) || rename(tmp, path)) {
-		fprintf(stderr, PROG ": cannot write '%s'\n", path);
-		unlink(tmp);
-		err = -1;
-	}
+	err = tool_json_save(PROG, j, o->io.out, "meta.json");
 	json_decref(j);
 	return err;
 }
@@ -329,34 +253,32 @@ static int write_meta(const struct opts *o, double elapsed)
 int gb_sim_fkaier(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "out", required_argument, NULL, 'o' },
 		{ "draws", required_argument, NULL, 'd' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "clusters", required_argument, NULL, 'k' },
 		{ "setting", required_argument, NULL, 'S' },
 		{ "lat-unit", required_argument, NULL, 'L' },
-		{ "no-plot", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'q' },
+		TOOL_SIMOUT_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .out = "results/sim/fkaier", .draws = 100, .seed = 1, .kmin = 2,
-			  .kmax = 64, .kstep = 2, .lat_scale = 1.0, .plot = 1 };
-	struct aout longf = { 0 }, widef = { 0 }, factf = { 0 };
+	static const struct tool_cli cli = { PROG, usage };
+	struct opts o = { .io = { "results/sim/fkaier", 1, 0 }, .draws = 100, .seed = 1,
+			  .kmin = 2, .kmax = 64, .kstep = 2, .lat_scale = 1.0 };
+	struct tool_out longf = { 0 }, widef = { 0 }, factf = { 0 };
 	struct acc *acc = NULL;
-	int any = 0, ret = 1, nk, c;
+	int any = 0, ret = 1, nk, c, st;
 	double t0 = gb_now(), ratio_avg[NSET][NH] = { { 0 } };
 	long mism = 0;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:d:s:k:S:L:Pqh", lopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "o:d:s:k:S:L:Pqh", lopts, &cli, &st)) != -1) {
 		long v;
 		const char *arg = optarg;
 
+		if (tool_simout_opt(&o.io, c, arg))
+			continue;
 		switch (c) {
-		case 'o':
-			o.out = arg;
-			break;
 		case 'd':
 			if (parse_int(arg, 1, 1000000, &v)) {
 				fprintf(stderr, PROG ": bad --draws '%s'\n", arg);
@@ -406,24 +328,10 @@ int gb_sim_fkaier(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'P':
-			o.plot = 0;
-			break;
-		case 'q':
-			o.quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (st >= 0)
+		return st;
 	if (!any)
 		for (int s = 0; s < NSET; s++)
 			o.use[s] = 1;
@@ -433,16 +341,13 @@ int gb_sim_fkaier(int argc, char **argv)
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	c = gb_mkdir_p(o.out, 0755);
-	if (c) {
-		fprintf(stderr, PROG ": cannot create '%s': %s\n", o.out, strerror(-c));
+	if (tool_simout_mkdir(PROG, &o.io))
 		goto cleanup;
-	}
-	if (aout_open(&longf, o.out, "fkaier.csv"))
+	if (tool_out_begin(PROG, &longf, o.io.out, "fkaier.csv"))
 		goto cleanup;
 	fprintf(longf.f, "setting,clusters,heuristic,draws,mean_s,sd_s,mean_ratio_to_best,"
 			 "wins,mean_wan_first_s,plan_us\n");
-	if (aout_open(&factf, o.out, "mostcrit-factors.csv"))
+	if (tool_out_begin(PROG, &factf, o.io.out, "mostcrit-factors.csv"))
 		goto cleanup;
 	fprintf(factf.f, "setting,clusters,share_ecef,share_ecef_la,share_bottomup\n");
 
@@ -452,7 +357,7 @@ int gb_sim_fkaier(int argc, char **argv)
 		if (!o.use[s])
 			continue;
 		snprintf(name, sizeof(name), "fkaier-%s.csv", settings[s].name);
-		if (aout_open(&widef, o.out, name))
+		if (tool_out_begin(PROG, &widef, o.io.out, name))
 			goto cleanup;
 		fprintf(widef.f, "clusters");
 		for (int h = 0; h < NH; h++)
@@ -460,7 +365,7 @@ int gb_sim_fkaier(int argc, char **argv)
 		for (int h = 0; h < NH; h++)
 			fprintf(widef.f, ",%s", gb_plogp_heur_name(h));
 		fprintf(widef.f, "\n");
-		if (!o.quiet) {
+		if (!o.io.quiet) {
 			printf("\n%s%s, mean of %d draws: broadcast time (s)\n", settings[s].label,
 			       o.lat_scale != 1.0 ? " [L in ms]" : "", o.draws);
 			printf("%8s", "clusters");
@@ -502,21 +407,18 @@ int gb_sim_fkaier(int argc, char **argv)
 				share[f] = nf ? (double)A->factor[f] / nf : 0.0;
 			fprintf(factf.f, "%s,%d,%.4f,%.4f,%.4f\n", settings[s].name, k, share[0],
 				share[1], share[2]);
-			if (!o.quiet) {
+			if (!o.io.quiet) {
 				printf("%8d", k);
 				for (int h = 0; h < NH; h++)
 					printf(" %12.4f", A->sum[h] / o.draws);
 				printf("  %.2f/%.2f/%.2f\n", share[0], share[1], share[2]);
 			}
 		}
-		c = aout_close(&widef);
-		widef.f = NULL;
-		if (c)
+		if (tool_out_end(PROG, &widef))
 			goto cleanup;
 	}
-	c = aout_close(&longf);
-	c |= aout_close(&factf);
-	longf.f = factf.f = NULL;
+	c = tool_out_end(PROG, &longf);
+	c |= tool_out_end(PROG, &factf);
 	if (c)
 		goto cleanup;
 
@@ -539,23 +441,14 @@ int gb_sim_fkaier(int argc, char **argv)
 	if (write_meta(&o, gb_now() - t0) || write_gnuplot(&o))
 		goto cleanup;
 	printf("wrote %s/fkaier.csv, fkaier-<setting>.csv, mostcrit-factors.csv, meta.json\n",
-	       o.out);
-	if (o.plot)
-		run_gnuplot(&o);
+	       o.io.out);
+	if (o.io.plot)
+		tool_plot(PROG, o.io.out, "fkaier.gp", "fkaier-*.png", 0);
 	ret = mism ? 1 : 0;
 cleanup:
-	if (longf.f) {
-		fclose(longf.f);
-		unlink(longf.tmp);
-	}
-	if (factf.f) {
-		fclose(factf.f);
-		unlink(factf.tmp);
-	}
-	if (widef.f) {
-		fclose(widef.f);
-		unlink(widef.tmp);
-	}
+	tool_out_discard(&longf);
+	tool_out_discard(&factf);
+	tool_out_discard(&widef);
 	free(acc);
 	return ret;
 }

@@ -35,10 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -46,6 +42,7 @@
 #include "gbsa.h"
 #include "plan_impl.h"
 #include "gbutil.h"
+#include "toolcli.h"
 
 #define PROG "gridtree sim gupta-fig3"
 
@@ -69,14 +66,12 @@ struct runinfo {
 };
 
 struct opts {
-	const char *out;
+	struct tool_simout io;   /* --out, --no-plot, --quiet */
 	uint64_t seed;
 	int nodes;
 	double size;
 	double budget_s;
 	int runs;
-	int plot;
-	int quiet;
 };
 
 static void usage(FILE *f)
@@ -111,42 +106,11 @@ static void on_trace(void *ctx, double t, enum gb_sa_phase ph, double cost, doub
 	rs->r[rs->n++] = (struct row){ rs->run, rs->inv++, ph, t, cost, best };
 }
 
-/* Atomic output (ARCHITECTURE.md decision 7): write a temporary, rename. */
-struct aout {
-	FILE *f;
-	char tmp[4200];
-	char path[4200];
-};
-
-static int aout_open(struct aout *a, const char *dir, const char *name)
-{
-	snprintf(a->path, sizeof(a->path), "%s/%s", dir, name);
-	snprintf(a->tmp, sizeof(a->tmp), "%s/.%s.tmp.%ld", dir, name, (long)getpid());
-	a->f = fopen(a->tmp, "w");
-	if (!a->f) {
-		fprintf(stderr, PROG ": cannot write '%s': %s\n", a->tmp, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int aout_close(struct aout *a)
-{
-	int bad = ferror(a->f);
-
-	if (fclose(a->f) || bad || rename(a->tmp, a->path)) {
-		fprintf(stderr, PROG ": cannot write '%s': %s\n", a->path, strerror(errno));
-		unlink(a->tmp);
-		return -1;
-	}
-	return 0;
-}
-
 static int write_csv(const struct opts *o, const struct rows *rs, const struct runinfo *ri)
 {
-	struct aout a;
+	struct tool_out a;
 
-	if (aout_open(&a, o->out, "gupta-fig3.csv"))
+	if (tool_out_begin(PROG, &a, o->io.out, "gupta-fig3.csv"))
 		return -1;
 	fprintf(a.f, "run,invocation,phase,t_s,cost_s,best_s\n");
 	for (size_t i = 0; i < rs->n; i++) {
@@ -155,9 +119,9 @@ static int write_csv(const struct opts *o, const struct rows *rs, const struct r
 		fprintf(a.f, "%d,%d,%s,%.9f,%.9f,%.9f\n", r->run, r->inv,
 			r->phase == GB_SA_RANDOM ? "random" : "refine", r->t, r->cost, r->best);
 	}
-	if (aout_close(&a))
+	if (tool_out_end(PROG, &a))
 		return -1;
-	if (aout_open(&a, o->out, "runs.csv"))
+	if (tool_out_begin(PROG, &a, o->io.out, "runs.csv"))
 		return -1;
 	fprintf(a.f, "run,seed,random,refine,switch_s,best_s,elapsed_s\n");
 	for (int r = 0; r < o->runs; r++)
@@ -165,26 +129,21 @@ static int write_csv(const struct opts *o, const struct rows *rs, const struct r
 			(unsigned long long)ri[r].seed, ri[r].st.random_invocations,
 			ri[r].st.refine_invocations, ri[r].st.switch_s, ri[r].st.best_cost,
 			ri[r].elapsed);
-	return aout_close(&a);
+	return tool_out_end(PROG, &a);
 }
 
 static int write_gnuplot(const struct opts *o, const struct runinfo *ri, double ref)
 {
-	struct aout a;
-	FILE *f;
-
-	if (aout_open(&a, o->out, "gupta-fig3.gp"))
-		return -1;
-	f = a.f;
-	fprintf(f,
+	struct tool_out a;
+	FILE *f = tool_gnuplot_begin(PROG, &a, o->io.out, "gupta-fig3.gp", 900, 600,
 		"# seed 000 Fig. 3: estimated broadcast time of every basicSA invocation of\n"
 		"# driverSA against time (%d nodes, %.0f bytes, bandwidths uniform in\n"
-		"# 0.1-10 Mbit/s, budget %.0f ms).  Run in this folder: gnuplot gupta-fig3.gp\n"
-		"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		"  set terminal pngcairo size 900,600 font 'sans,10'\n"
-		"} else {\n"
-		"  set terminal png size 900,600\n"
-		"}\n"
+		"# 0.1-10 Mbit/s, budget %.0f ms).  Run in this folder: gnuplot gupta-fig3.gp\n",
+		o->nodes, o->size, o->budget_s * 1e3);
+
+	if (!f)
+		return -1;
+	fprintf(f,
 		"set output 'gupta-fig3.png'\n"
 		"set datafile separator ','\n"
 		"set key top right\n"
@@ -192,8 +151,7 @@ static int write_gnuplot(const struct opts *o, const struct runinfo *ri, double 
 		"set title 'driverSA: randomization and refinement phases (seed 000 Fig. 3)'\n"
 		"set xlabel 'time since driverSA started (ms)'\n"
 		"set ylabel 'estimated broadcast time (s)'\n"
-		"set logscale y\n",
-		o->nodes, o->size, o->budget_s * 1e3);
+		"set logscale y\n");
 	fprintf(f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead dt 2 lc rgb '#555555'\n",
 		ri[0].st.switch_s * 1e3, ri[0].st.switch_s * 1e3);
 	fprintf(f, "set label 'switch to refinement' at %.6f, graph 0.05 offset 0.5,0\n",
@@ -209,14 +167,13 @@ static int write_gnuplot(const struct opts *o, const struct runinfo *ri, double 
 		fprintf(f, ", \\\n     %.9f with lines dt 3 lc rgb '#2ca02c' "
 			"title 'mateescu planner'", ref);
 	fprintf(f, "\n");
-	return aout_close(&a);
+	return tool_out_end(PROG, &a);
 }
 
 static int write_meta(const struct opts *o, const struct runinfo *ri, double ref)
 {
 	json_t *j = json_object(), *runs = json_array();
-	char path[4200], tmp[4200];
-	int err = 0;
+	int err;
 
 	for (int r = 0; r < o->runs; r++) {
 		json_t *x = json_object();
@@ -243,41 +200,9 @@ static int write_meta(const struct opts *o, const struct runinfo *ri, double ref
 	json_object_set_new(j, "mateescu_planner_s", isfinite(ref) ? json_real(ref) : json_null());
 	json_object_set_new(j, "runs", runs);
 	json_object_set_new(j, "git_rev", json_string(GRIDBED_GIT_REV));
-	snprintf(path, sizeof(path), "%s/meta.json", o->out);
-	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp.%ld", o->out, (long)getpid());
-	if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) || rename(tmp, path)) {
-		fprintf(stderr, PROG ": cannot write '%s'\n", path);
-		unlink(tmp);
-		err = -1;
-	}
+	err = tool_json_save(PROG, j, o->io.out, "meta.json");
 	json_decref(j);
 	return err;
-}
-
-/* gnuplot as a child process, in the output folder. */
-static void run_gnuplot(const struct opts *o)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0) {
-		fprintf(stderr, PROG ": cannot run gnuplot: %s\n", strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		if (chdir(o->out))
-			_exit(126);
-		execlp("gnuplot", "gnuplot", "gupta-fig3.gp", (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-		printf("gnuplot not found: no PNG; run 'gnuplot gupta-fig3.gp' in '%s'\n", o->out);
-	else if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fprintf(stderr, PROG ": gnuplot failed on '%s/gupta-fig3.gp'\n", o->out);
-	else if (!o->quiet)
-		printf("plot: %s/gupta-fig3.png\n", o->out);
 }
 
 /* The mateescu planner's cost on the matrix, for the reference line. */
@@ -307,34 +232,32 @@ static int parse_u64(const char *s, uint64_t *v)
 int gb_sim_gupta_fig3(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "out", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "size", required_argument, NULL, 'z' },
 		{ "budget-ms", required_argument, NULL, 'b' },
 		{ "runs", required_argument, NULL, 'r' },
-		{ "no-plot", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'q' },
+		TOOL_SIMOUT_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .out = "results/sim/gupta-fig3", .seed = 1, .nodes = 32,
-			  .size = 1048576, .budget_s = 0.1, .runs = 1, .plot = 1 };
+	static const struct tool_cli cli = { PROG, usage };
+	struct opts o = { .io = { "results/sim/gupta-fig3", 1, 0 }, .seed = 1, .nodes = 32,
+			  .size = 1048576, .budget_s = 0.1, .runs = 1 };
 	struct gb_netmodel m = { 0 };
 	struct rows rs = { 0 };
 	struct runinfo *ri = NULL;
 	double ref;
-	int c, ret, status = 1;
+	int c, ret, st, status = 1;
 	uint64_t v;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:s:n:z:b:r:Pqh", lopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, "o:s:n:z:b:r:Pqh", lopts, &cli, &st)) != -1) {
 		const char *arg = optarg;
 
+		if (tool_simout_opt(&o.io, c, arg))
+			continue;
 		switch (c) {
-		case 'o':
-			o.out = arg;
-			break;
 		case 's':
 			if (parse_u64(arg, &o.seed)) {
 				fprintf(stderr, PROG ": bad --seed '%s'\n", arg);
@@ -368,29 +291,12 @@ int gb_sim_gupta_fig3(int argc, char **argv)
 			}
 			o.runs = (int)v;
 			break;
-		case 'P':
-			o.plot = 0;
-			break;
-		case 'q':
-			o.quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	ret = gb_mkdir_p(o.out, 0755);
-	if (ret < 0) {
-		fprintf(stderr, PROG ": cannot create '%s': %s\n", o.out, strerror(-ret));
+	if (st >= 0)
+		return st;
+	if (tool_simout_mkdir(PROG, &o.io))
 		return 1;
-	}
 	ret = gb_nm_gen_gupta_fig3(&m, o.nodes, o.seed);
 	if (ret < 0) {
 		fprintf(stderr, PROG ": cannot generate the matrix: %s\n", strerror(-ret));
@@ -425,21 +331,21 @@ int gb_sim_gupta_fig3(int argc, char **argv)
 				strerror(ret < 0 ? -ret : ENOMEM));
 			goto cleanup;
 		}
-		if (!o.quiet)
+		if (!o.io.quiet)
 			printf("run %d (sa seed %llu): %d random + %d refine invocations, "
 			       "switch at %.1f ms of %.0f, best %.3f s\n", r,
 			       (unsigned long long)a.seed,
 			       ri[r].st.random_invocations, ri[r].st.refine_invocations,
 			       ri[r].st.switch_s * 1e3, o.budget_s * 1e3, ri[r].st.best_cost);
 	}
-	if (!o.quiet && isfinite(ref))
+	if (!o.io.quiet && isfinite(ref))
 		printf("mateescu planner on the same matrix: %.3f s\n", ref);
 	if (write_csv(&o, &rs, ri) || write_meta(&o, ri, ref) || write_gnuplot(&o, ri, ref))
 		goto cleanup;
-	if (!o.quiet)
-		printf("data: %s/gupta-fig3.csv\n", o.out);
-	if (o.plot)
-		run_gnuplot(&o);
+	if (!o.io.quiet)
+		printf("data: %s/gupta-fig3.csv\n", o.io.out);
+	if (o.io.plot)
+		tool_plot(PROG, o.io.out, "gupta-fig3.gp", "gupta-fig3.png", o.io.quiet);
 	status = 0;
 cleanup:
 	free(rs.r);
