@@ -184,18 +184,40 @@ static void copy_rankmap(struct run *r)
 }
 
 /* argv[(*n)++] = a new string from @fmt; NULL when out of memory (checked by the caller). */
+static __attribute__((format(printf, 3, 0))) int vadd_arg(char **argv, int *n, const char *fmt,
+							  va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	argv[(*n)++] = s;
+	return s ? 0 : -ENOMEM;
+}
+
 static __attribute__((format(printf, 3, 4))) int add_arg(char **argv, int *n, const char *fmt,
 							 ...)
 {
 	va_list ap;
-	char *s;
+	int ret;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	ret = vadd_arg(argv, n, fmt, ap);
 	va_end(ap);
-	argv[(*n)++] = s;
-	return s ? 0 : -ENOMEM;
+	return ret;
+}
+
+/* Option @opt, then its value from @fmt: two arguments. */
+static __attribute__((format(printf, 4, 5))) int add_opt(char **argv, int *n, const char *opt,
+							 const char *fmt, ...)
+{
+	va_list ap;
+	int ret = add_arg(argv, n, "%s", opt);
+
+	va_start(ap, fmt);
+	ret = vadd_arg(argv, n, fmt, ap) ?: ret;
+	va_end(ap);
+	return ret;
 }
 
 /* gridemu mpirun ... -- synthapp ... */
@@ -208,69 +230,46 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	int n = 0, e = 0;
 
 	add_arg(argv, &n, "%s", R->gridemu);
-	add_arg(argv, &n, "--prefix");
-	add_arg(argv, &n, "%s", R->prefix);
+	add_opt(argv, &n, "--prefix", "%s", R->prefix);
 	add_arg(argv, &n, "mpirun");
-	add_arg(argv, &n, "--preload");
-	add_arg(argv, &n, "%s", R->libbcast);
-	add_arg(argv, &n, "--timeout");
-	add_arg(argv, &n, "%.0f", ceil(timeout));
-	if (R->hosts) {
-		add_arg(argv, &n, "--hosts");
-		add_arg(argv, &n, "%s", R->hosts);
-	}
+	add_opt(argv, &n, "--preload", "%s", R->libbcast);
+	add_opt(argv, &n, "--timeout", "%.0f", ceil(timeout));
+	if (R->hosts)
+		add_opt(argv, &n, "--hosts", "%s", R->hosts);
 	add_arg(argv, &n, "--");
 	add_arg(argv, &n, "%s", R->synthapp);
-	add_arg(argv, &n, "--dir");
-	add_arg(argv, &n, "%s", r->tmp);
-	add_arg(argv, &n, "--root");
-	add_arg(argv, &n, "%s", c->app.root);
-	add_arg(argv, &n, "--campaign");
-	add_arg(argv, &n, "%s", c->name);
-	add_arg(argv, &n, "--run-id");
-	add_arg(argv, &n, "%s", r->id);
-	add_arg(argv, &n, "--algo");
-	add_arg(argv, &n, "%s", a->label);
-	add_arg(argv, &n, "--cond");
-	add_arg(argv, &n, "%s", c->conds[r->cond].name);
-	add_arg(argv, &n, "--rep");
-	add_arg(argv, &n, "%d", r->rep);
-	add_arg(argv, &n, "--seed");
-	add_arg(argv, &n, "%llu", (unsigned long long)(c->seed + (uint64_t)r->rep - 1));
-	add_arg(argv, &n, "--scale");
-	add_arg(argv, &n, "%.17g", R->scale);
+	add_opt(argv, &n, "--dir", "%s", r->tmp);
+	add_opt(argv, &n, "--root", "%s", c->app.root);
+	add_opt(argv, &n, "--campaign", "%s", c->name);
+	add_opt(argv, &n, "--run-id", "%s", r->id);
+	add_opt(argv, &n, "--algo", "%s", a->label);
+	add_opt(argv, &n, "--cond", "%s", c->conds[r->cond].name);
+	add_opt(argv, &n, "--rep", "%d", r->rep);
+	add_opt(argv, &n, "--seed", "%llu", (unsigned long long)(c->seed + (uint64_t)r->rep - 1));
+	add_opt(argv, &n, "--scale", "%.17g", R->scale);
 	if (p->nsizes) {
 		char list[GX_MAX_SIZES * 16] = "";
 
 		for (int i = 0; i < p->nsizes; i++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.0f",
 				 i ? "," : "", p->sizes[i]);
-		add_arg(argv, &n, "--sizes");
-		add_arg(argv, &n, "%s", list);
-		add_arg(argv, &n, "--reps");
-		add_arg(argv, &n, "%d", p->reps);
+		add_opt(argv, &n, "--sizes", "%s", list);
+		add_opt(argv, &n, "--reps", "%d", p->reps);
 	} else {
-		add_arg(argv, &n, "--broadcasts");
-		add_arg(argv, &n, "%d", p->broadcasts);
-		add_arg(argv, &n, "--size-first");
-		add_arg(argv, &n, "%.0f", p->size_first);
-		add_arg(argv, &n, "--size-last");
-		add_arg(argv, &n, "%.0f", p->size_last);
+		add_opt(argv, &n, "--broadcasts", "%d", p->broadcasts);
+		add_opt(argv, &n, "--size-first", "%.0f", p->size_first);
+		add_opt(argv, &n, "--size-last", "%.0f", p->size_last);
 	}
-	add_arg(argv, &n, "--gap-first");
-	add_arg(argv, &n, "%.9fs", p->gap_first);
-	add_arg(argv, &n, "--gap-factor");
-	add_arg(argv, &n, "%.17g", p->gap_factor);
+	add_opt(argv, &n, "--gap-first", "%.9fs", p->gap_first);
+	add_opt(argv, &n, "--gap-factor", "%.17g", p->gap_factor);
 	if (c->app.warmup)
 		add_arg(argv, &n, "--warmup");
 	if (c->app.start_clock)
 		add_arg(argv, &n, "--start-clock");
 	if (c->app.fail_rank >= 0 && (!c->app.fail_algo[0] ||
 				      !strcmp(c->app.fail_algo, a->label))) {
-		add_arg(argv, &n, "--fail-rank");
-		add_arg(argv, &n, "%d", c->app.fail_rank);
-		add_arg(argv, &n, "--fail-at");
-		add_arg(argv, &n, "%d", c->app.fail_at);
+		add_opt(argv, &n, "--fail-rank", "%d", c->app.fail_rank);
+		add_opt(argv, &n, "--fail-at", "%d", c->app.fail_at);
 	}
 	argv[n] = NULL;
 
