@@ -66,7 +66,6 @@ struct runner {
 	int lockfd;                  /* that lock, held (flock) while >= 0 */
 	char out[PATH_MAX];          /* results/<campaign>/<stamp> */
 	char stamp[32];              /* the results' id: out's last component (UTC time) */
-	int resume;                  /* unused: never set nor read (--resume is run_opts') */
 	int plots;                   /* the report draws the plots (not --no-plots) */
 	char tools[PATH_MAX];        /* the build directory (this program's parent's parent) */
 	/* the programs gridexp runs and the library it preloads, under tools (find_tools()) */
