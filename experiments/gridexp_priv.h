@@ -217,6 +217,9 @@ void fmt_dur(double s, char *buf, size_t len);
 /** planned_app() - the planned real seconds of one run's application. */
 double planned_app(const struct runner *R);
 
+/** count_runs() - the runs of this invocation (R->use's algorithms only). */
+int count_runs(const struct runner *R);
+
 /** progress() - the progress line (@end: the run is over, with its status). */
 void progress(const struct runner *R, const char *label, int bcast, int nb, double run_t0,
 	      const char *end);

@@ -45,6 +45,18 @@ static double remaining(const struct runner *R, double run_elapsed)
 	return fmax(per_run(R) - run_elapsed, 1.0) + per_run(R) * (R->nruns - R->run_k);
 }
 
+/* Repetitions x conditions x the algorithms that run this time. */
+int count_runs(const struct runner *R)
+{
+	int n = 0;
+
+	for (int rep = 1; rep <= R->c.repetitions; rep++)
+		for (int c = 0; c < R->c.nconds; c++)
+			for (int a = 0; a < R->c.nalgos; a++)
+				n += R->use[a];
+	return n;
+}
+
 /* The progress line: updated in place on a terminal; @end: the run is over. */
 void progress(const struct runner *R, const char *label, int bcast, int nb,
 		     double run_t0, const char *end)
@@ -72,12 +84,7 @@ int dry_run(struct runner *R)
 {
 	const struct gx_campaign *c = &R->c;
 	char d1[32], d2[32];
-	int n = 0;
-
-	for (int rep = 1; rep <= c->repetitions; rep++)
-		for (int k = 0; k < c->nconds; k++)
-			for (int a = 0; a < c->nalgos; a++)
-				n += R->use[a];
+	int n = count_runs(R);
 	double lo = INFINITY;
 
 	for (int i = 0; i < gx_pattern_count(&c->app.pat); i++)

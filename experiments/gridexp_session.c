@@ -333,7 +333,7 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 	struct runner *R = calloc(1, sizeof(*R));
 	struct gb_diag d;
 	struct sigaction sa;
-	int leftover, status = 0, ret, nrun = 0;
+	int leftover, status = 0, ret;
 
 	if (!R) {
 		warnx("out of memory");
@@ -467,11 +467,7 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		goto out;
 	}
 
-	for (int rep = 1; rep <= R->c.repetitions; rep++)
-		for (int c = 0; c < R->c.nconds; c++)
-			for (int a = 0; a < R->c.nalgos; a++)
-				nrun += R->use[a];
-	R->nruns = nrun;
+	R->nruns = count_runs(R);
 	for (int rep = 1; rep <= R->c.repetitions && !got_signal; rep++)
 		for (int c = 0; c < R->c.nconds && !got_signal; c++)
 			for (int a = 0; a < R->c.nalgos && !got_signal; a++) {
