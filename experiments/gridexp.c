@@ -48,6 +48,15 @@
 #include "gbexp.h"
 #include "gridexp_priv.h"
 
+/* Bad input: at its place (FILE:LINE:COL) when it has one, else the file's name. */
+void print_diag(const struct gb_diag *d)
+{
+	if (d->line)
+		fprintf(stderr, "%s:%d:%d: %s\n", d->file, d->line, d->col, d->msg);
+	else
+		fprintf(stderr, ME ": %s: %s\n", d->file, d->msg);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -203,10 +212,7 @@ static int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	if (gx_expect_load(expect, &e, &n, &d) < 0) {
-		if (d.line)
-			fprintf(stderr, "%s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
-		else
-			fprintf(stderr, ME ": %s: %s\n", d.file, d.msg);
+		print_diag(&d);
 		return 2;
 	}
 	if (stat(o.file, &st) == 0 && S_ISDIR(st.st_mode)) {

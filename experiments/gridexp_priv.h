@@ -150,6 +150,11 @@ static inline int exists(const char *p)
 	return access(p, F_OK) == 0;
 }
 
+/* gridexp.c */
+
+/** print_diag() - a campaign or expectation file's error, at its place if it has one. */
+void print_diag(const struct gb_diag *d);
+
 /* gridexp_session.c */
 
 /** The signal that asked gridexp to stop (SIGINT, SIGTERM, SIGHUP), or 0. */

@@ -352,10 +352,7 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 	R->t_start = gb_now();
 	find_tools(R);
 	if (gx_campaign_load(o->file, &R->c, &d) < 0) {
-		if (d.line)
-			fprintf(stderr, "%s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
-		else
-			fprintf(stderr, ME ": %s: %s\n", d.file, d.msg);
+		print_diag(&d);
 		free(R);
 		return 2;
 	}
