@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "gbexp.h"
 #include "gbio.h"
@@ -103,7 +102,7 @@ int phoenixd_run(struct runner *R)
 	}
 	if (R->tty)
 		fputc('\n', stderr);
-	st = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : 128 + WTERMSIG(p.status);
+	st = proc_exit_status(&p);
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
 	sum = st == 0 ? gb_json_load_file(path, &je, &ret) : NULL;
 	ini = json_object_get(sum, "initial");

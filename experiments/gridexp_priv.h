@@ -246,6 +246,9 @@ int proc_poll(struct proc *p);
 /** proc_stop() - SIGTERM, then SIGKILL after @grace s; reaps.  Idempotent. */
 void proc_stop(struct proc *p, double grace);
 
+/** proc_exit_status() - a reaped @p's exit status, or 128 + the signal that killed it. */
+int proc_exit_status(const struct proc *p);
+
 /** run_tool() - run @argv to completion, output to @log.  Return: its exit status. */
 int run_tool(char *const *argv, const char *log);
 

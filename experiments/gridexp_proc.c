@@ -92,6 +92,12 @@ void proc_stop(struct proc *p, double grace)
 	}
 }
 
+/* A reaped child's exit status, or 128 + the signal that killed it (as a shell says). */
+int proc_exit_status(const struct proc *p)
+{
+	return WIFEXITED(p->status) ? WEXITSTATUS(p->status) : 128 + WTERMSIG(p->status);
+}
+
 /* Run @argv to completion; its output to @log or, on failure, shown. */
 int run_tool(char *const *argv, const char *log)
 {
@@ -102,5 +108,5 @@ int run_tool(char *const *argv, const char *log)
 		return ret;
 	while (waitpid(p.pid, &p.status, 0) < 0 && errno == EINTR)
 		;
-	return WIFEXITED(p.status) ? WEXITSTATUS(p.status) : 128 + WTERMSIG(p.status);
+	return proc_exit_status(&p);
 }
