@@ -119,10 +119,14 @@ struct run {
 
 /** What `run` and `check` were asked (parse_run_opts()). */
 struct run_opts {
-	const char *file, *resume, *out_root, *prefix;
-	char only[512];
-	double scale;
-	int plots, dry;
+	const char *file;            /* the campaign file (check: or a results directory) */
+	const char *resume;          /* --resume DIR, or NULL */
+	const char *out_root;        /* --out-root (default "results") */
+	const char *prefix;          /* --prefix, or NULL: derive_prefix() */
+	char only[512];              /* --only's algorithms, comma-separated, or "" (all) */
+	double scale;                /* --scale, or 0: the campaign's */
+	int plots;                   /* 0 with --no-plots */
+	int dry;                     /* --dry-run */
 };
 
 /* Helpers every part uses.  Static: a program-wide warnx() would interpose libc's (err.h). */

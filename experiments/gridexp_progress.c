@@ -59,7 +59,7 @@ int count_runs(const struct runner *R)
 
 /* The progress line: updated in place on a terminal; @end: the run is over. */
 void progress(const struct runner *R, const char *label, int bcast, int nb,
-		     double run_t0, const char *end)
+	      double run_t0, const char *end)
 {
 	char el[32], rem[32];
 
