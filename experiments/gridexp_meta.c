@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gridexp_meta.c - the results directory (new, or --resume's, checked
+ * against the campaign) and its meta.json: the campaign, its runs, and one
+ * session per `gridexp run` with the machine, the tools and the grid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "gbexp.h"
+#include "gbio.h"
+#include "gbutil.h"
+#include "gbyaml.h"
+#include "gridexp_priv.h"
+
+/* Adds @what (a reference taken) under @key to the newest session of meta.json. */
+void meta_session_add(struct runner *R, const char *key, json_t *what)
+{
+	char path[PATH_MAX];
+	json_error_t je;
+	int ret;
+	json_t *m, *ss;
+
+	snprintf(path, sizeof(path), "%s/meta.json", R->out);
+	m = gb_json_load_file(path, &je, &ret);
+	ss = m ? json_object_get(m, "sessions") : NULL;
+	if (json_array_size(ss) > 0) {
+		json_object_set(json_array_get(ss, json_array_size(ss) - 1), key, what);
+		if (gb_json_save_atomic(m, path) < 0)
+			warnx("cannot update %s", path);
+	}
+	json_decref(m);
+	json_decref(what);
+}
+
+static void first_line_of(char *const *argv, char *buf, size_t len)
+{
+	int fd[2];
+	pid_t pid;
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (pipe(fd) < 0)
+		return;
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(fd[1], 1);
+		if (null >= 0)
+			dup2(null, 2);
+		close(fd[0]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	n = pid > 0 ? read(fd[0], buf, len - 1) : 0;
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+int write_meta(struct runner *R, int fresh)
+{
+	char path[PATH_MAX], mpi[256], gp[256];
+	char *mv[] = { "mpirun", "--version", NULL }, *gv[] = { "gnuplot", "--version", NULL };
+	json_error_t je;
+	json_t *j = NULL, *runs, *sess, *tools, *wan, *tcp;
+	struct utsname u;
+	time_t now = time(NULL);
+	char when[64];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/meta.json", R->out);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (!fresh)
+		j = gb_json_load_file(path, &je, &ret);
+	if (!j) {
+		j = json_object();
+		runs = json_array();
+		json_object_set_new(j, "format", json_string("gridbed-campaign-results"));
+		json_object_set_new(j, "results_id", json_string(R->stamp));
+		json_object_set_new(j, "created", json_string(when));
+		json_object_set_new(j, "campaign", gx_campaign_json(&R->c));
+		json_object_set_new(j, "scale", json_real(R->scale));
+		for (int rep = 1; rep <= R->c.repetitions; rep++)
+			for (int c = 0; c < R->c.nconds; c++)
+				for (int a = 0; a < R->c.nalgos; a++) {
+					char id[128];
+
+					gx_run_id(&R->c, c, a, rep, id, sizeof(id));
+					json_array_append_new(runs, json_pack(
+						"{s:s,s:i,s:i,s:i,s:s,s:s,s:I}", "id", id, "algo", a,
+						"cond", c, "rep", rep, "algorithm", R->c.algos[a].label,
+						"condition", R->c.conds[c].name, "load_seed",
+						(json_int_t)(R->c.seed + (uint64_t)rep - 1)));
+				}
+		json_object_set_new(j, "runs", runs);
+		json_object_set_new(j, "sessions", json_array());
+	}
+	uname(&u);
+	first_line_of(mv, mpi, sizeof(mpi));
+	first_line_of(gv, gp, sizeof(gp));
+	tools = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "gridbed", GRIDBED_GIT_REV, "mpirun", mpi,
+			  "gnuplot", gp, "libyaml", yaml_get_version_string(), "jansson",
+			  JANSSON_VERSION, "libpcap", pcap_lib_version());
+	wan = json_array();
+	for (int k = 0; R->attached && k < R->nwan; k++)
+		json_array_append_new(wan, json_string(R->g.topo->links[R->wan[k]].name));
+	/* the hosts' TCP stack as read back from the grid (issue 18) */
+	tcp = R->attached ? gb_grid_tcp_json(&R->g) : NULL;
+	sess = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:b,s:o}", "started", when, "prefix",
+			 R->prefix, "backend", R->backend, "kernel", u.release, "machine",
+			 u.machine, "tools", tools, "wan_links", wan, "capture_filter",
+			 CAPTURE_FILTER, "resumed", !fresh, "tcp", tcp ? tcp : json_null());
+	json_array_append_new(json_object_get(j, "sessions"), sess);
+	/* the first session's facts at the top, as ARCHITECTURE.md decision 7 lists them */
+	if (fresh || !json_object_get(j, "backend")) {
+		json_object_set_new(j, "topology", json_string(R->c.topology));
+		json_object_set_new(j, "backend", json_string(R->backend));
+		json_object_set_new(j, "kernel", json_string(u.release));
+		json_object_set_new(j, "tcp", json_deep_copy(json_object_get(sess, "tcp")));
+		json_object_set_new(j, "git_revision", json_string(GRIDBED_GIT_REV));
+		json_object_set_new(j, "seeds", json_pack("{s:I,s:I,s:s}", "campaign",
+							  (json_int_t)R->c.seed, "planner",
+							  (json_int_t)R->c.seed, "load",
+							  "campaign seed + repetition - 1"));
+		json_object_set_new(j, "tools", json_deep_copy(tools));
+	}
+	ret = gb_json_save_atomic(j, path);
+	json_decref(j);
+	return ret;
+}
+
+int prepare_out(struct runner *R, const char *out_root, const char *resume)
+{
+	char path[PATH_MAX];
+	time_t now = time(NULL);
+	char *old = NULL;
+	size_t olen;
+	int ret;
+
+	if (resume) {
+		json_error_t je;
+		json_t *m;
+
+		snprintf(R->out, sizeof(R->out), "%s", resume);
+		snprintf(path, sizeof(path), "%s/meta.json", R->out);
+		m = gb_json_load_file(path, &je, &ret);
+		if (!m) {
+			warnx("--resume: '%s' is not a campaign's results directory (%s)", resume,
+			      ret == -EINVAL ? je.text : strerror(-ret));
+			return -2;
+		}
+		snprintf(R->stamp, sizeof(R->stamp), "%s",
+			 json_string_value(json_object_get(m, "results_id")) ?: "");
+		if (R->scale != json_number_value(json_object_get(m, "scale"))) {
+			if (R->scale != R->c.scale) {
+				warnx("--resume: '%s' ran at scale %g, not %g", resume,
+				      json_number_value(json_object_get(m, "scale")), R->scale);
+				json_decref(m);
+				return -2;
+			}
+			R->scale = json_number_value(json_object_get(m, "scale"));
+		}
+		json_decref(m);
+		snprintf(path, sizeof(path), "%s/campaign.yaml", R->out);
+		if (gb_read_file(path, 4u << 20, &old, &olen) < 0 || olen != R->c.text_len ||
+		    memcmp(old, R->c.text, olen)) {
+			warnx("--resume: '%s' was made by another campaign file than '%s'", resume,
+			      R->c.path);
+			free(old);
+			return -2;
+		}
+		free(old);
+		return 0;
+	}
+	strftime(R->stamp, sizeof(R->stamp), "%Y%m%dT%H%M%SZ", gmtime(&now));
+	snprintf(R->out, sizeof(R->out), "%s/%s/%s", out_root, R->c.name, R->stamp);
+	for (int k = 2; exists(R->out); k++)   /* two runs in one second */
+		snprintf(R->out, sizeof(R->out), "%s/%s/%s-%d", out_root, R->c.name, R->stamp, k);
+	snprintf(R->stamp, sizeof(R->stamp), "%s", strrchr(R->out, '/') + 1);
+	if ((ret = gb_mkdir_p(R->out, 0755)) < 0) {
+		warnx("cannot create '%s': %s", R->out, strerror(-ret));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/runs", R->out);
+	gb_mkdir_p(path, 0755);
+	snprintf(path, sizeof(path), "%s/campaign.yaml", R->out);
+	if (gx_write_atomic(path, R->c.text, R->c.text_len) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/topology.yaml", R->out);
+	gx_copy_atomic(R->c.topology, path);
+	return 0;
+}

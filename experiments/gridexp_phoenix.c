@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gridexp_phoenix.c - phoenixd: the Phoenix trees (seed 001 s3), from the
+ * real protocol, once per session, each checked here.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbexp.h"
+#include "gbio.h"
+#include "gbutil.h"
+#include "gridexp_priv.h"
+
+/*
+ * Run phoenixd on the campaign's grid until its trees are stable, check
+ * every tree it reports (gx_wan_check(), independently of phoenixd's own
+ * count) and point the runs at them (GRIDBED_PHOENIX_TREES): the `phoenix`
+ * planner then uses the tree the protocol converged to for the root, never
+ * its simulation.  Once per session: a resumed campaign's grid is new, so
+ * are its trees (phoenixd/s<S>/).
+ *
+ * Defaults for grids of more than 16 hosts are phoenix-fig5.sh's, measured
+ * at 168 hosts on 2 cores (docs/measurements.md): rounds of 2 s, a serial
+ * every 2 rounds and serials batched for 10 ms keep the protocol's traffic
+ * within what the userspace delay line carries; convergence then takes
+ * about 5 min, hence the 15 min timeout.
+ */
+int phoenixd_run(struct runner *R)
+{
+	const struct gx_phoenixd *o = &R->c.phoenixd;
+	const struct gb_topo *t = R->c.topo;
+	int big = t->nhosts > 16, session = 1, n = 0, st, nopt = 0, nvalid = 0, ret;
+	char dir[PATH_MAX], log[PATH_MAX], path[PATH_MAX], rms[16], se[16], co[16], fo[16];
+	char tmo[32];
+	char *argv[24];
+	double timeout = o->timeout > 0 ? o->timeout : big ? 900 : 120, t0 = gb_now(), last = 0;
+	struct proc p;
+	json_error_t je;
+	json_t *sum, *ini, *res;
+	FILE *csv;
+	char *buf = NULL;
+	size_t blen = 0;
+
+	for (;; session++) {
+		snprintf(dir, sizeof(dir), "%s/phoenixd/s%d", R->out, session);
+		if (!exists(dir))
+			break;
+	}
+	if (gb_mkdir_p(dir, 0755) < 0) {
+		warnx("cannot create '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(rms, sizeof(rms), "%d", o->round_ms ? o->round_ms : big ? 2000 : 200);
+	snprintf(se, sizeof(se), "%d", o->serial_every ? o->serial_every : big ? 2 : 1);
+	snprintf(co, sizeof(co), "%d", o->coalesce_ms ? o->coalesce_ms : big ? 10 : 2);
+	snprintf(tmo, sizeof(tmo), "%.0f", ceil(timeout));
+	argv[n++] = R->phoenixd;       /* the grid: $GRIDBED_PREFIX */
+	argv[n++] = "run";
+	argv[n++] = "--grid";
+	argv[n++] = "--out";
+	argv[n++] = dir;
+	argv[n++] = "--round-ms";
+	argv[n++] = rms;
+	argv[n++] = "--serial-every";
+	argv[n++] = se;
+	argv[n++] = "--coalesce-ms";
+	argv[n++] = co;
+	argv[n++] = "--timeout";
+	argv[n++] = tmo;
+	if (o->fanout) {
+		snprintf(fo, sizeof(fo), "%d", o->fanout);
+		argv[n++] = "--fanout";
+		argv[n++] = fo;
+	}
+	argv[n++] = "--verbose";
+	argv[n] = NULL;
+	fprintf(stderr, ME ": phoenixd: %d processes, rounds of %s ms, until the trees are "
+		"stable (at most %s s; progress in %s)\n", t->nhosts, rms, tmo, log);
+	if (spawn(&p, argv, log, NULL) < 0) {
+		warnx("cannot run phoenixd: %s", strerror(errno));
+		return -1;
+	}
+	while (!proc_poll(&p)) {
+		if (got_signal) {
+			proc_stop(&p, 10);
+			return -1;
+		}
+		if (gb_now() - last > (R->tty ? 0.5 : 30)) {
+			char el[32];
+
+			last = gb_now();
+			fmt_dur(last - t0, el, sizeof(el));
+			fprintf(stderr, R->tty ? "\r" ME ": phoenixd converging ... %s   " :
+				ME ": phoenixd converging ... %s\n", el);
+		}
+		nap(0.1);
+	}
+	if (R->tty)
+		fputc('\n', stderr);
+	st = proc_exit_status(&p);
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	sum = st == 0 ? gb_json_load_file(path, &je, &ret) : NULL;
+	ini = json_object_get(sum, "initial");
+	if (!sum || !json_is_true(json_object_get(ini, "converged"))) {
+		warnx("phoenixd did not converge (exit %d); see %s", st, log);
+		json_decref(sum);
+		return -1;
+	}
+	/* every root's tree, checked here */
+	if (!(csv = open_memstream(&buf, &blen))) {
+		json_decref(sum);
+		return -1;
+	}
+	fprintf(csv, "root,cluster,valid,wan_edges,wan_optimal,why\n");
+	for (int h = 0; h < t->nhosts; h++) {
+		struct gx_wan_check w;
+
+		snprintf(path, sizeof(path), "%s/initial/%s.json", dir, t->nodes[h].name);
+		ret = gx_wan_check(t, path, &w);
+		if (ret == -ENOENT)
+			snprintf(w.why, sizeof(w.why), "no tree file");
+		nvalid += w.valid && !strcmp(w.root, t->nodes[h].name);
+		nopt += w.optimal && !strcmp(w.root, t->nodes[h].name);
+		if (!w.optimal && R->px_bad++ < 3)
+			warnx("phoenixd's tree for root %s is not wide-area optimal: %s",
+			      t->nodes[h].name, w.why);
+		fprintf(csv, "%s,%s,%d,%d,%d,\"%s\"\n", t->nodes[h].name,
+			t->clusters[t->nodes[h].cluster].name, w.valid, w.wan_edges, w.optimal,
+			w.why);
+	}
+	fclose(csv);
+	snprintf(path, sizeof(path), "%s/wan-check.csv", dir);
+	if (!buf || gx_write_atomic(path, buf, blen) < 0)
+		warnx("cannot write %s", path);
+	free(buf);
+	res = json_pack("{s:s,s:O,s:i,s:i,s:i,s:i,s:i,s:s,s:s}", "dir", dir, "initial", ini,
+			"round_ms", atoi(rms), "serial_every", atoi(se), "coalesce_ms", atoi(co),
+			"trees", t->nhosts, "wan_optimal_gridexp", nopt, "wan_check", path,
+			"log", log);
+	fprintf(stderr, ME ": phoenixd converged after %.1f s (%lld rounds, %lld messages, "
+		"%lld parent changes, %lld by shortcut); wide-area optimal trees: %d of %d "
+		"(gridexp's check), %lld (phoenixd's own)\n",
+		json_number_value(json_object_get(ini, "time_s")),
+		json_integer_value(json_object_get(ini, "rounds")),
+		json_integer_value(json_object_get(ini, "messages")),
+		json_integer_value(json_object_get(ini, "changes")),
+		json_integer_value(json_object_get(ini, "shortcuts")), nopt, t->nhosts,
+		json_integer_value(json_object_get(ini, "wan_optimal")));
+	json_decref(sum);
+	meta_session_add(R, "phoenixd", res);
+	snprintf(R->ptrees, sizeof(R->ptrees), "%s", dir);
+	return nvalid == t->nhosts ? 0 : (warnx("phoenixd reported %d valid trees of %d",
+						 nvalid, t->nhosts), -1);
+}

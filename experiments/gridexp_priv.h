@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gridexp_priv.h - what the parts of gridexp share and nobody else needs.
+ * Not an API: gbexp.h (libgbexp) is.  The program's overview, its commands
+ * and its exit statuses are at the top of gridexp.c.
+ *
+ * The parts, one responsibility each:
+ *
+ *	gridexp.c          the command line: usage, options, run/report/check
+ *	gridexp_session.c  one `gridexp run` on one grid, from the lock to the
+ *	                   report: the lock, gridemu up/down, gridmon, the rank
+ *	                   order, the loop over the runs, the teardown, signals
+ *	gridexp_phoenix.c  phoenixd, once per session, and the check of its trees
+ *	gridexp_run.c      one run: the load schedule's child, gridadvisor,
+ *	                   gridemu mpirun of synthapp, run.json, the complete marker
+ *	gridexp_capture.c  one run's wide-area counters (libgbcapture)
+ *	gridexp_meta.c     the results directory and its meta.json (sessions)
+ *	gridexp_progress.c the planned durations: the progress line, --dry-run
+ *	gridexp_proc.c     child processes: spawn, poll, stop, run to completion
+ *
+ * Ownership: one struct runner per `gridexp run`, made and freed by do_run();
+ * one struct run per run, on do_run()'s stack, filled by run_one().  Every
+ * child process is a struct proc that its owner stops (proc_stop() is
+ * idempotent); teardown() stops what the runner owns, whatever happened.
+ */
+#ifndef GRIDBED_GRIDEXP_PRIV_H
+#define GRIDBED_GRIDEXP_PRIV_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gbemu.h"
+#include "gbexp.h"
+#include "gbload.h"
+
+#define ME "gridexp"
+/* what the capture leaves out: MPI's launch (9000-9099) and gridmon's probes (47100-47101) */
+#define CAPTURE_FILTER "not portrange 9000-9099 and not portrange 47100-47101"
+
+struct gb_capture;
+
+/** A child process (spawn()); pid 0 when there is none. */
+struct proc {
+	pid_t pid;
+	int status;             /* wait status once reaped */
+	int reaped;
+};
+
+/** The state of one `gridexp run` (and of `check` when it runs one). */
+struct runner {
+	struct gx_campaign c;        /* the campaign file, loaded (gx_campaign_load()) */
+	int use[GX_MAX_ALGOS];       /* 1: algorithm a runs this time (all, or --only's) */
+	double scale;                /* the time scale: --scale, the campaign's, or --resume's */
+	char prefix[GB_PREFIX_MAX + 1]; /* the grid's prefix: --prefix or derive_prefix() */
+	char rundir[PATH_MAX];       /* $GRIDBED_RUNDIR */
+	char lockpath[PATH_MAX];     /* $GRIDBED_RUNDIR/gridexp-PREFIX.lock */
+	int lockfd;                  /* that lock, held (flock) while >= 0 */
+	char out[PATH_MAX];          /* results/<campaign>/<stamp> */
+	char stamp[32];              /* the results' id: out's last component (UTC time) */
+	int plots;                   /* the report draws the plots (not --no-plots) */
+	char tools[PATH_MAX];        /* the build directory (this program's parent's parent) */
+	/* the programs gridexp runs and the library it preloads, under tools (find_tools()) */
+	char gridemu[PATH_MAX], gridmon[PATH_MAX], advisor[PATH_MAX], synthapp[PATH_MAX];
+	char libbcast[PATH_MAX], phoenixd[PATH_MAX];
+	char *hosts;                 /* --hosts for gridemu mpirun (ranks: order), or NULL */
+	char ptrees[PATH_MAX];       /* GRIDBED_PHOENIX_TREES: phoenixd's output, or "" */
+	int px_bad;                  /* phoenixd trees that are not wide-area optimal */
+	int grid_up;                 /* 1 from `gridemu up` (even half-built) to `down` */
+	struct gb_grid g;            /* the grid, attached while `attached` */
+	int attached;                /* g is open and attached; closed by grid_down() */
+	int tcp_axis;                /* some condition sets the hosts' TCP stack */
+	int wan[64];                 /* the wide-area links (topology link indices), captured */
+	int nwan;                    /* entries of wan */
+	struct proc mon;             /* gridmon, for the whole session when a planner needs it */
+	int mon_session;             /* this session's gridmon: monitor/matrix-s<N>-v<V>.json */
+	unsigned long long mon_seen; /* the newest matrix version copied into monitor/ */
+	char matrix[PATH_MAX];       /* gridmon's --out (monitor/matrix.json; GRIDBED_MATRIX) */
+	int tty;                     /* stderr is a terminal: the progress line in place */
+	double t_start;              /* gb_now() when the session started */
+	int nruns, run_k;            /* runs of this invocation, the current one (1-based) */
+	double run_wall_sum;         /* wall time of the runs completed so far, s ... */
+	int run_wall_n;              /* ... and their number (the estimate of per_run()) */
+	int failed_runs;             /* completed runs whose status is not "ok" */
+	char backend[16];            /* the grid's shaping backend (gb_grid_backend()) */
+};
+
+/** One run: one repetition of one algorithm under one load condition. */
+struct run {
+	int cond, algo, rep;         /* its condition, algorithm (indices) and repetition (1..) */
+	char id[128];                /* gx_run_id() */
+	char tmp[PATH_MAX], dir[PATH_MAX]; /* runs/ID.tmp while it runs, runs/ID once complete */
+	struct gb_load_sched sched;  /* the condition's load schedule for this repetition */
+	struct proc mpirun, adv, load; /* gridemu mpirun; gridadvisor; the load schedule's child */
+	int loadpipe;                /* the load child's start time arrives here (read end) */
+	double load_t0;              /* the load schedule's start, CLOCK_MONOTONIC s */
+	int go;                      /* go.json is written: the broadcasts may start */
+	struct gb_capture *cap;      /* the wide-area capture, or NULL (the run goes on) */
+	FILE *capf;                  /* capture.csv's rows, written into capbuf ... */
+	char *capbuf;                /* ... (open_memstream()) ... */
+	size_t caplen;               /* ... of this length */
+	uint64_t last[128];          /* each direction's IP bytes in the last row */
+	int nsample;                 /* rows written to capf */
+	/* gb_now() at the start, when ready.json appeared, when go.json was written; the
+	 * advisor's first pass over the sizes, s */
+	double t0, t_ready, t_go, t_advisor;
+	long applog_off;             /* how much of applog.txt count_applog() has read */
+	int bcasts;                  /* broadcasts started (lines of applog.txt) */
+	char status[160];            /* "ok", "interrupted" or "failed: ..." (+ the reason) */
+};
+
+/** What `run` and `check` were asked (parse_run_opts()). */
+struct run_opts {
+	const char *file;            /* the campaign file (check: or a results directory) */
+	const char *resume;          /* --resume DIR, or NULL */
+	const char *out_root;        /* --out-root (default "results") */
+	const char *prefix;          /* --prefix, or NULL: derive_prefix() */
+	char only[512];              /* --only's algorithms, comma-separated, or "" (all) */
+	double scale;                /* --scale, or 0: the campaign's */
+	int plots;                   /* 0 with --no-plots */
+	int dry;                     /* --dry-run */
+};
+
+/* Helpers every part uses.  Static: a program-wide warnx() would interpose libc's (err.h). */
+
+static inline void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - floor(s)) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static inline __attribute__((format(printf, 1, 2))) void warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, ME ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static inline int exists(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
+
+/* gridexp.c */
+
+/** print_diag() - a campaign or expectation file's error, at its place if it has one. */
+void print_diag(const struct gb_diag *d);
+
+/* gridexp_session.c */
+
+/** The signal that asked gridexp to stop (SIGINT, SIGTERM, SIGHUP), or 0. */
+extern volatile sig_atomic_t got_signal;
+
+/**
+ * do_run() - `gridexp run` (or `check`'s run) of @o: the whole session.
+ * Return: the exit status (gridexp.c's); @outdir gets the results directory.
+ */
+int do_run(const struct run_opts *o, char *outdir, size_t outlen);
+
+/** matrix_poll() - copy a new version of gridmon's matrix into monitor/. */
+void matrix_poll(struct runner *R);
+
+/** rank_hosts() - R->hosts from the campaign's rank order.  Return: 0 or -ENOMEM. */
+int rank_hosts(struct runner *R);
+
+/* gridexp_phoenix.c */
+
+/**
+ * phoenixd_run() - phoenixd on the grid until its trees are stable; checks
+ * them and sets R->ptrees.  Return: 0, or -1 (said why).
+ */
+int phoenixd_run(struct runner *R);
+
+/* gridexp_run.c */
+
+/**
+ * run_one() - run @r (id, dir, tmp, cond, algo, rep set) to its end.
+ * Return: 0 when complete (runs/ID with its marker, r->status says how it
+ * went), -1 when incomplete (--resume runs it again).
+ */
+int run_one(struct runner *R, struct run *r);
+
+/* gridexp_capture.c */
+
+/** capture_start() - capture.csv's header; the capture of R->wan.  Return: 0 or -ENOMEM. */
+int capture_start(struct runner *R, struct run *r);
+
+/** capture_sample() - a row of counters when one changed (or @force). */
+void capture_sample(struct runner *R, struct run *r, int force);
+
+/** capture_finish() - stop the capture; capture.csv and capture-links.csv. */
+void capture_finish(struct runner *R, struct run *r);
+
+/* gridexp_meta.c */
+
+/**
+ * prepare_out() - the results directory: a new one under @out_root, or
+ * @resume's (checked against the campaign).  Return: 0, -1, -2 bad input.
+ */
+int prepare_out(struct runner *R, const char *out_root, const char *resume);
+
+/** write_meta() - meta.json (@fresh: anew) with a new session.  Return: 0 or -errno. */
+int write_meta(struct runner *R, int fresh);
+
+/** meta_session_add() - @what (a reference taken) under @key in the newest session. */
+void meta_session_add(struct runner *R, const char *key, json_t *what);
+
+/* gridexp_progress.c */
+
+/** fmt_dur() - @s seconds as M:SS or H:MM:SS. */
+void fmt_dur(double s, char *buf, size_t len);
+
+/** planned_app() - the planned real seconds of one run's application. */
+double planned_app(const struct runner *R);
+
+/** count_runs() - the runs of this invocation (R->use's algorithms only). */
+int count_runs(const struct runner *R);
+
+/** progress() - the progress line (@end: the run is over, with its status). */
+void progress(const struct runner *R, const char *label, int bcast, int nb, double run_t0,
+	      const char *end);
+
+/** dry_run() - --dry-run: what would run.  Return: the exit status. */
+int dry_run(struct runner *R);
+
+/* gridexp_proc.c */
+
+/**
+ * spawn() - fork + exec @argv, its output to @log, @env added; the child
+ * dies with gridexp.  Return: 0 or -errno.
+ */
+int spawn(struct proc *p, char *const *argv, const char *log, char *const *env);
+
+/** proc_poll() - 1 if @p has ended (reaped now or before) or never ran, else 0. */
+int proc_poll(struct proc *p);
+
+/** proc_stop() - SIGTERM, then SIGKILL after @grace s; reaps.  Idempotent. */
+void proc_stop(struct proc *p, double grace);
+
+/** proc_exit_status() - a reaped @p's exit status, or 128 + the signal that killed it. */
+int proc_exit_status(const struct proc *p);
+
+/** run_tool() - run @argv to completion, output to @log.  Return: its exit status. */
+int run_tool(char *const *argv, const char *log);
+
+#endif

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gridexp_progress.c - the campaign's planned durations: the progress line
+ * of the runs (elapsed, an estimate of what remains) and --dry-run (what
+ * would run, the load intervals, the planned durations).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "gbexp.h"
+#include "gbload.h"
+#include "gbutil.h"
+#include "gridexp_priv.h"
+
+void fmt_dur(double s, char *buf, size_t len)
+{
+	long t = s > 0 && isfinite(s) ? (long)(s + 0.5) : 0;
+
+	if (t >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* Planned real seconds of one run's application (the sum of its gaps). */
+double planned_app(const struct runner *R)
+{
+	return gx_pattern_offset(&R->c.app.pat, gx_pattern_count(&R->c.app.pat), R->scale);
+}
+
+/*
+ * Expected real seconds of one run: the application's planned time plus
+ * what the runs so far took beyond theirs (launch, broadcasts that outlast
+ * their gaps, teardown); 15 s before the first run ends.
+ */
+static double per_run(const struct runner *R)
+{
+	return planned_app(R) + (R->run_wall_n ? fmax(R->run_wall_sum / R->run_wall_n -
+						      planned_app(R), 0) : 15.0);
+}
+
+/* The current run's rest (at least 1 s) and the runs after it. */
+static double remaining(const struct runner *R, double run_elapsed)
+{
+	return fmax(per_run(R) - run_elapsed, 1.0) + per_run(R) * (R->nruns - R->run_k);
+}
+
+/* Repetitions x conditions x the algorithms that run this time. */
+int count_runs(const struct runner *R)
+{
+	int n = 0;
+
+	for (int rep = 1; rep <= R->c.repetitions; rep++)
+		for (int c = 0; c < R->c.nconds; c++)
+			for (int a = 0; a < R->c.nalgos; a++)
+				n += R->use[a];
+	return n;
+}
+
+/* The progress line: updated in place on a terminal; @end: the run is over. */
+void progress(const struct runner *R, const char *label, int bcast, int nb,
+	      double run_t0, const char *end)
+{
+	char el[32], rem[32];
+
+	fmt_dur(gb_now() - R->t_start, el, sizeof(el));
+	fmt_dur(end ? per_run(R) * (R->nruns - R->run_k) : remaining(R, gb_now() - run_t0), rem,
+		sizeof(rem));
+	if (end) {
+		if (R->tty)
+			fputc('\r', stderr);
+		fprintf(stderr, ME ": run %d/%d %s: broadcast %d/%d, %s; elapsed %s, remaining ~%s"
+			"%s\n", R->run_k, R->nruns, label, bcast, nb, end, el, rem,
+			R->tty ? "          " : "");
+	} else if (R->tty) {
+		fprintf(stderr, "\r" ME ": run %d/%d %s  broadcast %d/%d  elapsed %s  remaining "
+			"~%s   ", R->run_k, R->nruns, label, bcast, nb, el, rem);
+	}
+	fflush(stderr);
+}
+
+/* --dry-run: what would run, the load intervals, the planned durations. */
+int dry_run(struct runner *R)
+{
+	const struct gx_campaign *c = &R->c;
+	char d1[32], d2[32];
+	int n = count_runs(R);
+	double lo = INFINITY;
+
+	for (int i = 0; i < gx_pattern_count(&c->app.pat); i++)
+		lo = fmin(lo, gx_pattern_size(&c->app.pat, i));
+	fmt_dur(planned_app(R), d1, sizeof(d1));
+	fmt_dur(n * (planned_app(R) + 15), d2, sizeof(d2));
+	printf("campaign %s (%s): topology %s, %d hosts, root %s, scale %g\n", c->name, c->path,
+	       c->topology, c->topo->nhosts, c->app.root, R->scale);
+	printf("application: %d broadcasts, %.0f .. %.0f bytes, planned %s per run (the sum of "
+	       "the scaled gaps)\n", gx_pattern_count(&c->app.pat), lo,
+	       gx_pattern_max_size(&c->app.pat), d1);
+	printf("runs: %d (repetitions x conditions x algorithms); at least %s with ~15 s of "
+	       "launch per run, more where broadcasts outlast their gaps\n", n, d2);
+	printf("ranks: %s order%s; start: %s; wait: %s\n", gx_order_name(c->ranks.order),
+	       c->ranks.order == GX_ORDER_SHUFFLE ? " (seeded)" : "",
+	       c->app.start_clock ? "clock (no barrier)" : "barrier",
+	       c->app.wait_sleep ? "sleep" : "spin");
+	if (rank_hosts(R) < 0)
+		return 1;
+	if (R->hosts) {
+		printf("  rank order: ");
+		for (const char *p = R->hosts; *p; p++)
+			putchar(*p == ',' ? ' ' : *p);
+		printf("\n");
+	}
+	if (gx_campaign_needs_phoenixd(c, R->use))
+		printf("phoenixd: runs once on the grid before the runs; the phoenix runs use "
+		       "the trees it converges to\n");
+	for (int rep = 1; rep <= c->repetitions; rep++)
+		for (int k = 0; k < c->nconds; k++) {
+			struct gb_load_sched s;
+			struct gb_diag d;
+
+			gb_load_sched_init(&s);
+			if (gx_campaign_schedule(c, k, rep, &s, &d) < 0) {
+				fprintf(stderr, "%s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+				return 2;
+			}
+			s.scale = R->scale;
+			printf("condition %s, repetition %d: %d load interval%s (%s mode)\n",
+			       c->conds[k].name, rep, s.n, s.n == 1 ? "" : "s",
+			       gb_load_mode_name(c->conds[k].mode));
+			for (int i = 0; i < s.n; i++)
+				printf("  load %d: %.3f .. %.3f s, %.0f %%\n", i + 1,
+				       s.iv[i].start * s.scale,
+				       (s.iv[i].start + s.iv[i].duration) * s.scale,
+				       s.iv[i].fraction * 100);
+			for (int a = 0; a < c->nalgos; a++) {
+				char id[128];
+
+				if (!R->use[a])
+					continue;
+				gx_run_id(c, k, a, rep, id, sizeof(id));
+				printf("  run %s: GRIDBED_BCAST=%s%s%s%s\n", id, c->algos[a].bcast,
+				       c->algos[a].advisor ? ", gridadvisor --planner " : "",
+				       c->algos[a].advisor ? c->algos[a].planner : "",
+				       c->algos[a].monitor ? ", gridmon's matrix" : "");
+			}
+			gb_load_sched_release(&s);
+		}
+	return 0;
+}
