@@ -215,10 +215,16 @@ static int cmd_check(int argc, char **argv)
 		print_diag(&d);
 		return 2;
 	}
+	dir[0] = '\0';
 	if (stat(o.file, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(dir, sizeof(dir), "%s", o.file);
 	} else {
 		status = do_run(&o, dir, sizeof(dir));
+		/* --dry-run ran nothing: there is nothing to check */
+		if (status == 0 && o.dry) {
+			free(e);
+			return 0;
+		}
 		if (status == 2 || status >= 128) {
 			free(e);
 			return status;
