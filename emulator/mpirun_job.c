@@ -10,9 +10,7 @@
 #include "gbutil.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* Rank statuses: DIR/status/<rank> = "exit N T" | "signal N T" | ...    */
@@ -39,31 +37,12 @@ int mpirun_read_status(const char *dir, int rank, struct rank_status *rs)
 	return 0;
 }
 
-static int write_text_atomic(const char *path, const char *text)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(text);
-	ssize_t w = write(fd, text, len);
-	int err = (w < 0 || (size_t)w != len) ? -EIO : 0;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
 int mpirun_write_status(const char *dir, int rank, const char *kind, int value)
 {
 	char p[PATH_MAX], text[96];
 	snprintf(p, sizeof(p), "%s/status/%d", dir, rank);
 	snprintf(text, sizeof(text), "%s %d %" PRId64 "\n", kind, value, gb_now_ns());
-	return write_text_atomic(p, text);
+	return gb_write_atomic(p, text, strlen(text));
 }
 
 /* ------------------------------------------------------------------ */
@@ -73,18 +52,12 @@ int mpirun_write_status(const char *dir, int rank, const char *kind, int value)
 /* Results are written atomically (ARCHITECTURE.md decision 7). */
 int mpirun_write_json(json_t *j, const char *path)
 {
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
-		unlink(tmp);
-		return -EIO;
-	}
-	if (rename(tmp, path) < 0) {
-		int err = -errno;
-		unlink(tmp);
-		return err;
-	}
-	return 0;
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!text)
+		return -ENOMEM;
+	int err = gb_write_atomic(path, text, strlen(text));
+	free(text);
+	return err;
 }
 
 json_t *mpirun_load_map(const char *dir)
