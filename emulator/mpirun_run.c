@@ -10,8 +10,8 @@
 #include "mpirun_priv.h"
 
 #include "gbutil.h"
+#include "netns.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +19,6 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,22 +38,10 @@ static int abnormal(const struct rank_status *rs)
 /* Finding and stopping the job's processes                           */
 /* ------------------------------------------------------------------ */
 
-static int in_grid(const struct job *j, long pid)
+/* 1 if /proc/PID/environ holds exactly "GRIDBED_JOB=<id>" (@arg: the job). */
+static int has_mark(const void *arg, long pid)
 {
-	char p[64];
-	struct stat st;
-	snprintf(p, sizeof(p), "/proc/%ld/ns/net", pid);
-	if (stat(p, &st) < 0)
-		return 0;
-	for (int i = 0; i < j->ninos; i++)
-		if ((unsigned long)st.st_ino == j->inos[i])
-			return 1;
-	return 0;
-}
-
-/* 1 if /proc/PID/environ holds exactly "GRIDBED_JOB=<id>". */
-static int has_mark(const struct job *j, long pid)
-{
+	const struct job *j = arg;
 	char p[64], mark[80];
 	snprintf(p, sizeof(p), "/proc/%ld/environ", pid);
 	snprintf(mark, sizeof(mark), JOB_ENV "=%s", j->id);
@@ -88,25 +75,7 @@ static int has_mark(const struct job *j, long pid)
 /* Signal (or with @sig 0 count) the job's live processes in the grid. */
 static int job_procs(const struct job *j, int sig)
 {
-	DIR *d = opendir("/proc");
-	if (!d)
-		return 0;
-	struct dirent *de;
-	long self = (long)getpid();
-	int count = 0;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || pid == self)
-			continue;
-		if (!in_grid(j, pid) || !has_mark(j, pid))
-			continue;
-		if (sig)
-			kill((pid_t)pid, sig);
-		count++;
-	}
-	closedir(d);
-	return count;
+	return gb_netns_signal_procs(j->inos, j->ninos, sig, has_mark, j);
 }
 
 static void reap_all(void)
