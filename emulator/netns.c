@@ -272,7 +272,8 @@ static int proc_in_set(const char *pid, const unsigned long *inos, int ninos)
 	return 0;
 }
 
-static int scan_and_kill(const unsigned long *inos, int ninos, int sig)
+int gb_netns_signal_procs(const unsigned long *inos, int ninos, int sig,
+			  int (*match)(const void *arg, long pid), const void *arg)
 {
 	int count = 0;
 	DIR *d = opendir("/proc");
@@ -287,6 +288,8 @@ static int scan_and_kill(const unsigned long *inos, int ninos, int sig)
 			continue;
 		if (!proc_in_set(de->d_name, inos, ninos))
 			continue;
+		if (match && !match(arg, pid))
+			continue;
 		if (sig)
 			kill((pid_t)pid, sig);
 		count++;
@@ -299,8 +302,8 @@ int gb_netns_kill_procs(const unsigned long *inos, int ninos)
 {
 	if (ninos <= 0)
 		return 0;
-	int n = scan_and_kill(inos, ninos, SIGKILL);
-	for (int i = 0; i < 200 && n && scan_and_kill(inos, ninos, 0); i++) {
+	int n = gb_netns_signal_procs(inos, ninos, SIGKILL, NULL, NULL);
+	for (int i = 0; i < 200 && n && gb_netns_signal_procs(inos, ninos, 0, NULL, NULL); i++) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}

@@ -83,6 +83,16 @@ GB_WUR int gb_netns_list_prefix(const char *prefix, char ***names);
 void gb_strv_free(char **v, int n);
 
 /**
+ * gb_netns_signal_procs() - send @sig (0: only count) to every process,
+ * except the caller, whose network namespace is one of @inos and, when
+ * @match is not NULL, for which @match(@arg, pid) is non-zero.  One pass
+ * over /proc: processes that exit meanwhile are skipped.
+ * Return: number of processes that matched.
+ */
+int gb_netns_signal_procs(const unsigned long *inos, int ninos, int sig,
+			  int (*match)(const void *arg, long pid), const void *arg);
+
+/**
  * gb_netns_kill_procs() - SIGKILL every process (except the caller) whose
  * network namespace is one of @inos, then wait until they are gone (up to
  * ~2 s).  Return: number of processes signalled.
