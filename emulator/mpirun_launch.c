@@ -384,6 +384,13 @@ static int prepare(const struct opts *o, struct job *j)
 		goto cleanup;
 	}
 	j->mapj = build_map(&g, o, j);
+	/* the hosts' TCP stack as read back from the grid (issue 18): the
+	 * job's programs (gridbcast) copy it into their results */
+	if (j->mapj) {
+		json_t *tcp = gb_grid_tcp_json(&g);
+
+		json_object_set_new(j->mapj, "tcp", tcp ? tcp : json_null());
+	}
 	if (!j->mapj || (err = mpirun_write_json(j->mapj, j->map)) < 0) {
 		say("cannot write the rank map '%s'", j->map);
 		goto cleanup;

@@ -519,6 +519,16 @@ int run_one(struct runner *R, struct run *r)
 	reason[0] = '\0';
 	if (strcmp(r->status, "ok") && !interrupted)
 		failure_reason(r, reason, sizeof(reason));
+	/* a run over a broken data plane (a dead or stalled delay line) is
+	 * spoiled, whatever the job said (issue 16, "Health") */
+	if (!interrupted) {
+		char why[sizeof(reason)];
+
+		if (gb_grid_health(&R->g, why, sizeof(why)) == 0) {
+			snprintf(r->status, sizeof(r->status), "failed: data plane broken");
+			snprintf(reason, sizeof(reason), "%s", why);
+		}
+	}
 	snprintf(path, sizeof(path), "%s/run.json", r->tmp);
 	j = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:i,s:s,s:i,s:s,s:f,s:f,s:o,s:o,s:i,s:I}",
 		      "format", "gridbed-campaign-run", "id", r->id, "campaign", c->name,
