@@ -326,21 +326,15 @@ int gb_advtree_load(const char *path, struct gb_advtree *a, char *err, size_t er
 {
 	struct gb_netmodel m;
 	struct gb_advtree_meta *mt = &a->meta;
-	json_error_t je;
 	json_t *j, *adv, *nodes, *o;
 	int ret;
 
 	memset(a, 0, sizeof(*a));
 	memset(&m, 0, sizeof(m));
 	snprintf(a->path, sizeof(a->path), "%s", path);
-	j = gb_json_load_file(path, &je, &ret);
-	if (!j) {
-		if (ret == -EINVAL)
-			gb_errf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-		else
-			gb_errf(err, errlen, "cannot open '%s': %s", path, strerror(-ret));
+	j = gb_json_load_err(path, &ret, err, errlen);
+	if (!j)
 		return ret;
-	}
 	ret = -EINVAL;
 	adv = json_object_get(j, "advisor");
 	nodes = json_object_get(j, "nodes");

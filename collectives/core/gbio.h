@@ -28,6 +28,13 @@ int gb_json_save_atomic(const json_t *j, const char *path);
 json_t *gb_json_load_file(const char *path, json_error_t *je, int *ret);
 
 /**
+ * gb_json_load_err() - gb_json_load_file() with its failure written into
+ * @err ("FILE:LINE:COL: what" for bad JSON, "cannot open 'FILE': why").
+ * Return: the document, or NULL with *ret = -errno or -EINVAL.
+ */
+json_t *gb_json_load_err(const char *path, int *ret, char *err, size_t errlen);
+
+/**
  * gb_tree_to_json() - the tree file's object (docs/formats.md) of @t over
  * @m's node names, with its predictions for @size; gb_tree_save_json() is
  * this plus the atomic write.  Writers that add keys of their own (the

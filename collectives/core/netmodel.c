@@ -414,21 +414,15 @@ static int read_matrix(json_t *root, const char *key, int n, double *out, int re
 int gb_nm_load_json(struct gb_netmodel *m, const char *path, char *err, size_t errlen)
 {
 	struct gb_netmodel d;
-	json_error_t je;
 	json_t *root = NULL, *nodes, *o, *ver;
 	char why[160];
 	int n, ret;
 
 	memset(m, 0, sizeof(*m));
 	memset(&d, 0, sizeof(d));
-	root = gb_json_load_file(path, &je, &ret);
-	if (!root) {
-		if (ret == -EINVAL)
-			gb_errf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-		else
-			gb_errf(err, errlen, "cannot open '%s': %s", path, strerror(-ret));
+	root = gb_json_load_err(path, &ret, err, errlen);
+	if (!root)
 		return ret;
-	}
 	ret = -EINVAL;
 	if (!json_is_object(root)) {
 		gb_errf(err, errlen, "%s: not a JSON object", path);

@@ -348,19 +348,13 @@ static int name_index(const struct gb_netmodel *m, json_t *v)
 int gb_tree_load_json(struct gb_tree *t, const struct gb_netmodel *m, const char *path,
 		      char *err, size_t errlen)
 {
-	json_error_t je;
 	json_t *root;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	root = gb_json_load_file(path, &je, &ret);
-	if (!root) {
-		if (ret == -EINVAL)
-			gb_errf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-		else
-			gb_errf(err, errlen, "cannot open '%s': %s", path, strerror(-ret));
+	root = gb_json_load_err(path, &ret, err, errlen);
+	if (!root)
 		return ret;
-	}
 	ret = gb_tree_from_json(t, m, root, path, err, errlen);
 	json_decref(root);
 	return ret;

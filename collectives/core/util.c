@@ -73,6 +73,18 @@ json_t *gb_json_load_file(const char *path, json_error_t *je, int *ret)
 	return j;
 }
 
+json_t *gb_json_load_err(const char *path, int *ret, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *j = gb_json_load_file(path, &je, ret);
+
+	if (!j && *ret == -EINVAL)
+		gb_errf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	else if (!j)
+		gb_errf(err, errlen, "cannot open '%s': %s", path, strerror(-*ret));
+	return j;
+}
+
 void gb_errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
