@@ -827,6 +827,7 @@ int main(int argc, char **argv)
 		json_object_set_new(j, "machines_from", json_string(l->source));
 		json_object_set_new(j, "prefix", getenv("GRIDBED_PREFIX") ?
 				    json_string(getenv("GRIDBED_PREFIX")) : json_null());
+		json_object_set_new(j, "tcp", gb_rankmap_tcp_json());  /* the hosts' stack */
 		json_object_set_new(j, "mode", json_string(o.st.mode == GB_ST_GRID ? "grid" :
 							   "standard"));
 		ja = json_object();

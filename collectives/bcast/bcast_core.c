@@ -402,3 +402,14 @@ size_t gb_pattern_check(const void *buf, size_t len, uint64_t seed)
 		bad += p[i] != gb_pattern_byte(seed, i);
 	return bad;
 }
+
+json_t *gb_rankmap_tcp_json(void)
+{
+	const char *path = getenv("GRIDBED_RANKMAP");
+	json_t *m = path ? json_load_file(path, 0, NULL) : NULL;
+	json_t *tcp = json_object_get(m, "tcp");
+
+	tcp = tcp ? json_incref(tcp) : json_null();
+	json_decref(m);
+	return tcp;
+}

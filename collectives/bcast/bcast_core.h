@@ -162,6 +162,15 @@ GB_WUR int gb_rankmap_load(const char *path, struct gb_rankmap *rm, char *err, s
 /** gb_rankmap_release() - free; safe on a zeroed struct and twice. */
 void gb_rankmap_release(struct gb_rankmap *rm);
 
+struct json_t;
+/**
+ * gb_rankmap_tcp_json() - the hosts' TCP stack that `gridemu mpirun` read
+ * back into the job's rank map ($GRIDBED_RANKMAP, key "tcp"), for a
+ * program's own result files (issue 18).  Return: a new reference, or
+ * json_null() without a rank map or without the key.
+ */
+struct json_t *gb_rankmap_tcp_json(void);
+
 /* ------------------------------------------------------------------ */
 /* The topology's lower bound                                          */
 /* ------------------------------------------------------------------ */

@@ -445,14 +445,7 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 	json_object_set_new(j, "rankmap", getenv("GRIDBED_RANKMAP") ?
 			    json_string(getenv("GRIDBED_RANKMAP")) : json_null());
 	/* the hosts' TCP stack, as gridemu mpirun read it back into the rank map */
-	{
-		const char *rm = getenv("GRIDBED_RANKMAP");
-		json_t *m = rm ? json_load_file(rm, 0, NULL) : NULL;
-		json_t *tcp = json_object_get(m, "tcp");
-
-		json_object_set(j, "tcp", tcp ? tcp : json_null());
-		json_decref(m);
-	}
+	json_object_set_new(j, "tcp", gb_rankmap_tcp_json());
 	json_object_set_new(j, "matrix", getenv("GRIDBED_MATRIX") ?
 			    json_string(getenv("GRIDBED_MATRIX")) : json_null());
 	json_object_set_new(j, "load_state", json_string(o->load_state));
