@@ -470,6 +470,9 @@ int main(int argc, char **argv)
 			json_object_set_new(j, "period_s", json_real(period));
 			json_object_set_new(j, "bytes_per_probe",
 					    json_integer((json_int_t)po.tcp_bytes));
+			/* the hosts' TCP stack the probes ran on (issue 18) */
+			json_t *tcp = gb_grid_tcp_json(&M.g);
+			json_object_set_new(j, "tcp", tcp ? tcp : json_null());
 			if (cap)
 				json_object_set_new(j, "max_bytes_per_period",
 						    json_integer((json_int_t)cap));
