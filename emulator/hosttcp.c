@@ -56,28 +56,35 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
-int gb_tcp_cc_available(const char *name, char *avail, size_t len)
+/* The kernel's list of congestion controls into @avail; 0 or -errno. */
+static int cc_list(char *avail, size_t len)
 {
 	FILE *f = fopen(SYS "tcp_available_congestion_control", "re");
-	int err;
+	int err = 0;
 
-	if (!f || !fgets(avail, (int)len, f)) {
+	if (!f || !fgets(avail, (int)len, f))
 		err = f ? -EIO : -errno;
-		if (f)
-			fclose(f);
+	if (f)
+		fclose(f);
+	if (err) {
 		snprintf(avail, len, "?");
 		return err;
 	}
-	fclose(f);
 	avail[strcspn(avail, "\n")] = '\0';
-	return in_list(avail, name);
+	return 0;
+}
+
+int gb_tcp_cc_available(const char *name, char *avail, size_t len)
+{
+	int err = cc_list(avail, len);
+
+	return err < 0 ? err : in_list(avail, name);
 }
 
 int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e)
 {
 	char avail[512];
-	/* reads the kernel's list once; the name asked for here does not matter */
-	int r = gb_tcp_cc_available("reno", avail, sizeof(avail));
+	int r = cc_list(avail, sizeof(avail));
 
 	if (r < 0) {
 		gb_err_set(e, "cannot read %stcp_available_congestion_control: %s", SYS,

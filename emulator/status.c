@@ -78,45 +78,34 @@ static json_t *tcp_json(const struct gb_tcp *t)
 }
 
 /*
- * The hosts' TCP stacks as read back from their namespaces: one line when
- * they all run the same, else one line per stack with its hosts.
+ * The hosts' TCP stacks as read back from their namespaces
+ * (gb_grid_tcp_json(), which groups them): one line when they all run the
+ * same, else one line per stack with its hosts.
  */
 static void tcp_lines(struct gb_grid *g, FILE *out)
 {
-	const struct gb_topo *t = g->topo;
-	struct gb_tcp *s = calloc((size_t)t->nhosts, sizeof(*s));
-	char buf[160];
-	int err = 0;
+	json_t *stacks = gb_grid_tcp_json(g), *st, *h;
+	size_t i, k;
 
-	for (int i = 0; s && i < t->nhosts && !err; i++)
-		err = gb_grid_tcp_read(g, i, &s[i]);
-	if (!s || err) {
-		fprintf(out, "tcp: cannot read the hosts' stack: %s\n",
-			strerror(s ? -err : ENOMEM));
-		free(s);
+	if (!stacks) {
+		fprintf(out, "tcp: cannot read the hosts' stack\n");
 		return;
 	}
-	for (int i = 0; i < t->nhosts; i++) {
-		int first = 1, count = 0;
+	json_array_foreach(stacks, i, st) {
+		json_t *hosts = json_object_get(st, "hosts");
+		size_t n = json_array_size(hosts);
+		const char *text = json_string_value(json_object_get(st, "text"));
 
-		for (int j = 0; j < i && first; j++)
-			first = !gb_tcp_equal(&s[i], &s[j]);
-		if (!first)
-			continue;
-		for (int j = i; j < t->nhosts; j++)
-			count += gb_tcp_equal(&s[i], &s[j]);
-		if (count == t->nhosts) {
-			fprintf(out, "tcp: %s (every host)\n", gb_tcp_format(&s[i], buf, sizeof(buf)));
+		if (json_array_size(stacks) == 1) {
+			fprintf(out, "tcp: %s (every host)\n", text);
 			break;
 		}
-		fprintf(out, "tcp: %s (%d host%s:", gb_tcp_format(&s[i], buf, sizeof(buf)), count,
-			count == 1 ? "" : "s");
-		for (int j = i; j < t->nhosts; j++)
-			if (gb_tcp_equal(&s[i], &s[j]))
-				fprintf(out, " %s", t->nodes[j].name);
+		fprintf(out, "tcp: %s (%zu host%s:", text, n, n == 1 ? "" : "s");
+		json_array_foreach(hosts, k, h)
+			fprintf(out, " %s", json_string_value(h));
 		fprintf(out, ")\n");
 	}
-	free(s);
+	json_decref(stacks);
 }
 
 int gb_grid_health(struct gb_grid *g, char *why, size_t whylen)
