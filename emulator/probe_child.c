@@ -114,6 +114,20 @@ int gb_tcp_bytes_delivered(int fd, uint64_t *bytes)
 	return 0;
 }
 
+int gb_tcp_state(int fd, struct gb_tcp_state *st)
+{
+	struct tcp_info ti;
+	int err = tcp_info(fd, &ti);
+
+	if (err < 0)
+		return err;
+	st->delivered = ti.tcpi_bytes_acked + (uint64_t)ti.tcpi_sacked * ti.tcpi_snd_mss;
+	st->srtt = ti.tcpi_rtt / 1e6;
+	st->cwnd_bytes = (uint64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss;
+	st->slow_start = ti.tcpi_snd_cwnd < ti.tcpi_snd_ssthresh;
+	return 0;
+}
+
 int gb_tcp_bytes_acked(int fd, uint64_t *acked)
 {
 	struct tcp_info ti;

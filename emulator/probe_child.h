@@ -82,4 +82,19 @@ int gb_tcp_bytes_acked(int fd, uint64_t *acked);
  */
 int gb_tcp_bytes_delivered(int fd, uint64_t *bytes);
 
+/** What a sender knows of its TCP connection at one instant (TCP_INFO). */
+struct gb_tcp_state {
+	uint64_t delivered;  /**< as gb_tcp_bytes_delivered() */
+	double srtt;         /**< smoothed round-trip time, s (tcpi_rtt) */
+	uint64_t cwnd_bytes; /**< congestion window x MSS, bytes */
+	int slow_start;      /**< the window is below the slow-start threshold */
+};
+
+/**
+ * gb_tcp_state() - read @fd's delivered bytes, smoothed RTT and congestion
+ * window in one TCP_INFO call, so the three belong to the same instant.
+ * Return: 0 or -errno as gb_tcp_bytes_acked().
+ */
+int gb_tcp_state(int fd, struct gb_tcp_state *st);
+
 #endif

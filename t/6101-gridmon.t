@@ -52,9 +52,14 @@ is "$(jq '[.bw[0:4][] | .[4:8][]] | unique | length' "$m")" 1 "a -> b expanded t
 intra=$(jq '.bw[0][1]' "$m")
 ok $(between "$bw_cfg" 1e12 "$intra"; echo $?) "intra-cluster bandwidth $intra B/s above the WAN rate $bw_cfg (1 Gbit/s links; a loaded box reads far less)"
 ok $(jq -e '.o | all(. > 0)' "$m" >/dev/null; echo $?) "every node has an initiation cost o > 0"
-# bytes: 3 pairs of cluster a... 4 pairs x (4 MiB + 10 echoes of 64 B both ways)
+ok $(jq -e '.clusters as $c | [range(2)] | all(. as $a | [range(2)] | all(. as $b |
+	$c.bw_lo[$a][$b] <= $c.bw[$a][$b] and $c.bw[$a][$b] <= $c.bw_hi[$a][$b]))' "$m" >/dev/null; echo $?) \
+	"each pair's uncertainty range holds its value"
+# bytes: 4 pairs, each (a steady transfer of at most 4 MiB + 10 echoes of 64 B both ways)
 sent=$(jq .clusters.bytes_sent "$m")
-is "$sent" $((4 * (4194304 + 10 * 64 * 2))) "recorded probe bytes = 4 pairs x (4 MiB + echoes)"
+is "$(jq -r .transfer "$m")" steady "the default transfer runs until its rate is steady"
+ok $([ "$sent" -gt $((4 * 65536)) ] && [ "$sent" -le $((4 * (4194304 + 10 * 64 * 2))) ]; echo $?) \
+	"recorded probe bytes $sent: 4 pairs x (at most 4 MiB + echoes)"
 t "the matrix loads with the planner library (gridtree plan)" \
 	"$GRIDTREE" plan --matrix "$m" --algo mateescu --root a-1 --size 1M
 
@@ -62,18 +67,20 @@ t "the matrix loads with the planner library (gridtree plan)" \
 is "$(jq -r '.oracle, .lat[0][4], .bw[0][4]' "$tmp/oracle.json" | tr '\n' ' ')" \
 	"true 0.00514 12500000 " "--print-configured is labelled the oracle and gives the path values"
 
-# The budget shrinks every transfer alike: 4 pairs into 1 MiB.
+# The budget shrinks every transfer alike: 4 pairs into 1 MiB; --fixed sends
+# exactly that.
 # A round in which a pair's probe failed writes no file (gridmon says why);
 # that is about probing, not the budget, so it is shown and tried once more.
-if ! "$GRIDMON" --once --max-bytes-per-period 1M --out "$tmp/cap.json" 2>"$tmp/cap.err" ||
+if ! "$GRIDMON" --once --fixed --max-bytes-per-period 1M --out "$tmp/cap.json" 2>"$tmp/cap.err" ||
 	[ ! -s "$tmp/cap.json" ]; then
 	sed "s/^/# first try: gridmon: /" "$tmp/cap.err"
 	diag "no matrix from the first budgeted round (above); trying once more"
-	"$GRIDMON" --once --max-bytes-per-period 1M --out "$tmp/cap.json" 2>"$tmp/cap.err" ||
+	"$GRIDMON" --once --fixed --max-bytes-per-period 1M --out "$tmp/cap.json" 2>"$tmp/cap.err" ||
 		sed "s/^/# gridmon: /" "$tmp/cap.err"
 fi
 sent=$(jq .clusters.bytes_sent "$tmp/cap.json")
-ok $([ -n "$sent" ] && [ "$sent" -le 1048576 ]; echo $?) "--max-bytes-per-period 1M: $sent B sent"
+is "$sent" 1048576 "--fixed --max-bytes-per-period 1M: 4 x (echoes + the rest of 256 KiB) sent"
+is "$(jq -r .transfer "$tmp/cap.json")" fixed "the file says the transfer was fixed"
 
 # A 70 % cut of the WAN within two periods.
 p=$tmp/p.json

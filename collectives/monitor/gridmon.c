@@ -4,31 +4,52 @@
  * keeps the latency and bandwidth matrices of the live grid fresh.
  *
  *	gridmon [--out FILE] [--period 300s] [--scale F] [--once | --rounds N]
- *	        [--bytes-per-probe 2M] [--max-bytes-per-period B] [--rtt-count N]
+ *	        [--bytes-per-probe 4M] [--max-bytes-per-period B] [--rtt-count N]
+ *	        [--fixed | --steady-rtts 4] [--concurrency N] [--publish-change 0.25]
  *	        [--port N] [--timeout S] [-v]
  *	gridmon --print-configured [--out FILE]      (oracle, an ablation)
  *
  * Every period (300 s in the paper, times --scale), one round:
  *
  *	rep(c) = the first host of cluster c; sec(c) = its second host
- *	for each cluster A:
- *	    for each cluster B != A:  pair(rep(A) -> rep(B))   off-diagonal A,B
- *	    if A has 2+ hosts:        pair(rep(A) -> sec(A))   diagonal A,A
+ *	pairs: rep(A) -> rep(B) for A != B (off-diagonal A,B), and
+ *	       rep(A) -> sec(A) if A has 2+ hosts (diagonal A,A),
+ *	       in rotation order (mon_sched.c)
+ *	stages: pairs that share no uplink or site access link in the same
+ *	       direction run together (mon_sched.c), at most --concurrency
  *	pair = median RTT/2 of small UDP echoes (latency),
- *	       goodput of a fixed-size TCP transfer after warm-up (bandwidth),
+ *	       TCP goodput once the rate stops growing (bandwidth; mon_probe.c;
+ *	       --fixed: a fixed-size transfer after warm-up),
  *	       median send() time of a probe on rep(A) (o of every host of A)
  *	expand: node i of A -> node j of B gets (A,B); i, j both in A get (A,A)
- *	write the matrix file (docs/formats.md) with version+1, atomically
+ *	after each stage: write the matrix file (docs/formats.md) with
+ *	       version+1, atomically, if the round ended or some pair's
+ *	       bandwidth moved by more than --publish-change since the last
+ *	       version written
  *
  * Choices where the paper is silent:
- *   - pairs are measured one at a time, so probes never compete with each
- *     other, only with the grid's own traffic;
+ *   - bandwidth is the path's steady TCP goodput, the "bandwidth of the
+ *     link" of Mateescu's model, which the planners use; what a message
+ *     gets while its connection is still in slow start is not in that
+ *     model (issue 13, cause 4; docs/measurements.md);
+ *   - pairs run concurrently when they share no link in one direction,
+ *     so that a round keeps up with the loads (issue 13, cause 3);
+ *   - a version as soon as a change is measured, not only at the end of a
+ *     round: the paper's 5-minute refresh is a period, not a delay;
+ *   - the uncertainty: clusters.bw_lo and bw_hi are the range of the pair's
+ *     last 3 readings; the matrix's value is the newest reading (a filter
+ *     over readings would delay every change by rounds);
+ *   - outliers: a steady reading whose window's second half ran at less
+ *     than half or more than twice the rate of its first half measured no
+ *     rate (the delay line or the probe lost the CPU): it is measured once
+ *     more, alone, at the round's end; if that is unsteady too, the
+ *     previous value is kept (the count is clusters.unsteady);
  *   - a 1-host cluster has no intra-cluster pair: its diagonal is marked not
  *     measured (it has no node pair that would use it);
  *   - a pair that fails keeps its previous value and is reported as stale;
- *     a first round with a failed pair writes nothing;
+ *     nothing is written before every pair has a value;
  *   - the probe budget: --max-bytes-per-period caps the round's bytes by
- *     shrinking the TCP transfer of every pair alike (never below 64 KiB).
+ *     capping the TCP transfer of every pair alike (never below 64 KiB).
  *
  * It never reads the emulator's link configuration: only the host list,
  * cluster membership and data addresses of the live grid (decision 6).
@@ -38,9 +59,14 @@
 #include "gbplan.h"
 #include "gbemu.h"
 #include "gridmon.h"
+#include "gbutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -51,16 +77,31 @@
 #include <unistd.h>
 
 #define MIN_TCP_BYTES 65536ULL
+#define HIST 3 /* bandwidths kept per pair: the uncertainty of the matrix */
+/* A steady reading whose window's second half ran at less than half or more
+ * than twice its first half did not measure a rate: the delay line or the
+ * probe lost the CPU for part of it (gridmon --help; docs/measurements.md). */
+#define UNSTEADY_LO 0.5
+#define UNSTEADY_HI 2.0
 
 struct mon {
 	struct gb_grid g;
 	int nc;               /* clusters */
 	double *clat, *cbw;   /* nc x nc, cluster level; NAN = not measured */
 	double *co;           /* nc: o of each cluster's representative */
+	double *co_round;     /* nc: the smallest o seen this round */
 	int *stale;           /* nc x nc: the last attempt failed */
+	double *hist;         /* nc x nc x HIST: the last bandwidths, newest first */
+	int *nhist;           /* nc x nc: how many of them */
+	double *wbw;          /* nc x nc: bandwidths in the last written version */
+	struct gb_mon_pairref *pairs;
+	int npairs, nstages;
+	int *stage;           /* npairs: each pair's stage (mon_sched.c) */
 	uint64_t version;
-	uint64_t bytes_round;
-	double round_s;
+	uint64_t bytes_round; /* so far in this round */
+	uint64_t bytes_last;  /* in the last whole round */
+	int unsteady, unsteady_last; /* readings refused as unsteady: this round, the last */
+	double round_s;       /* the last whole round's duration */
 };
 
 static volatile sig_atomic_t stop;
@@ -76,7 +117,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gridmon [--out FILE] [--period 300s] [--scale F] [--once | --rounds N]\n"
 		"               [--bytes-per-probe SIZE] [--max-bytes-per-period SIZE]\n"
-		"               [--rtt-count N] [--port N] [--timeout S] [-v]\n"
+		"               [--rtt-count N] [--fixed | --steady-rtts K] [--concurrency N]\n"
+		"               [--publish-change SHARE] [--port N] [--timeout S] [-v]\n"
 		"       gridmon --print-configured [--out FILE]   (oracle: the emulator's config)\n");
 }
 
@@ -134,20 +176,32 @@ static json_t *matrix_json(struct mon *M, const double *clat, const double *cbw,
 	/* The cluster-level view, as measured, with what was not measured. */
 	json_t *cl = json_object(), *names = json_array(), *reps = json_array();
 	json_t *jl = json_array(), *jb = json_array(), *js = json_array();
+	json_t *jlo = json_array(), *jhi = json_array();
 	for (int a = 0; a < nc; a++) {
 		json_array_append_new(names, json_string(t->clusters[a].name));
 		json_array_append_new(reps,
 				      json_string(t->nodes[t->clusters[a].first_host].name));
 		json_t *lr = json_array(), *br = json_array(), *sr = json_array();
+		json_t *lor = json_array(), *hir = json_array();
 		for (int b = 0; b < nc; b++) {
-			double l = clat[a * nc + b], w = cbw[a * nc + b];
+			int k = a * nc + b;
+			double l = clat[k], w = cbw[k], lo = NAN, hi = NAN;
 			json_array_append_new(lr, isnan(l) ? json_null() : json_real(l));
 			json_array_append_new(br, isnan(w) ? json_null() : json_real(w));
-			json_array_append_new(sr, json_boolean(M->stale && M->stale[a * nc + b]));
+			json_array_append_new(sr, json_boolean(M->stale && M->stale[k]));
+			for (int i = 0; M->nhist && i < M->nhist[k]; i++) {
+				double h = M->hist[k * HIST + i];
+				lo = isnan(lo) || h < lo ? h : lo;
+				hi = isnan(hi) || h > hi ? h : hi;
+			}
+			json_array_append_new(lor, isnan(lo) ? json_null() : json_real(lo));
+			json_array_append_new(hir, isnan(hi) ? json_null() : json_real(hi));
 		}
 		json_array_append_new(jl, lr);
 		json_array_append_new(jb, br);
 		json_array_append_new(js, sr);
+		json_array_append_new(jlo, lor);
+		json_array_append_new(jhi, hir);
 	}
 	json_object_set_new(cl, "clusters", names);
 	json_object_set_new(cl, "representatives", reps);
@@ -155,10 +209,17 @@ static json_t *matrix_json(struct mon *M, const double *clat, const double *cbw,
 	json_object_set_new(cl, "bw", jb);
 	if (!oracle) {
 		json_object_set_new(cl, "stale", js);
-		json_object_set_new(cl, "bytes_sent", json_integer((json_int_t)M->bytes_round));
+		/* the uncertainty: the range of the pair's last HIST readings */
+		json_object_set_new(cl, "bw_lo", jlo);
+		json_object_set_new(cl, "bw_hi", jhi);
+		json_object_set_new(cl, "bytes_sent", json_integer((json_int_t)M->bytes_last));
 		json_object_set_new(cl, "round_seconds", json_real(M->round_s));
+		json_object_set_new(cl, "stages", json_integer(M->nstages));
+		json_object_set_new(cl, "unsteady", json_integer(M->unsteady_last));
 	} else {
 		json_decref(js);
+		json_decref(jlo);
+		json_decref(jhi);
 	}
 	json_object_set_new(root, "clusters", cl);
 	return root;
@@ -234,54 +295,273 @@ static const char *node_name(struct mon *M, int i)
 	return M->g.topo->nodes[i].name;
 }
 
-/* One round over every cluster pair; returns the number of failed pairs. */
-static int round_once(struct mon *M, const struct gb_mon_opts *po, int verbose)
+/* What a worker sends back for its pair. */
+struct worker_msg {
+	int err;
+	struct gb_mon_result r;
+};
+
+/* Fork a worker that measures pair @p; its report comes on *@rfd. */
+static pid_t worker_start(struct mon *M, const struct gb_mon_pairref *p,
+			  const struct gb_mon_opts *po, int *rfd)
 {
-	const struct gb_topo *t = M->g.topo;
-	int nc = M->nc, failed = 0;
+	int pp[2];
+	pid_t parent = getpid(), pid;
+
+	if (pipe2(pp, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+		close(pp[0]);
+		close(pp[1]);
+		return err;
+	}
+	if (pid == 0) {
+		struct worker_msg w;
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		close(pp[0]);
+		memset(&w, 0, sizeof(w));
+		w.err = gb_mon_pair(M->g.nsfd[p->src], M->g.nsfd[p->dst],
+				    M->g.topo->nodes[p->dst].addr, po, &w.r);
+		_exit(gb_write_full(pp[1], &w, sizeof(w)) < 0);
+	}
+	close(pp[1]);
+	*rfd = pp[0];
+	return pid;
+}
+
+/* Run the pairs of one stage together; their reports into @w. */
+static void stage_run(struct mon *M, const int *idx, int n, const struct gb_mon_opts *po,
+		      struct worker_msg *w)
+{
+	pid_t pid[n];
+	struct pollfd pf[n];
+	size_t got[n];
+	double deadline = gb_now() + po->timeout + 2;
+	int left = 0;
+
+	for (int i = 0; i < n; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].err = -EIO;
+		got[i] = 0;
+		pf[i].fd = -1;
+		pf[i].events = POLLIN;
+		pid[i] = worker_start(M, &M->pairs[idx[i]], po, &pf[i].fd);
+		if (pid[i] < 0)
+			w[i].err = pid[i];
+		else
+			left++;
+	}
+	while (left && !stop) {
+		double rest = deadline - gb_now();
+		if (rest <= 0)
+			break;
+		int k = poll(pf, (nfds_t)n, (int)(rest * 1000) + 1);
+		if (k < 0 && errno != EINTR)
+			break;
+		for (int i = 0; k > 0 && i < n; i++) {
+			if (pf[i].fd < 0 || !pf[i].revents)
+				continue;
+			ssize_t r = read(pf[i].fd, (char *)&w[i] + got[i], sizeof(w[i]) - got[i]);
+			if (r > 0 && (got[i] += (size_t)r) < sizeof(w[i]))
+				continue;
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (got[i] != sizeof(w[i])) {
+				memset(&w[i], 0, sizeof(w[i]));
+				w[i].err = -EIO; /* the worker died */
+			}
+			close(pf[i].fd);
+			pf[i].fd = -1;
+			left--;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (pf[i].fd >= 0) {
+			close(pf[i].fd);
+			if (got[i] != sizeof(w[i])) {
+				memset(&w[i], 0, sizeof(w[i]));
+				w[i].err = -ETIMEDOUT;
+			}
+		}
+		if (pid[i] > 0) {
+			kill(pid[i], SIGKILL);
+			waitpid(pid[i], NULL, 0);
+		}
+	}
+}
+
+/* Take pair @p's report into the cluster matrices; 0, or -1 if it failed. */
+static int take(struct mon *M, const struct gb_mon_pairref *p, const struct worker_msg *w,
+		const struct gb_mon_opts *po, int verbose, int retry)
+{
+	int nc = M->nc, k = p->a * nc + p->b;
+	const struct gb_mon_result *r = &w->r;
+
+	M->bytes_round += r->bytes_sent;
+	if (w->err < 0) {
+		fprintf(stderr, "gridmon: pair '%s' -> '%s': %s\n", node_name(M, p->src),
+			node_name(M, p->dst), strerror(-w->err));
+		M->stale[k] = 1;
+		return -1;
+	}
+	if (po->tcp_bytes && r->steady && !(r->halves >= UNSTEADY_LO && r->halves <= UNSTEADY_HI)) {
+		if (verbose || retry)
+			fprintf(stderr, "gridmon: %s -> %s: %.2f Mbit/s is not a steady rate "
+				"(second half / first %.2f)%s\n", node_name(M, p->src),
+				node_name(M, p->dst), r->bw * 8 / 1e6, r->halves,
+				!retry ? ", measured again at the round's end" :
+				!isnan(M->cbw[k]) ? ", the previous value is kept" :
+				", taken: there is no other");
+		M->unsteady++;
+		if (!retry || !isnan(M->cbw[k]))
+			return 1;
+	}
+	M->stale[k] = 0;
+	M->clat[k] = r->rtt_p50 / 2;
+	M->cbw[k] = po->tcp_bytes ? r->bw : NAN;
+	if (po->tcp_bytes) {
+		double *h = &M->hist[k * HIST];
+		memmove(h + 1, h, (HIST - 1) * sizeof(double));
+		h[0] = r->bw;
+		if (M->nhist[k] < HIST)
+			M->nhist[k]++;
+	}
+	/* o of the representative: the smallest of this round's per-pair
+	 * medians, since a busy core only ever adds to it */
+	if (isnan(M->co_round[p->a]) || r->o_send < M->co_round[p->a])
+		M->co[p->a] = M->co_round[p->a] = r->o_send;
+	if (verbose)
+		fprintf(stderr,
+			"gridmon: %s -> %s: rtt p50 %.3f ms min %.3f ms (%d/%d), "
+			"bw %.2f Mbit/s over %.3f s (%s, halves %.2f, %llu B), o %.2f us\n",
+			node_name(M, p->src), node_name(M, p->dst), r->rtt_p50 * 1e3,
+			r->rtt_min * 1e3, r->rtt_received, r->rtt_sent, r->bw * 8 / 1e6,
+			r->bw_seconds, r->steady ? "steady" : "capped", r->halves,
+			(unsigned long long)r->tcp_bytes, r->o_send * 1e6);
+	return 0;
+}
+
+/*
+ * One round: every pair once, stage by stage (mon_sched.c).  After each
+ * stage @publish(M, last) is called; it writes a version when it should.
+ * Returns the number of failed pairs, or -errno if publishing failed.
+ */
+static int round_once(struct mon *M, const struct gb_mon_opts *po, int verbose,
+		      int (*publish)(struct mon *, int last, void *), void *ctx)
+{
+	int failed = 0, idx[M->npairs], again[M->npairs], nagain = 0, err;
+	struct worker_msg w[M->npairs];
 	double t0 = gb_now();
 
 	M->bytes_round = 0;
-	for (int a = 0; a < nc && !stop; a++) {
-		int s = t->clusters[a].first_host;
-		double o_round = NAN;
-		for (int b = 0; b < nc && !stop; b++) {
-			int d = t->clusters[b].first_host;
-			struct gb_mon_result r;
-			if (a == b) {
-				if (t->clusters[a].nhosts < 2)
-					continue; /* not measured: see the header */
-				d = s + 1;
-			}
-			int err = gb_mon_pair(M->g.nsfd[s], M->g.nsfd[d], t->nodes[d].addr, po, &r);
-			M->bytes_round += r.bytes_sent;
-			if (err < 0) {
-				fprintf(stderr, "gridmon: pair '%s' -> '%s': %s\n", node_name(M, s),
-					node_name(M, d), strerror(-err));
-				M->stale[a * nc + b] = 1;
-				failed++;
-				continue;
-			}
-			M->stale[a * nc + b] = 0;
-			M->clat[a * nc + b] = r.rtt_p50 / 2;
-			M->cbw[a * nc + b] = po->tcp_bytes ? r.bw : NAN;
-			/* o of the representative: the smallest of this round's
-			 * per-pair medians, since a busy core only ever adds to it */
-			if (isnan(o_round) || r.o_send < o_round)
-				o_round = r.o_send;
-			if (verbose)
-				fprintf(stderr,
-					"gridmon: %s -> %s: rtt p50 %.3f ms min %.3f ms (%d/%d), "
-					"bw %.2f Mbit/s over %.3f s, o %.2f us\n",
-					node_name(M, s), node_name(M, d), r.rtt_p50 * 1e3,
-					r.rtt_min * 1e3, r.rtt_received, r.rtt_sent, r.bw * 8 / 1e6,
-					r.bw_seconds, r.o_send * 1e6);
+	M->unsteady = 0;
+	for (int a = 0; a < M->nc; a++)
+		M->co_round[a] = NAN;
+	for (int s = 0; s < M->nstages && !stop; s++) {
+		int n = 0;
+		for (int i = 0; i < M->npairs; i++)
+			if (M->stage[i] == s)
+				idx[n++] = i;
+		stage_run(M, idx, n, po, w);
+		if (stop)
+			return failed;
+		for (int i = 0; i < n; i++) {
+			int t = take(M, &M->pairs[idx[i]], &w[i], po, verbose, 0);
+			failed += t < 0;
+			if (t > 0)
+				again[nagain++] = idx[i];
 		}
-		if (!isnan(o_round))
-			M->co[a] = o_round;
+		if (s < M->nstages - 1 && (err = publish(M, 0, ctx)) < 0)
+			return err;
 	}
+	/* an unsteady reading is measured once more, alone */
+	for (int i = 0; i < nagain && !stop; i++) {
+		stage_run(M, &again[i], 1, po, w);
+		if (!stop)
+			failed += take(M, &M->pairs[again[i]], &w[0], po, verbose, 1) < 0;
+	}
+	if (stop)
+		return failed;
 	M->round_s = gb_now() - t0;
+	M->bytes_last = M->bytes_round;
+	M->unsteady_last = M->unsteady;
+	if ((err = publish(M, 1, ctx)) < 0)
+		return err;
 	return failed;
+}
+
+/* Every pair that a round measures has a value. */
+static int is_complete(const struct mon *M)
+{
+	for (int i = 0; i < M->npairs; i++)
+		if (isnan(M->clat[M->pairs[i].a * M->nc + M->pairs[i].b]))
+			return 0;
+	return 1;
+}
+
+/* Where and when versions are written. */
+struct publisher {
+	const char *out;
+	const struct gb_mon_opts *po;
+	uint64_t cap;
+	double change, period;
+	long round;
+	int verbose, written;
+};
+
+/*
+ * After each stage: write a version at the end of every round, and in the
+ * middle of one as soon as some pair's bandwidth moved by more than
+ * P->change (a share) from the version last written, so that a load
+ * reaches the matrix when it is measured, not a round later.  Nothing is
+ * written before every pair has a value.
+ */
+static int publish(struct mon *M, int last, void *ctx)
+{
+	struct publisher *P = ctx;
+	size_t nn = (size_t)(M->nc * M->nc);
+	int moved = 0;
+
+	if (!is_complete(M))
+		return 0;
+	for (size_t k = 0; k < nn && !moved; k++) {
+		double w = M->wbw[k], b = M->cbw[k];
+		if (isnan(b))
+			continue;
+		moved = isnan(w) || fabs(b - w) > P->change * w;
+	}
+	if (!last && !moved)
+		return 0;
+	M->version++;
+	json_t *j = matrix_json(M, M->clat, M->cbw, M->co, 0);
+	json_object_set_new(j, "period_s", json_real(P->period));
+	json_object_set_new(j, "round", json_integer(P->round));
+	json_object_set_new(j, "round_complete", json_boolean(last));
+	json_object_set_new(j, "bytes_per_probe", json_integer((json_int_t)P->po->tcp_bytes));
+	json_object_set_new(j, "transfer", json_string(P->po->steady ? "steady" : "fixed"));
+	/* the hosts' TCP stack the probes ran on (issue 18) */
+	json_t *tcp = gb_grid_tcp_json(&M->g);
+	json_object_set_new(j, "tcp", tcp ? tcp : json_null());
+	if (P->cap)
+		json_object_set_new(j, "max_bytes_per_period", json_integer((json_int_t)P->cap));
+	int err = write_json(j, P->out);
+	json_decref(j);
+	if (err < 0)
+		return err;
+	memcpy(M->wbw, M->cbw, nn * sizeof(double));
+	P->written++;
+	if (P->verbose)
+		fprintf(stderr, "gridmon: version %llu (round %ld%s), %llu B in the last round of %.3f s\n",
+			(unsigned long long)M->version, P->round, last ? ", end" : ", a change",
+			(unsigned long long)M->bytes_last, M->round_s);
+	return 0;
 }
 
 static int parse_bytes(const char *s, uint64_t *v)
@@ -307,6 +587,10 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "print-configured", no_argument, NULL, 'C' },
+		{ "concurrency", required_argument, NULL, 'K' },
+		{ "fixed", no_argument, NULL, 'F' },
+		{ "publish-change", required_argument, NULL, 'c' },
+		{ "steady-rtts", required_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -314,7 +598,9 @@ int main(int argc, char **argv)
 	struct mon M;
 	struct gb_err e = { "" };
 	struct gb_mon_opts po = { .rtt_count = 10, .tcp_bytes = 4 << 20, .warm_frac = 0.25,
-				  .port = 47100, .timeout = 30 };
+				  .port = 47100, .timeout = 30, .steady = 1, .steady_rtts = 4 };
+	double change = 0.25;
+	int concurrency = 0;
 	const char *out = "-";
 	uint64_t period_ns = 300ULL * 1000000000ULL, cap = 0;
 	double scale = 1;
@@ -387,6 +673,29 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'C': oracle = 1; break;
+		case 'K':
+			concurrency = (int)strtol(optarg, &end, 10);
+			if (*end || concurrency < 0 || concurrency > 1000) {
+				fprintf(stderr, "gridmon: concurrency '%s' is not 0..1000\n", optarg);
+				return 2;
+			}
+			break;
+		case 'F': po.steady = 0; break;
+		case 'R':
+			po.steady_rtts = strtod(optarg, &end);
+			if (*end || !(po.steady_rtts >= 1 && po.steady_rtts <= 100)) {
+				fprintf(stderr, "gridmon: steady-rtts '%s' is not 1..100\n", optarg);
+				return 2;
+			}
+			break;
+		case 'c':
+			change = strtod(optarg, &end);
+			if (*end || !(change >= 0)) {
+				fprintf(stderr, "gridmon: publish-change '%s' is not a number >= 0\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -421,19 +730,33 @@ int main(int argc, char **argv)
 	M.cbw = malloc(nn * sizeof(double));
 	M.stale = calloc(nn, sizeof(int));
 	M.co = malloc((size_t)M.nc * sizeof(double));
-	if (!M.clat || !M.cbw || !M.stale || !M.co) {
+	M.co_round = malloc((size_t)M.nc * sizeof(double));
+	M.hist = calloc(nn * HIST, sizeof(double));
+	M.nhist = calloc(nn, sizeof(int));
+	M.wbw = malloc(nn * sizeof(double));
+	M.pairs = calloc(nn, sizeof(*M.pairs));
+	M.stage = calloc(nn, sizeof(int));
+	if (!M.clat || !M.cbw || !M.stale || !M.co || !M.co_round || !M.hist || !M.nhist ||
+	    !M.wbw || !M.pairs || !M.stage) {
 		fprintf(stderr, "gridmon: out of memory\n");
 		goto cleanup;
 	}
 	for (size_t i = 0; i < nn; i++)
-		M.clat[i] = M.cbw[i] = NAN;
+		M.clat[i] = M.cbw[i] = M.wbw[i] = NAN;
+	M.npairs = gb_mon_pairs(M.g.topo, M.pairs, (int)nn);
+	M.nstages = M.npairs < 0 ? M.npairs : gb_mon_schedule(M.g.topo, M.pairs, M.npairs,
+								    concurrency, M.stage);
+	if (M.nstages < 0) {
+		fprintf(stderr, "gridmon: cannot schedule the pairs: %s\n", strerror(-M.nstages));
+		goto cleanup;
+	}
+	if (verbose)
+		fprintf(stderr, "gridmon: %d pairs in %d stages\n", M.npairs, M.nstages);
 	for (int a = 0; a < M.nc; a++)
 		M.co[a] = NAN;
 
 	/* The probe budget: pairs x (echoes both ways + transfer) <= cap. */
-	int npairs = 0;
-	for (int a = 0; a < M.nc; a++)
-		npairs += M.nc - 1 + (M.g.topo->clusters[a].nhosts > 1);
+	int npairs = M.npairs;
 	uint64_t udp = (uint64_t)po.rtt_count * 64 * 2;
 	if (cap && npairs && (udp + po.tcp_bytes) * (uint64_t)npairs > cap) {
 		uint64_t per = cap / (uint64_t)npairs;
@@ -448,63 +771,46 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	double period = (double)period_ns / 1e9 * scale;
+	struct publisher P = { .out = out, .po = &po, .cap = cap, .change = change,
+			       .verbose = verbose,
+			       .period = (double)period_ns / 1e9 * scale };
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (long k = 0; !stop && (!rounds || k < rounds); k++) {
-		int failed = round_once(&M, &po, verbose);
+		P.round = k + 1;
+		int failed = round_once(&M, &po, verbose, publish, &P);
+		if (failed < 0) {
+			fprintf(stderr, "gridmon: cannot write '%s': %s\n", out, strerror(-failed));
+			goto cleanup;
+		}
 		if (stop)
 			break;
-		int complete = 1;
-		for (int a = 0; a < M.nc; a++)
-			for (int b = 0; b < M.nc; b++)
-				if ((a != b || M.g.topo->clusters[a].nhosts > 1) &&
-				    isnan(M.clat[a * M.nc + b]))
-					complete = 0;
-		if (!complete) {
+		if (!is_complete(&M))
 			fprintf(stderr, "gridmon: round %ld: %d pair(s) never measured, "
 				"nothing written\n", k + 1, failed);
-		} else {
-			M.version++;
-			json_t *j = matrix_json(&M, M.clat, M.cbw, M.co, 0);
-			json_object_set_new(j, "period_s", json_real(period));
-			json_object_set_new(j, "bytes_per_probe",
-					    json_integer((json_int_t)po.tcp_bytes));
-			/* the hosts' TCP stack the probes ran on (issue 18) */
-			json_t *tcp = gb_grid_tcp_json(&M.g);
-			json_object_set_new(j, "tcp", tcp ? tcp : json_null());
-			if (cap)
-				json_object_set_new(j, "max_bytes_per_period",
-						    json_integer((json_int_t)cap));
-			err = write_json(j, out);
-			json_decref(j);
-			if (err < 0) {
-				fprintf(stderr, "gridmon: cannot write '%s': %s\n", out,
-					strerror(-err));
-				goto cleanup;
-			}
-			written++;
-			if (verbose)
-				fprintf(stderr, "gridmon: version %llu, %llu B sent in %.3f s\n",
-					(unsigned long long)M.version,
-					(unsigned long long)M.bytes_round, M.round_s);
-		}
 		if (rounds && k + 1 >= rounds)
 			break;
 		/* Rounds start on a fixed grid: start + k * period.  A round
 		 * longer than the period is followed at once by the next. */
-		double ns = (double)next.tv_nsec + period * 1e9;
+		double ns = (double)next.tv_nsec + P.period * 1e9;
 		next.tv_sec += (time_t)(ns / 1e9);
 		next.tv_nsec = (long)fmod(ns, 1e9);
 		while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
 	}
+	written = P.written;
 	ret = written ? 0 : 1;
 cleanup:
 	free(M.clat);
 	free(M.cbw);
 	free(M.stale);
 	free(M.co);
+	free(M.co_round);
+	free(M.hist);
+	free(M.nhist);
+	free(M.wbw);
+	free(M.pairs);
+	free(M.stage);
 	gb_grid_close(&M.g);
 	return ret;
 }

@@ -20,12 +20,19 @@
 #ifndef GRIDBED_GRIDMON_H
 #define GRIDBED_GRIDMON_H
 
+#include "gbtopo.h"
+
 #include <stdint.h>
 
 /** What one pair measurement does. */
 struct gb_mon_opts {
 	int rtt_count;        /**< UDP echo probes of 64 bytes (>= 1) */
-	uint64_t tcp_bytes;   /**< bytes of the TCP bulk transfer (0: none) */
+	uint64_t tcp_bytes;   /**< bytes of the TCP bulk transfer (0: none); with
+				   @steady, the most it may send */
+	int steady;           /**< send until the delivery rate stops growing,
+				   then measure it (mon_probe.c); 0: send
+				   exactly @tcp_bytes */
+	double steady_rtts;   /**< steady: round trips measured (>= 1) */
 	double warm_frac;     /**< share of tcp_bytes that is warm-up (0 .. 0.9) */
 	int port;             /**< UDP port; TCP uses port + 1 */
 	double timeout;       /**< seconds for the whole pair before -ETIMEDOUT */
@@ -38,6 +45,11 @@ struct gb_mon_result {
 	double o_send;            /**< median duration of the send() call of a probe */
 	double bw;                /**< TCP goodput after warm-up, 0 if not measured */
 	double bw_seconds;        /**< the interval bw covers */
+	int steady;               /**< the steady transfer reached its plateau
+				       (0 also for a fixed transfer) */
+	double halves;            /**< steady: rate of the measured window's
+				       second half over its first half */
+	uint64_t tcp_bytes;       /**< TCP payload sent */
 	uint64_t bytes_sent;      /**< every byte the pair put on the data plane
 				       (UDP payload both ways + TCP payload) */
 };
@@ -47,10 +59,13 @@ struct gb_mon_result {
  * host whose namespace is @dst_nsfd and whose data address (host byte order)
  * is @dst_addr.
  *
- * Latency: the median RTT of @o->rtt_count echoes (one outstanding at a
- * time; a lost echo waits at most 1 s).  Bandwidth: the source samples
+ * Latency: the median RTT of @o->rtt_count echoes (sent 1 ms apart; a
+ * lost echo is waited for at most 1 s after the last one was sent).  Bandwidth: the source samples
  * the bytes the sink has acknowledged (TCP_INFO, cumulatively and
- * selectively: gb_tcp_bytes_delivered()) against its clock; the first
+ * selectively: gb_tcp_bytes_delivered()) against its clock.  With
+ * @o->steady it sends until the rate stops growing and measures the next
+ * @o->steady_rtts round trips (at least 30 ms); otherwise, and when the cap comes
+ * first, the first
  * warm_frac * tcp_bytes are warm-up (slow start), and the goodput is the
  * least-squares slope of those samples from the first one past the warm-up
  * to the last one before everything was acknowledged (mon_probe.c says
@@ -64,5 +79,32 @@ struct gb_mon_result {
  */
 int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_mon_opts *o,
 		struct gb_mon_result *r);
+
+/** One pair of a round: cluster @a's representative to cluster @b's
+ *  (a == b: the diagonal, to @a's second host).  Node indices src, dst. */
+struct gb_mon_pairref {
+	int a, b;
+	int src, dst;
+};
+
+/**
+ * gb_mon_pairs() - a round's pairs for topology @t, in rotation order
+ * (every cluster to the next one, then to the one 2 after it, ..., then
+ * the diagonals; 1-host clusters have none) into @p (room for @max).
+ * Return: how many, or -ENOSPC.
+ */
+int gb_mon_pairs(const struct gb_topo *t, struct gb_mon_pairref *p, int max);
+
+/**
+ * gb_mon_schedule() - the stage of each of the @n pairs @p: pairs in one
+ * stage share no cluster uplink or site access link, in either direction
+ * (mon_sched.c states the assumption), so they run at the same time;
+ * a stage holds at most @concurrency pairs (0: no limit, 1: one pair at a
+ * time).  Each stage takes first the pairs whose source cluster has waited
+ * longest, in the order of @p among equals.  @stage[i] gets pair i's
+ * stage.  Return: the number of stages, or -ENOMEM.
+ */
+int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int n,
+		    int concurrency, int *stage);
 
 #endif

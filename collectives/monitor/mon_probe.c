@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #define PROBE_LEN 64
+#define ECHO_GAP 1e-3 /* s between two echo requests */
 #define SAMPLE_S 250e-6 /* sampling period of the acknowledged bytes */
 
 
@@ -115,7 +116,9 @@ struct source_report {
 	int sent, received;
 	double rtt_min, rtt_p50, o_send;
 	double bw, bw_seconds;
-	uint64_t bytes;
+	int steady;         /* the steady transfer reached its plateau */
+	double halves;      /* its window's second-half rate / first-half */
+	uint64_t bytes, tcp_bytes;
 };
 
 /* One sample of the acknowledged bytes. */
@@ -169,6 +172,165 @@ static int ack_sample(struct ack_track *k, int s)
 	return 0;
 }
 
+/*
+ * The steady transfer (o->steady): send until the delivery rate stops
+ * growing, then measure it; o->tcp_bytes is only a cap.
+ *
+ *	W    = max(the echoes' median RTT, 2 ms)   (one round trip, unloaded
+ *	      by this transfer: its srtt grows with the queue it builds)
+ *	ramp: ends when TCP leaves slow start (cwnd >= ssthresh: a loss or
+ *	      HyStart ended it), or when r1 <= 1.2 r0, r1 the rate over the
+ *	      last 2 W and r0 over the 2 W before (a window at or above the
+ *	      path's bandwidth-delay product from the start: slow start would
+ *	      quadruple the rate in 2 W; windows of one W are not enough, as
+ *	      ACKs come in bursts a round trip apart)
+ *	measure: the next max(K W, 30 ms), K = o->steady_rtts (default 4:
+ *	      the first round trips after slow start are the loss recovery
+ *	      and the trough after it, which a shorter window reads alone);
+ *	      bw = least-squares slope of the
+ *	      samples in it; halves = rate of its second half / its first
+ *	stop writing, wait until everything written is delivered
+ *
+ * Writes keep at most cwnd + 64 KiB beyond what is delivered (refilled
+ * every 0.25 ms, 64 KiB last 5 ms at 100 Mbit/s), so the connection is
+ * limited by its window, not by the application, and at the stop little
+ * is left to drain.  If the cap comes first, the
+ * result is the fixed transfer's (warm-up share, then slope) with steady 0.
+ * Why: a fixed 256 KiB probe over a 60 ms round trip ends inside slow
+ * start and measures slow start (issue 13, cause 4); a fixed size large
+ * enough for the slowest path wastes time on every fast one.
+ */
+#define MAX_SAMPLES (1 << 17)
+
+struct rate_trace {
+	struct ack_sample *s;
+	int n;
+};
+
+/* Index of the last sample at or before @t (0 if none). */
+static int trace_at(const struct rate_trace *tr, double t)
+{
+	int lo = 0, hi = tr->n - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (tr->s[mid].t <= t)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static double trace_rate(const struct rate_trace *tr, double a, double b)
+{
+	const struct ack_sample *x = &tr->s[trace_at(tr, a)], *y = &tr->s[trace_at(tr, b)];
+	return y->t > x->t ? (double)(y->acked - x->acked) / (y->t - x->t) : 0;
+}
+
+/* Least-squares slope of the samples with t in [a, b]; 0 if fewer than 2. */
+static double trace_slope(const struct rate_trace *tr, double a, double b)
+{
+	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (int i = trace_at(tr, a); i < tr->n && tr->s[i].t <= b; i++) {
+		double x = tr->s[i].t - a, y = (double)tr->s[i].acked;
+		n++;
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+	}
+	double d = n * sxx - sx * sx;
+	return n >= 2 && d > 0 ? (n * sxy - sx * sy) / d : 0;
+}
+
+static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source_report *r,
+			       struct ack_track *k)
+{
+	static char buf[1 << 16];
+	struct timespec nap = { 0, (long)(SAMPLE_S * 1e9) };
+	struct rate_trace tr = { calloc(MAX_SAMPLES, sizeof(struct ack_sample)), 0 };
+	uint64_t written = 0;
+	/* one round trip: the echoes' (the path before this transfer queued
+	 * anything), not srtt, which the transfer's own queue inflates */
+	double t_ramp_end = -1, span = 0, w = r->rtt_p50 > 2e-3 ? r->rtt_p50 : 2e-3;
+	int err = 0, writing = 1;
+
+	if (!tr.s)
+		return -ENOMEM;
+	memset(buf, 0x5a, sizeof(buf));
+	for (;;) {
+		struct gb_tcp_state st;
+		if ((err = gb_tcp_state(s, &st)) < 0)
+			goto out;
+		double t = gb_now();
+		uint64_t got = st.delivered > k->base ? st.delivered - k->base : 0;
+		if (tr.n < MAX_SAMPLES && (!tr.n || t > tr.s[tr.n - 1].t))
+			tr.s[tr.n++] = (struct ack_sample){ t, got };
+		if (writing && t_ramp_end < 0) {
+			int ramped = !st.slow_start;
+			if (!ramped && t - tr.s[0].t >= 4 * w) {
+				double r1 = trace_rate(&tr, t - 2 * w, t);
+				double r0 = trace_rate(&tr, t - 4 * w, t - 2 * w);
+				ramped = r0 > 0 && r1 <= 1.2 * r0;
+			}
+			if (ramped) {
+				t_ramp_end = t;
+				span = o->steady_rtts * w > 0.03 ? o->steady_rtts * w : 0.03;
+			}
+		}
+		if (writing && t_ramp_end >= 0 && t - t_ramp_end >= span) {
+			writing = 0; /* measured: drain what is in flight */
+			double mid = t_ramp_end + span / 2;
+			double a = trace_rate(&tr, t_ramp_end, mid), b = trace_rate(&tr, mid, t);
+			r->bw = trace_slope(&tr, t_ramp_end, t);
+			r->bw_seconds = t - t_ramp_end;
+			r->halves = a > 0 ? b / a : 0;
+			r->steady = r->bw > 0;
+		}
+		if (writing && written >= o->tcp_bytes)
+			writing = 0; /* the cap: the fixed transfer's estimate below */
+		if (!writing && got >= written)
+			break;
+		uint64_t limit = st.cwnd_bytes + 65536;
+		if (writing && written - got < limit) {
+			uint64_t len = limit - (written - got);
+			if (len > sizeof(buf))
+				len = sizeof(buf);
+			if (len > o->tcp_bytes - written)
+				len = o->tcp_bytes - written;
+			ssize_t n = send(s, buf, (size_t)len, MSG_DONTWAIT);
+			if (n < 0 && errno != EINTR && errno != EAGAIN) {
+				err = -errno;
+				goto out;
+			}
+			if (n > 0) {
+				written += (uint64_t)n;
+				r->bytes += (uint64_t)n;
+				r->tcp_bytes += (uint64_t)n;
+				continue;
+			}
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (!r->steady) {
+		/* the cap came first: warm-up share, then the slope, as fixed */
+		uint64_t warm = (uint64_t)((double)written * o->warm_frac);
+		int i = 0;
+		while (i < tr.n - 1 && tr.s[i].acked < warm)
+			i++;
+		int e = tr.n - 1; /* the last sample before completion, if after i */
+		while (e > i && tr.s[e].acked >= written && tr.s[e - 1].acked >= written)
+			e--;
+		if (e > i + 1 && tr.s[e].acked >= written)
+			e--;
+		r->bw = trace_slope(&tr, tr.s[i].t, tr.s[e].t);
+		r->bw_seconds = tr.s[e].t - tr.s[i].t;
+	}
+out:
+	free(tr.s);
+	return err;
+}
+
 /* Send exactly o->tcp_bytes to @daddr and time it; 0 or -errno. */
 static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct source_report *r)
 {
@@ -186,6 +348,11 @@ static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct sour
 	k.warm = (uint64_t)((double)o->tcp_bytes * o->warm_frac);
 	if ((err = gb_tcp_bytes_delivered(s, &k.base)) < 0)
 		goto out;
+	if (o->steady) {
+		if ((err = tcp_transfer_steady(s, o, r, &k)) < 0)
+			goto out;
+		goto drain;
+	}
 	memset(buf, 0x5a, sizeof(buf));
 	while (left) {
 		size_t len = left < sizeof(buf) ? (size_t)left : sizeof(buf);
@@ -198,6 +365,7 @@ static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct sour
 		}
 		left -= (uint64_t)n;
 		r->bytes += (uint64_t)n;
+		r->tcp_bytes += (uint64_t)n;
 		if ((err = ack_sample(&k, s)) < 0)
 			goto out;
 	}
@@ -219,6 +387,7 @@ static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct sour
 		if (k.n >= 16 && d > 0 && (k.n * k.sxy - k.sx * k.sy) / d > 0)
 			r->bw = (k.n * k.sxy - k.sx * k.sy) / d;
 	}
+drain:
 	shutdown(s, SHUT_WR);
 	while (read(s, buf, sizeof(buf)) > 0)
 		; /* wait for the sink's close: everything has been read */
@@ -241,34 +410,53 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	struct sockaddr_in sd = gb_sockaddr(daddr, o->port);
 	if (!rtt || !os || u < 0 || connect(u, (void *)&sd, sizeof(sd)) < 0)
 		_exit(1);
+	/* The echoes are pipelined, ECHO_GAP apart: the round costs one round
+	 * trip, not rtt_count of them.  64-byte datagrams a millisecond apart
+	 * do not queue behind each other on any link of 1 Mbit/s or more. */
+	double *t_sent = calloc((size_t)n, sizeof(double));
+	char *back = calloc((size_t)n, 1);
+	if (!t_sent || !back)
+		_exit(1);
 	memset(buf, 0, PROBE_LEN);
-	for (int i = 0; i < n; i++) {
-		uint64_t seq = (uint64_t)i + 1;
-		memcpy(buf, &seq, sizeof(seq));
-		double t0 = gb_now();
-		if (send(u, buf, PROBE_LEN, 0) != PROBE_LEN)
-			continue;
-		double t1 = gb_now();
-		os[nos++] = t1 - t0;
-		r.sent++;
-		r.bytes += PROBE_LEN;
-		for (;;) {
-			double left = t0 + 1.0 - gb_now();
-			struct pollfd pf = { u, POLLIN, 0 };
-			if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
-				break;
-			uint64_t got;
-			ssize_t k = recv(u, buf, sizeof(buf), 0);
-			if (k < (ssize_t)sizeof(got))
-				continue;
-			r.bytes += (uint64_t)k; /* the echo crossed the path too */
-			memcpy(&got, buf, sizeof(got));
-			if (got == seq) {
-				rtt[r.received++] = gb_now() - t0;
-				break;
+	double t_last = gb_now();
+	for (int i = 0; i < n || r.received < r.sent; ) {
+		double now = gb_now();
+		if (i < n && now >= t_last + (i ? ECHO_GAP : 0)) {
+			uint64_t seq = (uint64_t)i;
+			memcpy(buf, &seq, sizeof(seq));
+			double t0 = gb_now();
+			if (send(u, buf, PROBE_LEN, 0) == PROBE_LEN) {
+				double t1 = gb_now();
+				os[nos++] = t1 - t0;
+				t_sent[i] = t0;
+				r.sent++;
+				r.bytes += PROBE_LEN;
 			}
+			t_last = t0;
+			i++;
+			continue;
+		}
+		double until = i < n ? t_last + ECHO_GAP : t_last + 1.0; /* a lost echo: 1 s */
+		if (now >= until && i >= n)
+			break;
+		struct pollfd pf = { u, POLLIN, 0 };
+		int ms = (int)((until - now) * 1000) + 1;
+		if (poll(&pf, 1, ms) <= 0)
+			continue;
+		uint64_t got;
+		ssize_t k = recv(u, buf, sizeof(buf), 0);
+		double tr = gb_now();
+		if (k < (ssize_t)sizeof(got))
+			continue;
+		memcpy(&got, buf, sizeof(got));
+		if (got < (uint64_t)n && t_sent[got] > 0 && !back[got]) {
+			back[got] = 1;
+			r.bytes += (uint64_t)k; /* the echo crossed the path too */
+			rtt[r.received++] = tr - t_sent[got];
 		}
 	}
+	free(t_sent);
+	free(back);
 	close(u);
 	if (r.received) {
 		qsort(rtt, (size_t)r.received, sizeof(double), cmp_double);
@@ -325,7 +513,7 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 
 	memset(r, 0, sizeof(*r));
 	if (o->rtt_count < 1 || o->warm_frac < 0 || o->warm_frac > 0.9 || o->port < 1 ||
-	    o->port > 65534)
+	    o->port > 65534 || (o->steady && !(o->steady_rtts >= 1)))
 		return -EINVAL;
 	if (pipe2(rp, O_CLOEXEC) < 0 || pipe2(sp, O_CLOEXEC) < 0 || pipe2(cp, O_CLOEXEC) < 0) {
 		err = -errno;
@@ -366,12 +554,15 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 	if (o->tcp_bytes > 0) {
 		if ((err = read_until(sp[0], &krep, sizeof(krep), deadline)) < 0)
 			goto cleanup;
-		if (krep.total != o->tcp_bytes || !(srep.bw > 0)) {
+		if (krep.total != srep.tcp_bytes || !(srep.bw > 0)) {
 			err = -EIO;
 			goto cleanup;
 		}
 		r->bw = srep.bw;
 		r->bw_seconds = srep.bw_seconds;
+		r->steady = srep.steady;
+		r->halves = srep.halves;
+		r->tcp_bytes = srep.tcp_bytes;
 	}
 cleanup:
 	if (sk > 0) {

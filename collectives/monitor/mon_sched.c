@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mon_sched.c - which of a gridmon round's pairs run together
+ * (gb_mon_schedule(), gridmon.h).
+ *
+ * A round measures every cluster pair (seed 000 s2.5: representative to
+ * representative, and two hosts of a cluster for its diagonal).  One pair
+ * at a time, a round on teragrid took 23.5 s, three times a quick
+ * campaign's longest load (issue 13, cause 3).  Pairs that share no link
+ * in the same direction do not disturb each other's measurement, so they
+ * may run at the same time.  gridmon does not read the emulator's links
+ * (decision 6); it knows only which cluster and site every host is in.
+ * From that it assumes the usual grid shape:
+ *
+ *	a cluster reaches the rest of its site through its own uplink, and a
+ *	site reaches other sites through its own access link; what lies
+ *	between two sites' access links is not a shared bottleneck of two
+ *	pairs that use different access links in each direction.
+ *
+ * So a pair A -> B holds these resources, in both directions (its data
+ * goes one way, its ACKs the other; a first version that held only the
+ * data's direction let one pair's slow-start queue delay another's ACKs
+ * on the way back, and c2 -> c3 read 7 of 30 Mbit/s):
+ *	cluster A's uplink;  cluster B's uplink;
+ *	if A and B are in different sites: site(A)'s and site(B)'s access links;
+ * and the diagonal pair of cluster A (its representative to its second
+ * host) holds cluster A's uplink (which stands for the representative's
+ * own link: every pair from or to A uses it).
+ *
+ * On teragrid, at most two pairs between sites run at once (4 sites).
+ * Stages are built one after the other, each greedily: the next pair is
+ * the one whose source cluster has waited longest since it last sent,
+ * the first in rotation order (every cluster to the cluster 1 after it,
+ * then 2 after it, ..., then the diagonals) among equals, so each
+ * cluster's pairs spread evenly over the round instead of coming in one
+ * block: a load on one cluster's link is met early in any round.  Where the assumption fails (a backbone that two site pairs
+ * share), concurrent pairs read less; gridmon-accuracy.sh measures it.
+ * `--concurrency N` caps a stage at N pairs; 1 measures one pair at a
+ * time, as before (on an emulated grid the pairs also share the CPU of
+ * the delay line: docs/measurements.md).
+ */
+#include "gridmon.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A pair's resources: id c is cluster c's uplink, nclusters + s site s's
+ * access link, both directions.  Returns how many (1, 2 or 4). */
+static int res_of(const struct gb_topo *t, const struct gb_mon_pairref *p, int *r)
+{
+	int n = 0, sa = t->clusters[p->a].site, sb = t->clusters[p->b].site;
+
+	r[n++] = p->a;
+	if (p->a == p->b)
+		return n;
+	r[n++] = p->b;
+	if (sa != sb) {
+		r[n++] = t->nclusters + sa;
+		r[n++] = t->nclusters + sb;
+	}
+	return n;
+}
+
+int gb_mon_pairs(const struct gb_topo *t, struct gb_mon_pairref *p, int max)
+{
+	int nc = t->nclusters, n = 0;
+
+	for (int k = 1; k <= nc; k++) {
+		for (int a = 0; a < nc; a++) {
+			int b = k < nc ? (a + k) % nc : a;
+			if (a == b && t->clusters[a].nhosts < 2)
+				continue; /* a 1-host cluster has no diagonal */
+			if (n >= max)
+				return -ENOSPC;
+			p[n].a = a;
+			p[n].b = b;
+			p[n].src = t->clusters[a].first_host;
+			p[n].dst = a == b ? p[n].src + 1 : t->clusters[b].first_host;
+			n++;
+		}
+	}
+	return n;
+}
+
+int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int n,
+		    int concurrency, int *stage)
+{
+	int nres = t->nclusters + t->nsites, nstages = 0, left = n;
+	int *busy = calloc((size_t)nres, sizeof(int));
+	int *last = calloc((size_t)t->nclusters, sizeof(int)); /* stage + 1 a cluster last sent */
+
+	if (!busy || !last) {
+		free(busy);
+		free(last);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		stage[i] = -1;
+	while (left > 0) {
+		int size = 0;
+		memset(busy, 0, (size_t)nres * sizeof(int));
+		for (;;) {
+			/* the free pair whose source cluster has waited longest;
+			 * the first in rotation order among equals */
+			int best = -1;
+			for (int i = 0; i < n; i++) {
+				int r[4], nr, ok = stage[i] < 0;
+				if (!ok || (best >= 0 && last[p[i].a] >= last[p[best].a]))
+					continue;
+				nr = res_of(t, &p[i], r);
+				for (int j = 0; j < nr && ok; j++)
+					ok = !busy[r[j]];
+				if (ok)
+					best = i;
+			}
+			if (best < 0)
+				break;
+			int r[4], nr = res_of(t, &p[best], r);
+			for (int j = 0; j < nr; j++)
+				busy[r[j]] = 1;
+			stage[best] = nstages;
+			last[p[best].a] = nstages + 1;
+			left--;
+			if (concurrency > 0 && ++size >= concurrency)
+				break;
+		}
+		nstages++;
+	}
+	free(busy);
+	free(last);
+	return nstages;
+}

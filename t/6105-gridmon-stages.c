@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 6105-gridmon-stages - which of gridmon's pairs run together
+ * (gb_mon_pairs(), gb_mon_schedule(); collectives/monitor/mon_sched.c):
+ *   - a round has every ordered cluster pair once and the diagonal of
+ *     every cluster with 2+ hosts, in rotation order;
+ *   - on every shipped topology, no two pairs of one stage share a link of
+ *     their routed paths in either direction (data one way, ACKs back) (the schedule's assumption, checked
+ *     against the routes, which gridmon itself never reads);
+ *   - --concurrency caps a stage; 1 is one pair a stage;
+ *   - on teragrid the stages are far fewer than the pairs, and each
+ *     cluster's outgoing pairs are spread over the round.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gridmon.h"
+#include "tap.h"
+
+static struct gb_topo *load(const char *name)
+{
+	char path[4096];
+	const char *src = getenv("GRIDBED_SRC");
+	struct gb_topo *t = NULL;
+	struct gb_diag d;
+
+	snprintf(path, sizeof(path), "%s/topologies/%s", src ? src : ".", name);
+	memset(&d, 0, sizeof(d));
+	if (gb_topo_load(path, &t, &d) < 0)
+		return NULL;
+	return t;
+}
+
+/* No directed link is used by two pairs of one stage. */
+static int stages_disjoint(const struct gb_topo *t, const struct gb_mon_pairref *p, int n,
+			   const int *stage, int nstages, char *why, size_t len)
+{
+	int nl = 2 * t->nlinks, *hops = calloc((size_t)t->nnodes, sizeof(int));
+	int *owner = malloc((size_t)nl * sizeof(int));
+
+	for (int s = 0; s < nstages; s++) {
+		for (int l = 0; l < nl; l++)
+			owner[l] = -1;
+		for (int i = 0; i < n; i++) {
+			if (stage[i] != s)
+				continue;
+			int h = gb_topo_path(t, p[i].src, p[i].dst, hops);
+			for (int k = 0; k < h; k++) {
+				int l = hops[k] & ~1; /* both directions: data and ACKs */
+				if (owner[l] >= 0) {
+					snprintf(why, len, "stage %d: %s->%s and %s->%s share link %d", s,
+						 t->nodes[p[i].src].name, t->nodes[p[i].dst].name,
+						 t->nodes[p[owner[l]].src].name,
+						 t->nodes[p[owner[l]].dst].name, l / 2);
+					free(hops);
+					free(owner);
+					return 0;
+				}
+				owner[l] = i;
+			}
+		}
+	}
+	free(hops);
+	free(owner);
+	return 1;
+}
+
+int main(void)
+{
+	static const char *const topos[] = { "teragrid.yaml", "two-clusters.yaml",
+					     "three-clusters.yaml", "grid5000.yaml",
+					     "transatlantic.yaml", "phoenix.yaml" };
+	int ntopos = (int)(sizeof(topos) / sizeof(topos[0]));
+
+	plan(8 + 2 * ntopos);
+
+	struct gb_topo *t = load("teragrid.yaml");
+	if (!t)
+		bail("cannot load topologies/teragrid.yaml (GRIDBED_SRC?)");
+	int nc = t->nclusters, max = nc * nc;
+	struct gb_mon_pairref *p = calloc((size_t)max, sizeof(*p));
+	int *stage = calloc((size_t)max, sizeof(int));
+	int n = gb_mon_pairs(t, p, max);
+	is_int(n, nc * (nc - 1) + nc, "teragrid: 56 off-diagonal pairs and 8 diagonals");
+	int seen = 0, order = 1;
+	for (int i = 0; i < n; i++) {
+		seen += p[i].a == p[i].b ? p[i].dst == p[i].src + 1 : p[i].src == t->clusters[p[i].a].first_host &&
+			p[i].dst == t->clusters[p[i].b].first_host;
+		if (i < nc && !(p[i].a == i && p[i].b == (i + 1) % nc))
+			order = 0;
+	}
+	is_int(seen, n, "representative to representative, first to second host on the diagonal");
+	ok(order, "rotation order: every cluster to the next one first");
+	is_int(gb_mon_pairs(t, p, 10), -ENOSPC, "too small an array is refused");
+
+	int ns = gb_mon_schedule(t, p, n, 1, stage);
+	int serial = ns == n, *used = calloc((size_t)n, sizeof(int));
+	for (int i = 0; i < n; i++)
+		serial &= stage[i] >= 0 && stage[i] < n && !used[stage[i]]++;
+	free(used);
+	ok(serial, "concurrency 1: one pair per stage");
+	ns = gb_mon_schedule(t, p, n, 2, stage);
+	int *size = calloc(n > 0 ? (size_t)n : 1, sizeof(int)), cap = 1;
+	for (int i = 0; i < n; i++)
+		size[stage[i]]++;
+	for (int s = 0; s < ns; s++)
+		cap &= size[s] >= 1 && size[s] <= 2;
+	ok(cap, "concurrency 2: %d stages of 1 or 2 pairs", ns);
+	ns = gb_mon_schedule(t, p, n, 0, stage);
+	ok(ns <= 32, "teragrid unlimited: %d stages for %d pairs (46 between 4 sites, 2 at a time)",
+	   ns, n);
+	/* c3's 7 pairs out: the widest gap between two of them, in stages */
+	int last = -1, gap = 0, k3 = 0;
+	for (int s = 0; s < ns; s++)
+		for (int i = 0; i < n; i++)
+			if (stage[i] == s && p[i].a == 2) {
+				if (last >= 0 && s - last > gap)
+					gap = s - last;
+				last = s;
+				k3++;
+			}
+	ok(gap <= 2 * ns / k3, "c3's %d pairs spread over the round: widest gap %d stages, at most "
+	   "twice the even spacing %d", k3, gap, ns / k3);
+	free(size);
+	free(p);
+	free(stage);
+	gb_topo_free(t);
+
+	for (int k = 0; k < ntopos; k++) {
+		char why[256] = "";
+		t = load(topos[k]);
+		if (!t) {
+			skip(2, "a shipped topology does not load");
+			continue;
+		}
+		nc = t->nclusters;
+		max = nc * nc;
+		p = calloc((size_t)max, sizeof(*p));
+		stage = calloc((size_t)max, sizeof(int));
+		n = gb_mon_pairs(t, p, max);
+		ns = gb_mon_schedule(t, p, n, 0, stage);
+		ok(n > 0 && ns > 0 && ns <= n, "%s: %d pairs in %d stages", topos[k], n, ns);
+		ok(stages_disjoint(t, p, n, stage, ns, why, sizeof(why)),
+		   "%s: no link shared inside a stage%s%s", topos[k], why[0] ? ": " : "", why);
+		free(p);
+		free(stage);
+		gb_topo_free(t);
+	}
+	return done_testing();
+}
