@@ -636,13 +636,16 @@ static int check_schedules(struct ctx *c)
 static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 {
 	static const char *const keys[] = { "period", "bytes_per_probe", "max_bytes_per_period",
-					    "rtt_count", NULL };
+					    "rtt_count", "concurrency", "transfer",
+					    "publish_change", NULL };
 	struct gx_monitor *m = &c->c->monitor;
 	const yaml_node_t *x;
 	double sz;
 	int ret;
 
 	m->period = 300;             /* "every 5 minutes" (seed 000 s2.5) */
+	m->concurrency = -1;
+	m->publish_change = -1;
 	if (!v)
 		return 0;
 	if ((ret = check_map(c, v, "monitor", keys)) < 0)
@@ -665,6 +668,20 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 	}
 	if ((x = get(c, v, "rtt_count")) &&
 	    (ret = get_int(c, x, "rtt_count", 1, 1000, &m->rtt_count)) < 0)
+		return ret;
+	if ((x = get(c, v, "concurrency")) &&
+	    (ret = get_int(c, x, "concurrency", 0, 1000, &m->concurrency)) < 0)
+		return ret;
+	if ((x = get(c, v, "transfer"))) {
+		char t[16];
+		if ((ret = get_word(c, x, "transfer", t, sizeof(t))) < 0)
+			return ret;
+		if (strcmp(t, "steady") && strcmp(t, "fixed"))
+			return fail(c, x, "transfer must be steady or fixed, got '%s'", quote(c, t));
+		m->fixed = !strcmp(t, "fixed");
+	}
+	if ((x = get(c, v, "publish_change")) &&
+	    (ret = get_number(c, x, "publish_change", &m->publish_change)) < 0)
 		return ret;
 	return 0;
 }

@@ -125,6 +125,9 @@ struct gx_monitor {
 	char bytes_per_probe[32]; /**< "" = gridmon's default */
 	char max_bytes[32];       /**< "" = none */
 	int rtt_count;            /**< 0 = gridmon's default */
+	int concurrency;          /**< pairs per stage; -1 = gridmon's default */
+	int fixed;                /**< transfer: fixed (1) or steady (0) */
+	double publish_change;    /**< < 0 = gridmon's default */
 };
 
 /** struct gx_campaign - a parsed and validated campaign file. */

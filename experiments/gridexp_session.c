@@ -224,8 +224,8 @@ void matrix_poll(struct runner *R)
 
 static int monitor_start(struct runner *R)
 {
-	char dir[PATH_MAX], log[PATH_MAX], period[32], scale[32], rtt[16];
-	char *argv[24];
+	char dir[PATH_MAX], log[PATH_MAX], period[32], scale[32], rtt[16], conc[16], chg[32];
+	char *argv[32];
 	int n = 0;
 	DIR *d;
 	struct dirent *e;
@@ -270,6 +270,18 @@ static int monitor_start(struct runner *R)
 		snprintf(rtt, sizeof(rtt), "%d", R->c.monitor.rtt_count);
 		argv[n++] = "--rtt-count";
 		argv[n++] = rtt;
+	}
+	if (R->c.monitor.concurrency >= 0) {
+		snprintf(conc, sizeof(conc), "%d", R->c.monitor.concurrency);
+		argv[n++] = "--concurrency";
+		argv[n++] = conc;
+	}
+	if (R->c.monitor.fixed)
+		argv[n++] = "--fixed";
+	if (R->c.monitor.publish_change >= 0) {
+		snprintf(chg, sizeof(chg), "%.6g", R->c.monitor.publish_change);
+		argv[n++] = "--publish-change";
+		argv[n++] = chg;
 	}
 	argv[n] = NULL;
 	R->mon_seen = 0;
