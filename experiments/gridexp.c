@@ -3,7 +3,7 @@
  * gridexp - experiment campaigns (issue 6): from an empty machine to plotted
  * results, resumable.
  *
- *	gridexp run FILE.yaml [--scale F] [--resume DIR] [--only ALGO,...]
+ *	gridexp run FILE.yaml [--scale F] [--seed N] [--resume DIR] [--only ALGO,...]
  *	            [--out-root DIR] [--prefix P] [--no-plots]
  *	gridexp report DIR [--no-plots]
  *	gridexp check FILE.yaml|DIR --expect EXPECT.yaml [run options]
@@ -60,7 +60,8 @@ void print_diag(const struct gb_diag *d)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gridexp run FILE.yaml [--scale F] [--resume DIR] [--only ALGO[,ALGO...]]\n"
+		"usage: gridexp run FILE.yaml [--scale F] [--seed N] [--resume DIR]\n"
+		"                   [--only ALGO[,ALGO...]]\n"
 		"                   [--out-root DIR] [--prefix P] [--no-plots] [--dry-run]\n"
 		"       gridexp report DIR [--no-plots]\n"
 		"       gridexp check FILE.yaml|DIR --expect EXPECT.yaml [run options]\n"
@@ -69,7 +70,8 @@ static void usage(FILE *f)
 		"          machine to plotted results in OUT-ROOT/<campaign>/<UTC time>/\n"
 		"          (OUT-ROOT: ./results); --resume DIR skips its complete runs and\n"
 		"          runs the others again from scratch; --only runs some algorithms;\n"
-		"          --scale overrides the campaign's time scale; --prefix names the\n"
+		"          --scale overrides the campaign's time scale, --seed its seed\n"
+		"          (repetition k uses seed + k - 1); --prefix names the\n"
 		"          grid (default: gx + a hash of the campaign's name); --dry-run\n"
 		"          checks the campaign and prints its runs and load schedules\n"
 		"  report  summary.json, summary.txt and the plots again, from DIR's files\n"
@@ -85,6 +87,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 {
 	static const struct option lo[] = {
 		{ "scale", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
 		{ "resume", required_argument, NULL, 'r' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "out-root", required_argument, NULL, 'O' },
@@ -110,6 +113,15 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 				warnx("--scale: '%s' is not a positive number", optarg);
 				return 2;
 			}
+			break;
+		case 'S':
+			errno = 0;
+			o->seed = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-') {
+				warnx("--seed: '%s' is not a non-negative integer", optarg);
+				return 2;
+			}
+			o->seed_set = 1;
 			break;
 		case 'r': o->resume = optarg; break;
 		case 'o':

@@ -174,6 +174,16 @@ int prepare_out(struct runner *R, const char *out_root, const char *resume)
 			}
 			R->scale = json_number_value(json_object_get(m, "scale"));
 		}
+		json_t *js = json_object_get(json_object_get(m, "seeds"), "campaign");
+		if (json_is_integer(js) && (uint64_t)json_integer_value(js) != R->c.seed) {
+			if (R->seed_given) {
+				warnx("--resume: '%s' ran with seed %lld, not %llu", resume,
+				      (long long)json_integer_value(js), (unsigned long long)R->c.seed);
+				json_decref(m);
+				return -2;
+			}
+			R->c.seed = (uint64_t)json_integer_value(js);
+		}
 		json_decref(m);
 		snprintf(path, sizeof(path), "%s/campaign.yaml", R->out);
 		if (gb_read_file(path, 4u << 20, &old, &olen) < 0 || olen != R->c.text_len ||

@@ -369,6 +369,10 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		return 2;
 	}
 	R->scale = o->scale > 0 ? o->scale : R->c.scale;
+	if (o->seed_set) {
+		R->c.seed = o->seed;
+		R->seed_given = 1;
+	}
 	for (int c = 0; c < R->c.nconds; c++)
 		R->tcp_axis |= R->c.conds[c].tcp.set != 0;
 	for (int a = 0; a < R->c.nalgos; a++)
