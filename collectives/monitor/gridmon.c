@@ -93,7 +93,6 @@ struct mon {
 	int *stale;           /* nc x nc: the last attempt failed */
 	double *hist;         /* nc x nc x HIST: the last bandwidths, newest first */
 	int *nhist;           /* nc x nc: how many of them */
-	double *wbw;          /* nc x nc: bandwidths in the last written version */
 	struct gb_mon_pairref *pairs;
 	int npairs, nstages;
 	int *stage;           /* npairs: each pair's stage (mon_sched.c) */
@@ -101,6 +100,8 @@ struct mon {
 	uint64_t bytes_round; /* so far in this round */
 	uint64_t bytes_last;  /* in the last whole round */
 	int unsteady, unsteady_last; /* readings refused as unsteady: this round, the last */
+	double change;        /* --publish-change */
+	int changed;          /* a reading since the last version was news */
 	double round_s;       /* the last whole round's duration */
 };
 
@@ -427,7 +428,15 @@ static int take(struct mon *M, const struct gb_mon_pairref *p, const struct work
 	M->clat[k] = r->rtt_p50 / 2;
 	M->cbw[k] = po->tcp_bytes ? r->bw : NAN;
 	if (po->tcp_bytes) {
-		double *h = &M->hist[k * HIST];
+		double *h = &M->hist[k * HIST], lo = NAN, hi = NAN;
+		for (int i = 0; i < M->nhist[k]; i++) {
+			lo = isnan(lo) || h[i] < lo ? h[i] : lo;
+			hi = isnan(hi) || h[i] > hi ? h[i] : hi;
+		}
+		/* a change: outside the range of the pair's last readings, widened
+		 * by the share --publish-change (the noise it has shown is no news) */
+		if (isnan(lo) || r->bw < lo * (1 - M->change) || r->bw > hi * (1 + M->change))
+			M->changed = 1;
 		memmove(h + 1, h, (HIST - 1) * sizeof(double));
 		h[0] = r->bw;
 		if (M->nhist[k] < HIST)
@@ -511,33 +520,24 @@ struct publisher {
 	const char *out;
 	const struct gb_mon_opts *po;
 	uint64_t cap;
-	double change, period;
+	double period;
 	long round;
 	int verbose, written;
 };
 
 /*
  * After each stage: write a version at the end of every round, and in the
- * middle of one as soon as some pair's bandwidth moved by more than
- * P->change (a share) from the version last written, so that a load
- * reaches the matrix when it is measured, not a round later.  Nothing is
- * written before every pair has a value.
+ * middle of one as soon as some pair's new reading fell outside the range
+ * of its last HIST readings widened by the share --publish-change, so that
+ * a load reaches the matrix when it is measured, not a round later, while
+ * the noise a pair has already shown does not.  Nothing is written before
+ * every pair has a value.
  */
 static int publish(struct mon *M, int last, void *ctx)
 {
 	struct publisher *P = ctx;
-	size_t nn = (size_t)(M->nc * M->nc);
-	int moved = 0;
 
-	if (!is_complete(M))
-		return 0;
-	for (size_t k = 0; k < nn && !moved; k++) {
-		double w = M->wbw[k], b = M->cbw[k];
-		if (isnan(b))
-			continue;
-		moved = isnan(w) || fabs(b - w) > P->change * w;
-	}
-	if (!last && !moved)
+	if (!is_complete(M) || (!last && !M->changed))
 		return 0;
 	M->version++;
 	json_t *j = matrix_json(M, M->clat, M->cbw, M->co, 0);
@@ -555,7 +555,7 @@ static int publish(struct mon *M, int last, void *ctx)
 	json_decref(j);
 	if (err < 0)
 		return err;
-	memcpy(M->wbw, M->cbw, nn * sizeof(double));
+	M->changed = 0;
 	P->written++;
 	if (P->verbose)
 		fprintf(stderr, "gridmon: version %llu (round %ld%s), %llu B in the last round of %.3f s\n",
@@ -733,16 +733,15 @@ int main(int argc, char **argv)
 	M.co_round = malloc((size_t)M.nc * sizeof(double));
 	M.hist = calloc(nn * HIST, sizeof(double));
 	M.nhist = calloc(nn, sizeof(int));
-	M.wbw = malloc(nn * sizeof(double));
 	M.pairs = calloc(nn, sizeof(*M.pairs));
 	M.stage = calloc(nn, sizeof(int));
 	if (!M.clat || !M.cbw || !M.stale || !M.co || !M.co_round || !M.hist || !M.nhist ||
-	    !M.wbw || !M.pairs || !M.stage) {
+	    !M.pairs || !M.stage) {
 		fprintf(stderr, "gridmon: out of memory\n");
 		goto cleanup;
 	}
 	for (size_t i = 0; i < nn; i++)
-		M.clat[i] = M.cbw[i] = M.wbw[i] = NAN;
+		M.clat[i] = M.cbw[i] = NAN;
 	M.npairs = gb_mon_pairs(M.g.topo, M.pairs, (int)nn);
 	M.nstages = M.npairs < 0 ? M.npairs : gb_mon_schedule(M.g.topo, M.pairs, M.npairs,
 								    concurrency, M.stage);
@@ -771,7 +770,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	struct publisher P = { .out = out, .po = &po, .cap = cap, .change = change,
+	M.change = change;
+	struct publisher P = { .out = out, .po = &po, .cap = cap,
 			       .verbose = verbose,
 			       .period = (double)period_ns / 1e9 * scale };
 	struct timespec next;
@@ -808,7 +808,6 @@ cleanup:
 	free(M.co_round);
 	free(M.hist);
 	free(M.nhist);
-	free(M.wbw);
 	free(M.pairs);
 	free(M.stage);
 	gb_grid_close(&M.g);

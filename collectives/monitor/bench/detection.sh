@@ -5,7 +5,8 @@
 # interval"), and what gridmon's rounds cost.
 #
 #   collectives/monitor/bench/detection.sh [--scale 0.02] [--period 300s]
-#       [--bytes-per-probe 256K] [--rtt-count 5] [--fraction 0.7]
+#       [--bytes-per-probe 4M] [--rtt-count 5] [--concurrency N] [--fixed]
+#       [--fraction 0.7]
 #       [--link c3-NCSA] [--dir c3>NCSA] [--mode shape|traffic]
 #       [--topology FILE] [--out DIR]
 #
@@ -32,13 +33,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 topo=$src/topologies/teragrid.yaml
-scale=0.02 period=300s bytes=256K rtts=5 frac=0.7 link=c3-NCSA dir='c3>NCSA' mode=shape out=
+scale=0.02 period=300s bytes=4M rtts=5 conc= fixed= frac=0.7 link=c3-NCSA dir='c3>NCSA' mode=shape out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--scale) scale=$2; shift 2 ;;
 	--period) period=$2; shift 2 ;;
 	--bytes-per-probe) bytes=$2; shift 2 ;;
 	--rtt-count) rtts=$2; shift 2 ;;
+	--concurrency) conc=$2; shift 2 ;;
+	--fixed) fixed=--fixed; shift ;;
 	--fraction) frac=$2; shift 2 ;;
 	--link) link=$2; shift 2 ;;
 	--dir) dir=$2; shift 2 ;;
@@ -78,20 +81,21 @@ exec > >(tee "$out/summary.txt") 2>&1
 mono() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
 load_s=$(awk -v s="$scale" 'BEGIN {print 360 * s}')     # the shortest load, 6 min
 echo "detection.sh: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), git $(git -C "$src" describe --always --dirty 2>/dev/null)"
-echo "topology $(basename "$topo"), gridmon --period $period --scale $scale --bytes-per-probe $bytes --rtt-count $rtts"
+monopts="--period $period --scale $scale --bytes-per-probe $bytes --rtt-count $rtts ${conc:+--concurrency $conc} $fixed"
+echo "topology $(basename "$topo"), gridmon $monopts"
 echo "load: $link $dir at $frac, $mode mode, for $load_s s (6 min x $scale); target: detected within $(awk -v l="$load_s" 'BEGIN {print l / 4}') s"
 "$GRIDEMU" up "$topo" | head -1 || exit 1
 "$GRIDEMU" status | grep '^tcp:'
 
-"$GRIDMON" --out "$out/matrix.json" --period "$period" --scale "$scale" --bytes-per-probe "$bytes" \
-	--rtt-count "$rtts" 2>"$out/gridmon.log" &
+# shellcheck disable=SC2086 # $monopts is a list of words
+"$GRIDMON" --out "$out/matrix.json" $monopts 2>"$out/gridmon.log" &
 mon_pid=$!
 cat >"$out/load.yaml" <<Y
 loads:
   - {start: 0s, duration: ${load_s}s, fraction: $frac, link: $link, dir: "$dir"}
 Y
 echo "version,t_mono" >"$out/versions.csv"
-seen=0 t_load= t_end= deadline=
+seen=0 t_load= t_end= deadline= whole=0
 while :; do
 	v=$(jq -r '.version // empty' "$out/matrix.json" 2>/dev/null)
 	if [ -n "$v" ] && [ "$v" != "$seen" ]; then
@@ -99,10 +103,12 @@ while :; do
 		cp "$out/matrix.json" "$out/versions/v$v.json"
 		echo "$v,$now" >>"$out/versions.csv"
 		seen=$v
-		echo "  version $v at $now ($(jq -r '.clusters.round_seconds' "$out/versions/v$v.json") s round)"
-		if [ "$v" = 2 ] && [ -z "$t_load" ]; then
+		end=$(jq -r '.round_complete' "$out/versions/v$v.json")
+		[ "$end" = true ] && whole=$((whole + 1))
+		echo "  version $v at $now ($([ "$end" = true ] && echo "end of a round of $(jq -r '.clusters.round_seconds' "$out/versions/v$v.json") s" || echo "a change in round $(jq -r .round "$out/versions/v$v.json")"))"
+		if [ "$whole" = 2 ] && [ -z "$t_load" ]; then
 			t_load=$(mono)
-			"$GRIDLOAD" run "$out/load.yaml" --mode "$mode" --quiet >"$out/load.log" 2>&1 &
+			"$GRIDLOAD" run --schedule "$out/load.yaml" --mode "$mode" --quiet >"$out/load.log" 2>&1 &
 			load_pid=$!
 			t_end=$(awk -v a="$t_load" -v d="$load_s" 'BEGIN {printf "%.3f", a + d}')
 			echo "  load on at $t_load, off at $t_end"
@@ -113,6 +119,10 @@ while :; do
 	kill -0 "$mon_pid" 2>/dev/null || { echo "detection.sh: gridmon died:"; tail -5 "$out/gridmon.log"; exit 1; }
 	sleep 0.1
 done
+
+wait "$load_pid"
+lrc=$? load_pid=
+[ "$lrc" = 0 ] || { echo "detection.sh: the load failed (gridload exit $lrc):"; cat "$out/load.log"; exit 1; }
 
 python3 - "$out" "$topo" "$link" "$dir" "$t_load" "$t_end" "$scale" "$load_s" <<'PY'
 import csv, json, sys
@@ -132,7 +142,8 @@ if not cname:
 c = names.index(cname[0])
 pairs = [(c, b) for b in range(nc) if b != c] if src_node == cname[0] else \
         [(a, c) for a in range(nc) if a != c]
-base = {p: min(mats[v]["clusters"]["bw"][p[0]][p[1]] for v in (1, 2)) for p in pairs}
+before = [v for v in vers if vers[v] <= t_load]
+base = {p: min(mats[v]["clusters"]["bw"][p[0]][p[1]] for v in before) for p in pairs}
 det = None
 rows = []
 for v in sorted(vers):
@@ -143,11 +154,13 @@ for v in sorted(vers):
     rows.append((v, vers[v] - t_load, len(dropped)))
     if det is None and dropped and vers[v] <= t_end + 1e-9:
         det = (v, vers[v] - t_load, dropped)
-rs = [mats[v]["clusters"]["round_seconds"] for v in sorted(vers)]
-by = [mats[v]["clusters"]["bytes_sent"] for v in sorted(vers)]
+whole = [v for v in sorted(vers) if mats[v].get("round_complete", True)]
+rs = [mats[v]["clusters"]["round_seconds"] for v in whole]
+by = [mats[v]["clusters"]["bytes_sent"] for v in whole]
 print()
-print("rounds: %d, %.1f-%.1f s each (median %.1f), %.1f-%.1f MB each" % (
-    len(rs), min(rs), max(rs), sorted(rs)[len(rs) // 2], min(by) / 1e6, max(by) / 1e6))
+print("rounds: %d, %.1f-%.1f s each (median %.1f), %.1f-%.1f MB each; %d stages; %d versions" % (
+    len(rs), min(rs), max(rs), sorted(rs)[len(rs) // 2], min(by) / 1e6, max(by) / 1e6,
+    mats[whole[0]]["clusters"].get("stages", 0), len(vers)))
 for v, dt, n in rows:
     print("  version %d: %.2f s after the load began, %d of %d crossing pairs below 75 %% of baseline" % (v, dt, n, len(pairs)))
 if det:
