@@ -18,7 +18,10 @@
 # configured one-way path delay (gridmon reports RTT/2).
 #
 # usage: gridmon-accuracy.sh [--out FILE.csv] [--bytes 4M] [--rounds 1]
-#                            [--build DIR] [--topology FILE]
+#                            [--mon "GRIDMON OPTIONS"] [--build DIR]
+#                            [--topology FILE]
+# --mon passes options to every gridmon round, e.g. --mon "--fixed" (the
+# fixed-size transfer) or --mon "--concurrency 1" (one pair at a time).
 # Needs root and jq.  Prints a table, writes the CSV atomically.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,14 +31,16 @@ topo=$src/topologies/teragrid.yaml
 out=gridmon-accuracy.csv
 bytes=4M
 rounds=1
+mon=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
 	--bytes) bytes=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
+	--mon) mon=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--topology) topo=$2; shift 2 ;;
-	-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,27p' "$0"; exit 0 ;;
 	*) echo "gridmon-accuracy.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -67,7 +72,8 @@ trap 'exit 130' INT TERM
 measure() {
 	local state=$1 oracle=$2 r
 	for r in $(seq "$rounds"); do
-		"$GRIDMON" --once --bytes-per-probe "$bytes" --rtt-count 10 --out "$tmp/m.json" \
+		# shellcheck disable=SC2086 # $mon is a list of options
+		"$GRIDMON" --once --bytes-per-probe "$bytes" --rtt-count 10 $mon --out "$tmp/m.json" \
 			2>>"$tmp/mon.err" || { echo "gridmon failed ($state)" >&2; continue; }
 		jq -r --arg s "$state" --argjson r "$r" --slurpfile o "$oracle" '
 		  .clusters as $c | $o[0].clusters as $k | range(0; $c.clusters | length) as $a |
@@ -116,7 +122,8 @@ col() {
 	$1 == s && (w == "all" || (w == "loaded") == (($3 "," $4) in L)) { print $c }'
 }
 backend=$("$GRIDEMU" status | awk -F'backend ' 'NR == 1 {split($2, a, ")"); print a[1]}')
-echo "gridmon accuracy on $(basename "$topo") ($backend backend), $bytes per pair, $rounds round(s)" \
+echo "gridmon accuracy on $(basename "$topo") ($backend backend), $bytes per pair${mon:+, gridmon $mon}, $rounds round(s)" \
+	"per state, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"per state; load: 70 % on c3-2 -> c2-2; loaded pairs: $(tr '\n' ' ' <"$tmp/loaded.txt")"
 printf '%-8s %5s %22s %22s %22s %22s %12s %8s\n' state pairs "lat ratio p50 [min,max]" \
 	"bw ratio, all pairs" "bw ratio, loaded" "bw ratio, others" "bytes/round" "round_s"
