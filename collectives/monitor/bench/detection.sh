@@ -6,18 +6,21 @@
 #
 #   collectives/monitor/bench/detection.sh [--scale 0.02] [--period 300s]
 #       [--bytes-per-probe 4M] [--rtt-count 5] [--concurrency N] [--fixed]
-#       [--fraction 0.7]
+#       [--fraction 0.7] [--trials 3] [--seed 1]
 #       [--link c3-NCSA] [--dir c3>NCSA] [--mode shape|traffic]
 #       [--topology FILE] [--out DIR]
 #
 # It brings up the topology (default teragrid), runs gridmon as a campaign
 # would (--period PERIOD --scale SCALE) and copies every matrix version as
 # it appears, with the time it appeared (CLOCK_MONOTONIC).  After two
-# versions (the baseline) it loads LINK in direction DIR by FRACTION with
-# gridload for the shortest load of seed 000 s3 (6 min) times SCALE, then
-# waits one more version after the load ends.
+# whole rounds (the baseline), TRIALS times: wait a random share of a round
+# (seeded by SEED: a load must not always begin where a round begins), load
+# LINK in direction DIR by FRACTION with gridload for the shortest load of
+# seed 000 s3 (6 min) times SCALE, then wait until one whole round has
+# ended after the load (the matrix is idle again).
 #
-# Detection: the first version written after the load began in which some
+# Detection, per trial: the first version written while the load lasted in
+# which some
 # cluster-level bandwidth whose pair crosses the loaded direction reads
 # below 75 % of its smallest baseline reading.  LINK must be a cluster's
 # uplink: every pair that leaves the cluster crosses its up direction, every
@@ -25,15 +28,16 @@
 # The 75 % rule: a 50-90 % load leaves 10-50 % of the link, so any pair whose
 # bottleneck it becomes drops by more than a quarter; a pair with a narrower
 # bottleneck elsewhere (a WAN trunk) may rightly not drop at all.
-# Prints the detection latency (real and paper time), the target (a quarter
-# of the shortest load interval), the rounds' duration and bytes, and which
-# pairs dropped; writes versions/, versions.csv and summary.txt in --out.
+# Prints each trial's detection latency (real and paper time), how many
+# trials met the target (a quarter of the shortest load interval), the
+# rounds' duration and bytes; writes versions/, versions.csv, trials.csv,
+# detection.csv and summary.txt in --out.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 topo=$src/topologies/teragrid.yaml
-scale=0.02 period=300s bytes=4M rtts=5 conc= fixed= frac=0.7 link=c3-NCSA dir='c3>NCSA' mode=shape out=
+scale=0.02 period=300s bytes=4M rtts=5 conc= fixed= frac=0.7 trials=3 seed=1 link=c3-NCSA dir='c3>NCSA' mode=shape out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--scale) scale=$2; shift 2 ;;
@@ -42,13 +46,15 @@ while [ $# -gt 0 ]; do
 	--rtt-count) rtts=$2; shift 2 ;;
 	--concurrency) conc=$2; shift 2 ;;
 	--fixed) fixed=--fixed; shift ;;
+	--trials) trials=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
 	--fraction) frac=$2; shift 2 ;;
 	--link) link=$2; shift 2 ;;
 	--dir) dir=$2; shift 2 ;;
 	--mode) mode=$2; shift 2 ;;
 	--topology) topo=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "detection.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -95,7 +101,12 @@ loads:
   - {start: 0s, duration: ${load_s}s, fraction: $frac, link: $link, dir: "$dir"}
 Y
 echo "version,t_mono" >"$out/versions.csv"
-seen=0 t_load= t_end= deadline= whole=0
+echo "trial,t_load,t_end,offset" >"$out/trials.csv"
+# Trials: after two whole rounds (the baseline), and again one whole round
+# after each load ended (the matrix is back to idle), wait a random share of
+# a round, so that the load does not always begin where a round begins,
+# then load for the shortest load interval.
+seen=0 whole=0 trial=0 t_load= t_end= t_at= ready_at=2
 while :; do
 	v=$(jq -r '.version // empty' "$out/matrix.json" 2>/dev/null)
 	if [ -n "$v" ] && [ "$v" != "$seen" ]; then
@@ -106,28 +117,38 @@ while :; do
 		end=$(jq -r '.round_complete' "$out/versions/v$v.json")
 		[ "$end" = true ] && whole=$((whole + 1))
 		echo "  version $v at $now ($([ "$end" = true ] && echo "end of a round of $(jq -r '.clusters.round_seconds' "$out/versions/v$v.json") s" || echo "a change in round $(jq -r .round "$out/versions/v$v.json")"))"
-		if [ "$whole" = 2 ] && [ -z "$t_load" ]; then
-			t_load=$(mono)
-			"$GRIDLOAD" run --schedule "$out/load.yaml" --mode "$mode" --quiet >"$out/load.log" 2>&1 &
-			load_pid=$!
-			t_end=$(awk -v a="$t_load" -v d="$load_s" 'BEGIN {printf "%.3f", a + d}')
-			echo "  load on at $t_load, off at $t_end"
-		elif [ -n "$t_end" ] && awk -v n="$now" -v e="$t_end" 'BEGIN {exit !(n > e)}'; then
-			break
+		if [ -z "$t_load" ] && [ -z "$t_at" ] && [ "$whole" -ge "$ready_at" ]; then
+			[ "$trial" -ge "$trials" ] && break
+			rs=$(jq -r '.clusters.round_seconds' "$out/versions/v$v.json")
+			off=$(python3 -c "import random; random.seed($seed * 1000 + $trial); print('%.3f' % (random.random() * $rs))")
+			t_at=$(awk -v n="$now" -v o="$off" 'BEGIN {printf "%.3f", n + o}')
 		fi
+	fi
+	if [ -n "$t_at" ] && awk -v n="$(mono)" -v a="$t_at" 'BEGIN {exit !(n >= a)}'; then
+		trial=$((trial + 1))
+		t_load=$(mono) t_at=
+		"$GRIDLOAD" run --schedule "$out/load.yaml" --mode "$mode" --quiet >"$out/load-$trial.log" 2>&1 &
+		load_pid=$!
+		t_end=$(awk -v a="$t_load" -v d="$load_s" 'BEGIN {printf "%.3f", a + d}')
+		echo "$trial,$t_load,$t_end,$off" >>"$out/trials.csv"
+		echo "  trial $trial: load on at $t_load ($off s into the round), off at $t_end"
+	fi
+	if [ -n "$load_pid" ] && ! kill -0 "$load_pid" 2>/dev/null; then
+		wait "$load_pid"
+		lrc=$? load_pid= t_load=
+		[ "$lrc" = 0 ] || { echo "detection.sh: the load failed (gridload exit $lrc):"; cat "$out/load-$trial.log"; exit 1; }
+		ready_at=$((whole + 1))
 	fi
 	kill -0 "$mon_pid" 2>/dev/null || { echo "detection.sh: gridmon died:"; tail -5 "$out/gridmon.log"; exit 1; }
 	sleep 0.1
 done
 
-wait "$load_pid"
-lrc=$? load_pid=
-[ "$lrc" = 0 ] || { echo "detection.sh: the load failed (gridload exit $lrc):"; cat "$out/load.log"; exit 1; }
-
-python3 - "$out" "$topo" "$link" "$dir" "$t_load" "$t_end" "$scale" "$load_s" <<'PY'
+python3 - "$out" "$topo" "$link" "$dir" "$scale" "$load_s" <<'PY'
 import csv, json, sys
-out, topo, link, d, t_load, t_end, scale, load_s = sys.argv[1:]
-t_load, t_end, scale, load_s = float(t_load), float(t_end), float(scale), float(load_s)
+out, topo, link, d, scale, load_s = sys.argv[1:]
+scale, load_s = float(scale), float(load_s)
+trials = [(int(r["trial"]), float(r["t_load"]), float(r["t_end"]), float(r["offset"]))
+          for r in csv.DictReader(open(out + "/trials.csv"))]
 vers = {int(r["version"]): float(r["t_mono"]) for r in csv.DictReader(open(out + "/versions.csv"))}
 mats = {v: json.load(open("%s/versions/v%d.json" % (out, v))) for v in vers}
 cl = mats[1]["clusters"]
@@ -142,18 +163,9 @@ if not cname:
 c = names.index(cname[0])
 pairs = [(c, b) for b in range(nc) if b != c] if src_node == cname[0] else \
         [(a, c) for a in range(nc) if a != c]
-before = [v for v in vers if vers[v] <= t_load]
+t_first = trials[0][1] if trials else float("inf")
+before = [v for v in vers if vers[v] <= t_first]
 base = {p: min(mats[v]["clusters"]["bw"][p[0]][p[1]] for v in before) for p in pairs}
-det = None
-rows = []
-for v in sorted(vers):
-    if vers[v] <= t_load:
-        continue
-    bw = mats[v]["clusters"]["bw"]
-    dropped = [p for p in pairs if bw[p[0]][p[1]] is not None and base[p] and bw[p[0]][p[1]] < 0.75 * base[p]]
-    rows.append((v, vers[v] - t_load, len(dropped)))
-    if det is None and dropped and vers[v] <= t_end + 1e-9:
-        det = (v, vers[v] - t_load, dropped)
 whole = [v for v in sorted(vers) if mats[v].get("round_complete", True)]
 rs = [mats[v]["clusters"]["round_seconds"] for v in whole]
 by = [mats[v]["clusters"]["bytes_sent"] for v in whole]
@@ -161,15 +173,37 @@ print()
 print("rounds: %d, %.1f-%.1f s each (median %.1f), %.1f-%.1f MB each; %d stages; %d versions" % (
     len(rs), min(rs), max(rs), sorted(rs)[len(rs) // 2], min(by) / 1e6, max(by) / 1e6,
     mats[whole[0]]["clusters"].get("stages", 0), len(vers)))
-for v, dt, n in rows:
-    print("  version %d: %.2f s after the load began, %d of %d crossing pairs below 75 %% of baseline" % (v, dt, n, len(pairs)))
-if det:
-    v, dt, dropped = det
-    print("detected: version %d, %.2f s after the load began (%.1f paper s); target %.2f s (%.1f paper s): %s" % (
-        v, dt, dt / scale, load_s / 4, load_s / 4 / scale, "MET" if dt <= load_s / 4 else "NOT MET"))
-    for a, b in dropped:
-        print("  %s>%s: %.1f -> %.1f Mbit/s" % (names[a], names[b], base[(a, b)] * 8e-6,
-              mats[v]["clusters"]["bw"][a][b] * 8e-6))
-else:
-    print("not detected while the load lasted (%.2f s, %.1f paper s)" % (load_s, load_s / scale))
+target = load_s / 4
+lat = []
+with open(out + "/detection.csv", "w") as f:
+    f.write("trial,offset_s,detected,latency_s,latency_paper_s,version,pairs\n")
+    for k, t_load, t_end, off in trials:
+        det = None
+        for v in sorted(vers):
+            if vers[v] <= t_load or vers[v] > t_end + 1e-9:
+                continue
+            bw = mats[v]["clusters"]["bw"]
+            dropped = [p for p in pairs if bw[p[0]][p[1]] is not None and base[p] and
+                       bw[p[0]][p[1]] < 0.75 * base[p]]
+            if dropped:
+                det = (v, vers[v] - t_load, dropped)
+                break
+        if det:
+            v, dt, dropped = det
+            lat.append(dt)
+            names_d = " ".join("%s>%s" % (names[a], names[b]) for a, b in dropped)
+            print("trial %d (%.1f s into a round): detected by version %d, %.2f s after the load began "
+                  "(%.1f paper s): %s" % (k, off, v, dt, dt / scale, names_d))
+            f.write("%d,%.3f,1,%.3f,%.1f,%d,%s\n" % (k, off, dt, dt / scale, v, names_d))
+        else:
+            lat.append(float("inf"))
+            print("trial %d (%.1f s into a round): not detected while the load lasted" % (k, off))
+            f.write("%d,%.3f,0,,,,\n" % (k, off))
+met = sum(1 for x in lat if x <= target)
+fin = sorted(x for x in lat if x != float("inf"))
+print("detection: %d of %d trials within the target %.2f s (%.1f paper s, a quarter of the "
+      "shortest load); latency median %s s, max %s s" % (
+      met, len(lat), target, target / scale,
+      "%.2f" % sorted(lat)[len(lat) // 2] if lat and sorted(lat)[len(lat) // 2] != float("inf") else "-",
+      "%.2f" % max(lat) if lat and max(lat) != float("inf") else "not detected"))
 PY
