@@ -132,6 +132,27 @@ static void level_binomial(const int *set, int k, int ri, int *mem, int *par, do
 }
 
 /*
+ * One lower level of mpich-g2: the nodes grouped by @gid (-1: in no group)
+ * into @ngroups groups, each a binomial rooted at its @master, in group
+ * order; @sent counts each sender's sends so far.
+ */
+static void level_groups(int n, int ngroups, const int *gid, const int *master, int *start,
+			 int *list, int *mem, int *par, double *key, double *sent)
+{
+	bucket(n, ngroups, gid, start, list);
+	for (int g = 0; g < ngroups; g++) {
+		const int *set = list + start[g];
+		int k = start[g + 1] - start[g];
+
+		if (k < 2)
+			continue;
+		level_binomial(set, k, index_of(set, k, master[g]), mem, par, key, sent);
+		for (int r = 1; r < k; r++)
+			sent[par[mem[r]]]++;
+	}
+}
+
+/*
  * mpich-g2 - MPICH-G2's topology-aware broadcast (mpid/globus2
  * topology_intra_fns.c, MPID_FN_Bcast; seed 000 s3, Fig. 7), with the three
  * levels of a gridbed topology:
@@ -191,31 +212,11 @@ int gb_plan_mpichg2(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	/* level 1: per site, binomial among its cluster masters */
 	for (int v = 0; v < n; v++)
 		gid[v] = cmaster[m->nodes[v].cluster] == v ? m->nodes[v].site : -1;
-	bucket(n, m->nsites, gid, start, list);
-	for (int s = 0; s < m->nsites; s++) {
-		const int *set = list + start[s];
-		int k = start[s + 1] - start[s];
-
-		if (k < 2)
-			continue;
-		level_binomial(set, k, index_of(set, k, smaster[s]), mem, par, key, sent);
-		for (int r = 1; r < k; r++)
-			sent[par[mem[r]]]++;
-	}
+	level_groups(n, m->nsites, gid, smaster, start, list, mem, par, key, sent);
 	/* level 2: per cluster, binomial among all its nodes */
 	for (int v = 0; v < n; v++)
 		gid[v] = m->nodes[v].cluster;
-	bucket(n, m->nclusters, gid, start, list);
-	for (int c = 0; c < m->nclusters; c++) {
-		const int *set = list + start[c];
-		int k = start[c + 1] - start[c];
-
-		if (k < 2)
-			continue;
-		level_binomial(set, k, index_of(set, k, cmaster[c]), mem, par, key, sent);
-		for (int r = 1; r < k; r++)
-			sent[par[mem[r]]]++;
-	}
+	level_groups(n, m->nclusters, gid, cmaster, start, list, mem, par, key, sent);
 	ret = gb_tree_from_parents(out, par, key);
 cleanup:
 	free(smaster);
