@@ -220,20 +220,10 @@ int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
 			   g->topo->nodes[src].name, g->topo->nodes[dst].name);
 	}
 cleanup:
-	if (sp > 0) {
-		kill(sp, SIGKILL);
-		waitpid(sp, NULL, 0);
-	}
-	if (cp > 0) {
-		kill(cp, SIGKILL);
-		waitpid(cp, NULL, 0);
-	}
-	for (int i = 0; i < 2; i++) {
-		if (rp[i] >= 0)
-			close(rp[i]);
-		if (op[i] >= 0)
-			close(op[i]);
-	}
+	gb_kill_reap(sp);
+	gb_kill_reap(cp);
+	gb_close_pipe(rp);
+	gb_close_pipe(op);
 	if (sown >= 0)
 		close(sown);
 	if (down >= 0)

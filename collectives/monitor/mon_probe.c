@@ -374,21 +374,10 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 		r->bw_seconds = srep.bw_seconds;
 	}
 cleanup:
-	if (sk > 0) {
-		kill(sk, SIGKILL);
-		waitpid(sk, NULL, 0);
-	}
-	if (so > 0) {
-		kill(so, SIGKILL);
-		waitpid(so, NULL, 0);
-	}
-	for (int i = 0; i < 2; i++) {
-		if (rp[i] >= 0)
-			close(rp[i]);
-		if (sp[i] >= 0)
-			close(sp[i]);
-		if (cp[i] >= 0)
-			close(cp[i]);
-	}
+	gb_kill_reap(sk);
+	gb_kill_reap(so);
+	gb_close_pipe(rp);
+	gb_close_pipe(sp);
+	gb_close_pipe(cp);
 	return err;
 }
