@@ -704,12 +704,31 @@ void gb_sa_goodlist_release(struct gb_sa_goodlist *g)
 	g->n = 0;
 }
 
+/*
+ * What gb_sa_basic() and gb_sa_driver() set up over all nodes: the cost
+ * model to optimise, @rng seeded, the problem @p and an empty good list.
+ * Return: 0 or -errno; the caller releases @p and @good either way.
+ */
+static int sa_setup_all(const struct gb_netmodel *m, const struct gb_plan_args *a,
+			struct sa_prob *p, struct sa_good *good, struct gb_rng *rng)
+{
+	const struct gb_costmodel *cm;
+	int ret = sa_model(a->model, "mateescu", &cm);
+
+	if (ret < 0)
+		return ret;
+	gb_rng_seed(rng, a->seed);
+	ret = sa_prob_init(p, m, NULL, m->n, a->root, a->size, cm, rng);
+	if (ret < 0)
+		return ret;
+	return sa_good_init(good, m->n, GB_SA_GOOD_MAX);
+}
+
 int gb_sa_basic(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		const struct gb_tree *initial, struct gb_tree *out, struct gb_sa_stats *st)
 {
 	struct sa_prob p = { 0 };
 	struct sa_good good = { 0 };
-	const struct gb_costmodel *cm;
 	struct gb_rng rng;
 	double t0 = gb_now(), cost, ic;
 	int ret;
@@ -720,14 +739,7 @@ int gb_sa_basic(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	if (!initial || initial->n != m->n || initial->root != a->root ||
 	    gb_tree_check(initial, NULL, 0) < 0)
 		return -EINVAL;
-	ret = sa_model(a->model, "mateescu", &cm);
-	if (ret < 0)
-		return ret;
-	gb_rng_seed(&rng, a->seed);
-	ret = sa_prob_init(&p, m, NULL, m->n, a->root, a->size, cm, &rng);
-	if (ret < 0)
-		goto cleanup;
-	ret = sa_good_init(&good, m->n, GB_SA_GOOD_MAX);
+	ret = sa_setup_all(m, a, &p, &good, &rng);
 	if (ret < 0)
 		goto cleanup;
 	sa_good_reset(&good, t0);
@@ -782,7 +794,6 @@ int gb_sa_driver(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	struct sa_prob p = { 0 };
 	struct sa_good good = { 0 };
 	struct sa_tree best = { 0 };
-	const struct gb_costmodel *cm;
 	struct gb_rng rng;
 	double t0 = gb_now(), cost;
 	int ret;
@@ -790,14 +801,7 @@ int gb_sa_driver(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	ret = sa_check_args(m, a, out);
 	if (ret < 0)
 		return ret;
-	ret = sa_model(a->model, "mateescu", &cm);
-	if (ret < 0)
-		return ret;
-	gb_rng_seed(&rng, a->seed);
-	ret = sa_prob_init(&p, m, NULL, m->n, a->root, a->size, cm, &rng);
-	if (ret < 0)
-		goto cleanup;
-	ret = sa_good_init(&good, m->n, GB_SA_GOOD_MAX);
+	ret = sa_setup_all(m, a, &p, &good, &rng);
 	if (ret < 0)
 		goto cleanup;
 	ret = sa_tree_alloc(&best, m->n);
