@@ -13,16 +13,7 @@ require_uml_netem
 
 tmp=$(mktemp -d /tmp/gb-uml.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-cat > "$tmp/init" <<INIT
-#!/bin/bash
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /run
-M=/usr/lib/uml/modules/\$(uname -r)/kernel
-for m in drivers/net/veth.ko net/sched/sch_netem.ko net/sched/sch_tbf.ko; do insmod \$M/\$m; done
-GRIDEMU=$GRIDEMU TOPOS=$TOPOS bash $tmp/inner > $tmp/out 2>&1
-echo done > $tmp/finished
-poweroff -f
-INIT
+uml_init "$tmp" "GRIDEMU=$GRIDEMU TOPOS=$TOPOS"
 cat > "$tmp/inner" <<'INNER'
 n=0; failed=0
 ok() { n=$((n+1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }

@@ -103,6 +103,23 @@ require_uml_netem() {
 	command -v insmod >/dev/null || skip_all "insmod (kmod) is not installed"
 }
 
+# uml_init DIR VARS: DIR/init for uml_boot: it mounts /proc, /sys and a
+# tmpfs /run, loads veth, sch_netem and sch_tbf, and runs DIR/inner with
+# the assignments VARS in its environment.
+uml_init() {
+	local tmp=$1 vars=$2
+	cat > "$tmp/init" <<INIT
+#!/bin/bash
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /run
+M=/usr/lib/uml/modules/\$(uname -r)/kernel
+for m in drivers/net/veth.ko net/sched/sch_netem.ko net/sched/sch_tbf.ko; do insmod \$M/\$m; done
+$vars bash $tmp/inner > $tmp/out 2>&1
+echo done > $tmp/finished
+poweroff -f
+INIT
+}
+
 # uml_boot DIR: boot user-mode Linux with DIR/init as its init (which runs
 # DIR/inner, its TAP lines into DIR/out, then writes DIR/finished), print
 # those TAP lines and exit with their verdict.
