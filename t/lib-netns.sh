@@ -94,6 +94,21 @@ require_gridexp() {
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_gds=hash
 }
 
+# gridexp_tmp NAME: $tmp, a new /tmp/gridbed-NAME.XXXXXX, and $lock,
+# gridexp's lock for this prefix; both are removed on exit, then
+# gb_cleanup runs (with the test's exit status).
+gridexp_tmp() {
+	tmp=$(mktemp -d "/tmp/gridbed-$1.XXXXXX")
+	lock=$GRIDBED_RUNDIR/gridexp-$GB_PREFIX.lock
+	trap gridexp_cleanup EXIT
+}
+gridexp_cleanup() {
+	local st=$?
+	rm -rf "$tmp" "$lock"
+	(exit $st)
+	gb_cleanup
+}
+
 # The tests run inside user-mode Linux (1010, 1202): linux.uml with its own
 # sch_netem module, and insmod to load it.
 require_uml_netem() {
