@@ -48,29 +48,15 @@ static void __attribute__((noreturn)) server(struct gb_grid *g, int dst, int por
 {
 	static char buf[1 << 16];
 	uint32_t addr = g->topo->nodes[dst].addr;
-	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int one = 1;
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	struct sockaddr_in su = gb_sockaddr(addr, port), st = gb_sockaddr(addr, port + 1);
-	if (u < 0 || l < 0 || bind(u, (void *)&su, sizeof(su)) < 0 ||
-	    bind(l, (void *)&st, sizeof(st)) < 0 || listen(l, 4) < 0) {
-		gb_write_all(ready, "E", 1);
-		_exit(1);
-	}
-	gb_write_all(ready, "R", 1);
-	close(ready);
+	int u, l;
+
+	gb_probe_server_open(addr, port, 4, ready, &u, &l);
 	struct pollfd pf[3] = { { u, POLLIN, 0 }, { l, POLLIN, 0 }, { -1, POLLIN, 0 } };
 	for (;;) {
 		if (poll(pf, 3, -1) < 0 && errno != EINTR)
 			_exit(1);
-		if (pf[0].revents & POLLIN) {
-			struct sockaddr_in from;
-			socklen_t fl = sizeof(from);
-			ssize_t n = recvfrom(u, buf, sizeof(buf), 0, (void *)&from, &fl);
-			if (n > 0)
-				sendto(u, buf, (size_t)n, 0, (void *)&from, fl);
-		}
+		if (pf[0].revents & POLLIN)
+			gb_udp_echo(u, buf, sizeof(buf));
 		if ((pf[1].revents & POLLIN) && pf[2].fd < 0)
 			pf[2].fd = accept4(l, NULL, NULL, SOCK_CLOEXEC);
 		if (pf[2].fd >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR))) {
@@ -220,20 +206,10 @@ int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
 			   g->topo->nodes[src].name, g->topo->nodes[dst].name);
 	}
 cleanup:
-	if (sp > 0) {
-		kill(sp, SIGKILL);
-		waitpid(sp, NULL, 0);
-	}
-	if (cp > 0) {
-		kill(cp, SIGKILL);
-		waitpid(cp, NULL, 0);
-	}
-	for (int i = 0; i < 2; i++) {
-		if (rp[i] >= 0)
-			close(rp[i]);
-		if (op[i] >= 0)
-			close(op[i]);
-	}
+	gb_kill_reap(sp);
+	gb_kill_reap(cp);
+	gb_close_pipe(rp);
+	gb_close_pipe(op);
 	if (sown >= 0)
 		close(sown);
 	if (down >= 0)

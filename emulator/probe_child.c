@@ -72,6 +72,34 @@ struct sockaddr_in gb_sockaddr(uint32_t addr, int port)
 	return s;
 }
 
+void gb_probe_server_open(uint32_t addr, int port, int backlog, int ready, int *u, int *l)
+{
+	int one = 1;
+
+	*u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	*l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in su = gb_sockaddr(addr, port), st = gb_sockaddr(addr, port + 1);
+	if (*l >= 0)
+		setsockopt(*l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (*u < 0 || *l < 0 || bind(*u, (void *)&su, sizeof(su)) < 0 ||
+	    bind(*l, (void *)&st, sizeof(st)) < 0 || listen(*l, backlog) < 0) {
+		gb_write_all(ready, "E", 1);
+		_exit(1);
+	}
+	gb_write_all(ready, "R", 1);
+	close(ready);
+}
+
+void gb_udp_echo(int u, void *buf, size_t size)
+{
+	struct sockaddr_in from;
+	socklen_t fl = sizeof(from);
+	ssize_t n = recvfrom(u, buf, size, 0, (void *)&from, &fl);
+
+	if (n > 0)
+		sendto(u, buf, (size_t)n, 0, (void *)&from, fl);
+}
+
 int gb_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

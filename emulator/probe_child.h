@@ -50,6 +50,17 @@ pid_t gb_child_fork(int nsfd, const char *name, double hard_end);
 struct sockaddr_in gb_sockaddr(uint32_t addr, int port);
 
 /**
+ * gb_probe_server_open() - in a probe's server child: a UDP socket on @port
+ * (*@u) and a TCP listener with @backlog on @port + 1 (*@l), both at @addr
+ * (host byte order).  Then writes "R" to @ready and closes it; on failure
+ * writes "E" and _exit(1)s.
+ */
+void gb_probe_server_open(uint32_t addr, int port, int backlog, int ready, int *u, int *l);
+
+/** gb_udp_echo() - receive one datagram on @u into @buf and send it back. */
+void gb_udp_echo(int u, void *buf, size_t size);
+
+/**
  * gb_write_all() - write all @len bytes to @fd, retrying on EINTR and short
  * writes.  Return: 0, or -errno (-EIO for a zero-length write).
  */

@@ -241,17 +241,26 @@ static int tap_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	return 0;
 }
 
+/* One read of /proc/@pid/@name into @buf, at most @size - 1 bytes (room
+ * left for a terminating 0); the bytes read, or <= 0 when there are none. */
+static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/%s", (int)pid, name);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	return n;
+}
+
 /* Is @pid a gridemu-tapd serving this rundir?  Guards against a stale pid
  * file pointing at an unrelated process after a reboot. */
 static int is_our_tapd(const struct gb_grid *g, pid_t pid)
 {
-	char p[64], cmd[4096];
-	snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
-	close(fd);
+	char cmd[4096];
+	ssize_t n = read_proc(pid, "cmdline", cmd, sizeof(cmd));
 	if (n <= 0)
 		return 0;
 	for (ssize_t i = 0; i < n; i++)
@@ -267,13 +276,8 @@ static int is_our_tapd(const struct gb_grid *g, pid_t pid)
  * is gone, and on some systems nobody reaps orphans promptly. */
 static int alive(pid_t pid)
 {
-	char p[64], buf[256];
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	char buf[256];
+	ssize_t n = read_proc(pid, "stat", buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;

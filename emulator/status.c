@@ -266,7 +266,7 @@ int gb_write_script(const struct gb_topo *t, const char *prefix, unsigned flags,
 					p->rate_bps, gb_tbf_burst(p->rate_bps, t->mtu), limit * t->mtu);
 		}
 	}
-	/* Routes: the same compression as gridemu (see grid.c node_routes). */
+	/* Routes: the same compression as gridemu (see grid_up.c node_routes). */
 	for (int i = 0; i < n; i++) {
 		int ndl = 2 * t->nlinks, best = -1;
 		int cnt[ndl > 0 ? ndl : 1];

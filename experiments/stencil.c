@@ -23,7 +23,9 @@
  * decomposition computes the same numbers: the final checksum (and --dump)
  * must be bit-identical between modes, adaptations included.
  *
- * This file is the application; everything grid-aware is in the driver.
+ * This file is the application and runs it (main() in steps); what rank 0
+ * reports after the run is stencil_results.c.  Everything grid-aware is in
+ * the driver.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -43,30 +45,9 @@
 #include "gbstdriver.h"
 #include "gbtopo.h"
 #include "gridbcast.h"
+#include "stencil_priv.h"
 
-#define ME "gridstencil"
-#define MAXGROUPS 64
-
-enum kind { K_PULSE, K_WAVE, K_NOISY };
 static const char *const kind_names[] = { "pulse", "wave", "noisy" };
-
-struct gspec {
-	enum kind kind;
-	int nvars;
-	int instance;           /* the how-many-th group of its kind */
-	char name[32];
-};
-
-struct opts {
-	struct gb_st_opts st;
-	long iters;
-	int block;
-	int ngroups;
-	struct gspec g[MAXGROUPS];
-	uint64_t seed;
-	const char *out, *events, *meta, *dump, *campaign, *run_id, *groups_s;
-	int quiet;
-};
 
 static int rank0(void)
 {
@@ -452,150 +433,6 @@ static void update(const struct gb_st_geom *gm, const double *u, double *up, con
 }
 
 /* ------------------------------------------------------------------ */
-/* Output                                                              */
-/* ------------------------------------------------------------------ */
-
-struct block {
-	long it;                /* last iteration of the block */
-	double t, rate;
-};
-
-static FILE *open_tmp(const char *path, char *tmp, size_t len)
-{
-	snprintf(tmp, len, "%s.tmp", path);
-	return fopen(tmp, "w");
-}
-
-static int close_tmp(FILE *f, const char *tmp, const char *path)
-{
-	int bad_write = ferror(f);
-
-	if (fclose(f) != 0 || bad_write || rename(tmp, path) < 0) {
-		fprintf(stderr, ME ": cannot write '%s': %s\n", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-/* The decisions summarised per block: "comp-try pulse0=1 x8; ghost-keep 2". */
-static void block_events(const struct gb_st_report *r, const struct opts *o, long from, long to,
-			 char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = 0;
-	for (int i = 0; i < r->nev; i++) {
-		const struct gb_st_event *e = &r->ev[i];
-		int n = 1, dup = 0;
-
-		if (e->it < from || e->it > to)
-			continue;
-		for (int j = 0; j < i && !dup; j++)
-			dup = r->ev[j].it >= from && r->ev[j].it <= to && r->ev[j].kind == e->kind &&
-			      r->ev[j].group == e->group && r->ev[j].value == e->value;
-		if (dup)
-			continue;
-		for (int j = i + 1; j < r->nev; j++)
-			n += r->ev[j].it >= from && r->ev[j].it <= to && r->ev[j].kind == e->kind &&
-			     r->ev[j].group == e->group && r->ev[j].value == e->value;
-		if (off >= len)
-			break;
-		if (e->group >= 0)
-			off += snprintf(buf + off, len - off, "%s%s %s=%d x%d", off ? "; " : "",
-					gb_st_ev_name(e->kind), o->g[e->group].name, e->value, n);
-		else
-			off += snprintf(buf + off, len - off, "%s%s %d", off ? "; " : "",
-					gb_st_ev_name(e->kind), e->value);
-	}
-}
-
-/* State replay from the events: depth and mean compressed groups per
- * boundary rank at the end of iteration @to. */
-static void state_at(const struct gb_st_report *r, const struct opts *o, int nranks, long to,
-		     int init_depth, int *depth, double *comp)
-{
-	int nwan = 0;
-	long on = 0;
-
-	*depth = init_depth;
-	for (int q = 0; q < nranks; q++) {
-		unsigned char st[MAXGROUPS];
-
-		if (r->final_depth[q] == 0)
-			continue;
-		nwan++;
-		for (int g = 0; g < o->ngroups; g++)
-			st[g] = o->st.compress_fixed == 1;
-		for (int i = 0; i < r->nev; i++) {
-			const struct gb_st_event *e = &r->ev[i];
-
-			if (e->rank != q || e->it > to)
-				continue;
-			if (e->group >= 0)
-				st[e->group] = (unsigned char)e->value;
-			else
-				*depth = e->value;
-		}
-		for (int g = 0; g < o->ngroups; g++)
-			on += st[g];
-	}
-	*comp = nwan ? (double)on / nwan : 0;
-}
-
-static int write_csv(const char *path, const struct opts *o, const char *run_id,
-		     const struct block *b, int nb, const struct gb_st_report *r, int nranks,
-		     int init_depth)
-{
-	char tmp[4096], ev[2048];
-	FILE *f = open_tmp(path, tmp, sizeof(tmp));
-	long from = 0;
-
-	if (!f) {
-		fprintf(stderr, ME ": cannot write '%s': %s\n", tmp, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "campaign,run_id,mode,iteration,time,rate,depth,compressed,events\n");
-	for (int i = 0; i < nb; i++) {
-		int depth;
-		double comp;
-
-		state_at(r, o, nranks, b[i].it, init_depth, &depth, &comp);
-		block_events(r, o, from, b[i].it, ev, sizeof(ev));
-		fprintf(f, "%s,%s,%s,%ld,%.6f,%.6g,%d,%.3f,%s\n", o->campaign, run_id,
-			o->st.mode == GB_ST_GRID ? "grid" : "standard", b[i].it, b[i].t, b[i].rate,
-			depth, comp, ev);
-		from = b[i].it + 1;
-	}
-	return close_tmp(f, tmp, path);
-}
-
-static int write_events(const char *path, const struct opts *o, const char *run_id,
-			const struct gb_st_report *r, const double *t_it, long niter,
-			char (*host)[64])
-{
-	char tmp[4096];
-	FILE *f = open_tmp(path, tmp, sizeof(tmp));
-
-	if (!f) {
-		fprintf(stderr, ME ": cannot write '%s': %s\n", tmp, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "campaign,run_id,mode,iteration,time,rank,host,event,group,value,before,"
-		"after\n");
-	for (int i = 0; i < r->nev; i++) {
-		const struct gb_st_event *e = &r->ev[i];
-
-		fprintf(f, "%s,%s,%s,%ld,%.6f,%d,%s,%s,%s,%d,%.6g,%.6g\n", o->campaign, run_id,
-			o->st.mode == GB_ST_GRID ? "grid" : "standard", e->it,
-			e->it < niter ? t_it[e->it] : t_it[niter], e->rank, host[e->rank],
-			gb_st_ev_name(e->kind), e->group >= 0 ? o->g[e->group].name : "",
-			e->value, e->before, e->after);
-	}
-	return close_tmp(f, tmp, path);
-}
-
-/* ------------------------------------------------------------------ */
 /* main                                                                */
 /* ------------------------------------------------------------------ */
 
@@ -617,345 +454,198 @@ static void cpu_limit_text(char *buf, size_t len)
 			 (double)l.quota_us / (double)(l.period_us ? l.period_us : 1));
 }
 
-int main(int argc, char **argv)
+static void make_run_id(struct job *J)
 {
-	struct opts o;
-	struct gb_st *s = NULL;
-	struct gb_st_report rep;
-	struct block *blk = NULL;
-	double *t_it = NULL, t_start, C;
-	uint64_t *sums = NULL, total = 0, npts = 1;
-	char run_id[64], (*host)[64] = NULL, (*cpu)[160] = NULL, mycpu[160], myhost[64];
-	int rank, size, rc, nb = 0, init_depth;
-
-	memset(&o, 0, sizeof(o));
-	memset(&rep, 0, sizeof(rep));
-	rc = parse_opts(argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (o.run_id)
-		snprintf(run_id, sizeof(run_id), "%s", o.run_id);
+	if (J->o.run_id)
+		snprintf(J->run_id, sizeof(J->run_id), "%s", J->o.run_id);
 	else {
 		long long stamp = (long long)time(NULL);
 
 		MPI_Bcast(&stamp, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-		snprintf(run_id, sizeof(run_id), "%s-%lld", o.st.mode == GB_ST_GRID ? "grid" :
-			 "standard", stamp);
+		snprintf(J->run_id, sizeof(J->run_id), "%s-%lld", J->o.st.mode == GB_ST_GRID ?
+			 "grid" : "standard", stamp);
 	}
-	for (int d = 0; d < o.st.ndim; d++)
-		npts *= (uint64_t)o.st.grid[d];
-	C = 0.5 / o.st.ndim;
+}
 
-	/* what each rank's processor is: its host and its CPU quota, read back */
+/* What each rank's processor is: its host and its CPU quota, read back;
+ * gathered at rank 0. */
+static void gather_processors(struct job *J)
+{
+	char mycpu[160], myhost[64];
+
 	snprintf(myhost, sizeof(myhost), "%s", getenv("GRIDBED_NODE") ? getenv("GRIDBED_NODE") :
 		 "");
 	if (!myhost[0])
-		snprintf(myhost, sizeof(myhost), "r%d", rank);
+		snprintf(myhost, sizeof(myhost), "r%d", J->rank);
 	cpu_limit_text(mycpu, sizeof(mycpu));
-	if (rank == 0) {
-		host = calloc(size, sizeof(*host));
-		cpu = calloc(size, sizeof(*cpu));
-		if (!host || !cpu)
+	if (J->rank == 0) {
+		J->host = calloc(J->size, sizeof(*J->host));
+		J->cpu = calloc(J->size, sizeof(*J->cpu));
+		if (!J->host || !J->cpu)
 			MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	MPI_Gather(myhost, 64, MPI_CHAR, host, 64, MPI_CHAR, 0, MPI_COMM_WORLD);
-	MPI_Gather(mycpu, 160, MPI_CHAR, cpu, 160, MPI_CHAR, 0, MPI_COMM_WORLD);
+	MPI_Gather(myhost, 64, MPI_CHAR, J->host, 64, MPI_CHAR, 0, MPI_COMM_WORLD);
+	MPI_Gather(mycpu, 160, MPI_CHAR, J->cpu, 160, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
 
-	rc = gb_st_create(MPI_COMM_WORLD, &o.st, &s);
-	for (int g = 0; rc == 0 && g < o.ngroups; g++)
-		if (gb_st_add_group(s, o.g[g].name, o.g[g].nvars) < 0)
+/* The driver with the application's groups, started.  Return: 0 or -errno. */
+static int start_driver(struct job *J)
+{
+	int rc = gb_st_create(MPI_COMM_WORLD, &J->o.st, &J->s);
+
+	for (int g = 0; rc == 0 && g < J->o.ngroups; g++)
+		if (gb_st_add_group(J->s, J->o.g[g].name, J->o.g[g].nvars) < 0)
 			rc = -ENOMEM;
 	if (rc == 0)
-		rc = gb_st_start(s);
-	if (rc < 0) {
-		if (rank == 0)
-			fprintf(stderr, ME ": %s\n", gb_st_strerror(s));
-		gb_st_destroy(s);
-		MPI_Finalize();
-		return rc == -EINVAL ? 2 : 1;
-	}
-	{
-		const struct gb_st_layout *l = gb_st_layout_of(s);
-		char b1[64];
+		rc = gb_st_start(J->s);
+	return rc;
+}
 
-		init_depth = gb_st_depth(s);
-		MPI_Allreduce(MPI_IN_PLACE, &init_depth, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-		if (rank == 0 && !o.quiet) {
-			printf("gridstencil: %s mode, %d ranks, grid %s, machines:", o.st.mode ==
-			       GB_ST_GRID ? "grid" : "standard", size,
-			       gb_st_fmt_dims(o.st.ndim, o.st.grid, b1, sizeof(b1)));
-			for (int m = 0; m < l->nmach; m++)
-				printf(" %s=%d", l->mach_name[m], l->mach_np[m]);
-			printf(" (from %s)\n", l->source);
-			printf("gridstencil: topology %s, longest dimension %d, slabs",
-			       gb_st_fmt_dims(o.st.ndim, l->k, b1, sizeof(b1)), l->L);
-			for (int i = 0; i < l->k[l->L]; i++)
-				printf(" %d", l->slab[i]);
-			printf(", wide-area face %.0f points\n", l->wan_face);
-			for (int m = 0; m < l->nmach; m++)
-				if (l->mach_speed[m] > 0)
-					printf("gridstencil: machine %s speed %.4g points/s per rank\n",
-					       l->mach_name[m], l->mach_speed[m]);
-			fflush(stdout);
-		}
-	}
-	fill_initial(s, &o);
-	blk = malloc(sizeof(*blk) * (o.iters / o.block + 2));
-	t_it = malloc(sizeof(double) * (o.iters + 1));
-	if (!blk || !t_it)
-		MPI_Abort(MPI_COMM_WORLD, 1);
+/* Rank 0: the machines, the processor topology and the slabs. */
+static void print_layout(const struct job *J)
+{
+	const struct opts *o = &J->o;
+	const struct gb_st_layout *l = gb_st_layout_of(J->s);
+	char b1[64];
+
+	printf("gridstencil: %s mode, %d ranks, grid %s, machines:", o->st.mode ==
+	       GB_ST_GRID ? "grid" : "standard", J->size,
+	       gb_st_fmt_dims(o->st.ndim, o->st.grid, b1, sizeof(b1)));
+	for (int m = 0; m < l->nmach; m++)
+		printf(" %s=%d", l->mach_name[m], l->mach_np[m]);
+	printf(" (from %s)\n", l->source);
+	printf("gridstencil: topology %s, longest dimension %d, slabs",
+	       gb_st_fmt_dims(o->st.ndim, l->k, b1, sizeof(b1)), l->L);
+	for (int i = 0; i < l->k[l->L]; i++)
+		printf(" %d", l->slab[i]);
+	printf(", wide-area face %.0f points\n", l->wan_face);
+	for (int m = 0; m < l->nmach; m++)
+		if (l->mach_speed[m] > 0)
+			printf("gridstencil: machine %s speed %.4g points/s per rank\n",
+			       l->mach_name[m], l->mach_speed[m]);
+	fflush(stdout);
+}
+
+/* The measured loop: o.iters iterations, a rate per block of them. */
+static void iterate(struct job *J)
+{
+	const struct opts *o = &J->o;
+	struct gb_st *s = J->s;
+	struct block *blk = J->blk;
+	double *t_it = J->t_it, C = 0.5 / o->st.ndim, t_start, t_block;
+	long b_first = 0;
+	int rc, nb = 0;
 
 	MPI_Barrier(MPI_COMM_WORLD);
 	t_start = MPI_Wtime();
-	{
-		double t_block = t_start;
-		long b_first = 0;
+	t_block = t_start;
+	for (long it = 0; it < o->iters; it++) {
+		const struct gb_st_geom *gm = gb_st_geometry(s);
+		int lo[GB_ST_MAXDIM], hi[GB_ST_MAXDIM];
 
-		for (long it = 0; it < o.iters; it++) {
-			const struct gb_st_geom *gm = gb_st_geometry(s);
-			int lo[GB_ST_MAXDIM], hi[GB_ST_MAXDIM];
-
-			t_it[it] = MPI_Wtime() - t_start;
-			if ((rc = gb_st_sync(s, it)) < 0) {
-				fprintf(stderr, ME ": rank %d: iteration %ld: %s\n", rank, it,
-					gb_st_strerror(s)[0] ? gb_st_strerror(s) : strerror(-rc));
-				MPI_Abort(MPI_COMM_WORLD, 1);
-			}
-			gb_st_region(s, lo, hi);
-			for (int g = 0; g < o.ngroups; g++)
-				for (int v = 0; v < o.g[g].nvars; v++)
-					update(gm, gb_st_field(s, g, v, 0), gb_st_field(s, g, v, 1), lo,
-					       hi, C);
-			gb_st_advance(s);
-			if ((it + 1) % o.block == 0 || it + 1 == o.iters) {
-				double t = MPI_Wtime(), el = t - t_block;
-
-				blk[nb].it = it;
-				blk[nb].t = t - t_start;
-				blk[nb].rate = el > 0 ? (double)npts * (it + 1 - b_first) / el : 0;
-				if (rank == 0 && !o.quiet) {
-					/* the depth rank 0 sees, if it is on the boundary */
-					printf("it %6ld  t %9.3f s  rate %.4g points/s", it, blk[nb].t,
-					       blk[nb].rate);
-					if (gb_st_depth(s) > 0)
-						printf("  depth %d", gb_st_depth(s));
-					printf("\n");
-					fflush(stdout);
-				}
-				nb++;
-				t_block = t;
-				b_first = it + 1;
-			}
+		t_it[it] = MPI_Wtime() - t_start;
+		if ((rc = gb_st_sync(s, it)) < 0) {
+			fprintf(stderr, ME ": rank %d: iteration %ld: %s\n", J->rank, it,
+				gb_st_strerror(s)[0] ? gb_st_strerror(s) : strerror(-rc));
+			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
-		t_it[o.iters] = MPI_Wtime() - t_start;
+		gb_st_region(s, lo, hi);
+		for (int g = 0; g < o->ngroups; g++)
+			for (int v = 0; v < o->g[g].nvars; v++)
+				update(gm, gb_st_field(s, g, v, 0), gb_st_field(s, g, v, 1), lo, hi,
+				       C);
+		gb_st_advance(s);
+		if ((it + 1) % o->block == 0 || it + 1 == o->iters) {
+			double t = MPI_Wtime(), el = t - t_block;
+
+			blk[nb].it = it;
+			blk[nb].t = t - t_start;
+			blk[nb].rate = el > 0 ? (double)J->npts * (it + 1 - b_first) / el : 0;
+			if (J->rank == 0 && !o->quiet) {
+				/* the depth rank 0 sees, if it is on the boundary */
+				printf("it %6ld  t %9.3f s  rate %.4g points/s", it, blk[nb].t,
+				       blk[nb].rate);
+				if (gb_st_depth(s) > 0)
+					printf("  depth %d", gb_st_depth(s));
+				printf("\n");
+				fflush(stdout);
+			}
+			nb++;
+			t_block = t;
+			b_first = it + 1;
+		}
 	}
+	t_it[o->iters] = MPI_Wtime() - t_start;
+	J->nb = nb;
+}
+
+/* --dump: every field, gathered at rank 0. */
+static void dump_fields(struct job *J)
+{
+	const char *path = J->o.dump;
+	FILE *f = J->rank == 0 ? fopen(path, "w") : NULL;
+
+	if (J->rank == 0 && !f)
+		fprintf(stderr, ME ": cannot write '%s': %s\n", path, strerror(errno));
+	if (gb_st_dump(J->s, 0, f) < 0 && J->rank == 0)
+		fprintf(stderr, ME ": cannot dump the fields to '%s'\n", path);
+	if (f && fclose(f) != 0)
+		fprintf(stderr, ME ": cannot write '%s': %s\n", path, strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	static struct job job;
+	struct job *J = &job;
+	int rc;
+
+	rc = parse_opts(argc, argv, &J->o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &J->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &J->size);
+	make_run_id(J);
+	J->npts = 1;
+	for (int d = 0; d < J->o.st.ndim; d++)
+		J->npts *= (uint64_t)J->o.st.grid[d];
+	gather_processors(J);
+
+	if ((rc = start_driver(J)) < 0) {
+		if (J->rank == 0)
+			fprintf(stderr, ME ": %s\n", gb_st_strerror(J->s));
+		gb_st_destroy(J->s);
+		MPI_Finalize();
+		return rc == -EINVAL ? 2 : 1;
+	}
+	J->init_depth = gb_st_depth(J->s);
+	MPI_Allreduce(MPI_IN_PLACE, &J->init_depth, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (J->rank == 0 && !J->o.quiet)
+		print_layout(J);
+	fill_initial(J->s, &J->o);
+	J->blk = malloc(sizeof(*J->blk) * (J->o.iters / J->o.block + 2));
+	J->t_it = malloc(sizeof(double) * (J->o.iters + 1));
+	if (!J->blk || !J->t_it)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	iterate(J);
 
 	/* results: outside the measured loop */
-	sums = calloc(o.ngroups, sizeof(uint64_t));
-	if (!sums || gb_st_checksum(s, sums) < 0 || gb_st_report(s, 0, &rep) < 0)
+	J->sums = calloc(J->o.ngroups, sizeof(uint64_t));
+	if (!J->sums || gb_st_checksum(J->s, J->sums) < 0 || gb_st_report(J->s, 0, &J->rep) < 0)
 		MPI_Abort(MPI_COMM_WORLD, 1);
-	for (int g = 0; g < o.ngroups; g++)
-		total += sums[g];
-	if (o.dump) {
-		FILE *f = rank == 0 ? fopen(o.dump, "w") : NULL;
-
-		if (rank == 0 && !f)
-			fprintf(stderr, ME ": cannot write '%s': %s\n", o.dump, strerror(errno));
-		if (gb_st_dump(s, 0, f) < 0 && rank == 0)
-			fprintf(stderr, ME ": cannot dump the fields to '%s'\n", o.dump);
-		if (f && fclose(f) != 0)
-			fprintf(stderr, ME ": cannot write '%s': %s\n", o.dump, strerror(errno));
-	}
-	rc = 0;
-	if (rank == 0) {
-		const struct gb_st_layout *l = gb_st_layout_of(s);
-		double wall = t_it[o.iters], half = 0, comp_mean = 0;
-		long ihalf = o.iters / 2;
-		int depth_final = 0, ncomp = 0, nwan = 0, *wanc = calloc(o.ngroups, sizeof(int));
-		uint64_t raw = 0, wire = 0, msgs = 0, zmsgs = 0;
-		json_t *j = json_object(), *ja;
-		struct utsname u;
-		char b1[64], mp[4096];
-
-		if (!wanc || !j)
-			MPI_Abort(MPI_COMM_WORLD, 1);
-		half = t_it[o.iters] - t_it[ihalf];
-		for (int q = 0; q < size; q++) {
-			if (rep.final_depth[q] == 0)
-				continue;
-			nwan++;
-			depth_final = rep.final_depth[q];
-			for (int g = 0; g < o.ngroups; g++)
-				wanc[g] += rep.final_comp[q * o.ngroups + g] > 0;
-		}
-		for (int g = 0; g < o.ngroups; g++) {
-			ncomp += nwan && 2 * wanc[g] >= nwan && wanc[g] > 0;
-			comp_mean += wanc[g];
-		}
-		comp_mean = nwan ? comp_mean / nwan : 0;
-		for (int q = 0; q < size; q++) {
-			raw += rep.stats[q].wan_raw;
-			wire += rep.stats[q].wan_wire;
-			msgs += rep.stats[q].wan_msgs;
-			zmsgs += rep.stats[q].wan_compressed;
-		}
-		printf("gridstencil: %ld iterations in %.3f s: mean rate %.4g points/s (second half "
-		       "%.4g)\n", o.iters, wall, (double)npts * o.iters / wall,
-		       half > 0 ? (double)npts * (o.iters - ihalf) / half : 0);
-		printf("gridstencil: final wide-area ghost depth %d; groups compressed by most "
-		       "boundary ranks: %d of %d (", depth_final, ncomp, o.ngroups);
-		for (int g = 0; g < o.ngroups; g++)
-			printf("%s%s %d/%d", g ? ", " : "", o.g[g].name, wanc[g], nwan);
-		printf(")\n");
-		printf("gridstencil: wide-area halo bytes %" PRIu64 " raw, %" PRIu64 " sent (%.1f %%), "
-		       "%" PRIu64 " of %" PRIu64 " messages compressed\n", raw, wire,
-		       raw ? 100.0 * wire / raw : 100.0, zmsgs, msgs);
-		printf("gridstencil: checksum %016" PRIx64 "\n", total);
-
-		/* metadata (ARCHITECTURE.md decision 7) */
-		uname(&u);
-		json_object_set_new(j, "format", json_string("gridbed-run"));
-		json_object_set_new(j, "tool", json_string("gridstencil"));
-		json_object_set_new(j, "campaign", json_string(o.campaign));
-		json_object_set_new(j, "run_id", json_string(run_id));
-		json_object_set_new(j, "git_revision", json_string(GRIDBED_GIT_REV));
-		json_object_set_new(j, "kernel", json_string(u.release));
-		json_object_set_new(j, "topology", json_string(l->topology));
-		json_object_set_new(j, "machines_from", json_string(l->source));
-		json_object_set_new(j, "prefix", getenv("GRIDBED_PREFIX") ?
-				    json_string(getenv("GRIDBED_PREFIX")) : json_null());
-		json_object_set_new(j, "tcp", gb_rankmap_tcp_json());  /* the hosts' stack */
-		json_object_set_new(j, "mode", json_string(o.st.mode == GB_ST_GRID ? "grid" :
-							   "standard"));
-		ja = json_object();
-		json_object_set_new(ja, "topo", json_boolean(o.st.features & GB_ST_F_TOPO));
-		json_object_set_new(ja, "balance", json_boolean(o.st.features & GB_ST_F_BALANCE));
-		json_object_set_new(ja, "overlap", json_boolean(o.st.features & GB_ST_F_OVERLAP));
-		json_object_set_new(ja, "compress", json_boolean(o.st.features & GB_ST_F_COMPRESS));
-		json_object_set_new(ja, "ghost", json_boolean(o.st.features & GB_ST_F_GHOST));
-		json_object_set_new(j, "features", o.st.mode == GB_ST_GRID ? ja :
-				    (json_decref(ja), json_null()));
-		json_object_set_new(j, "parameters",
-				    json_pack("{s:f, s:f, s:i, s:i, s:i, s:f, s:i, s:i, s:i, s:s, "
-					      "s:s, s:I, s:i}",
-					      "reduce", o.st.reduce, "bench_s", o.st.bench_s,
-					      "monitor", o.st.monitor, "reeval", o.st.reeval,
-					      "warmup", o.st.warmup, "eps", o.st.eps, "zlevel",
-					      o.st.zlevel, "ghost_max", o.st.ghost_max, "ghost_fixed",
-					      o.st.ghost_fixed, "compress", o.st.compress_fixed < 0 ?
-					      "adaptive" : o.st.compress_fixed ? "always" : "never",
-					      "wait", o.st.wait_spin ? "spin" : "sleep", "seed",
-					      (json_int_t)o.seed, "block", o.block));
-		json_object_set_new(j, "grid", json_string(gb_st_fmt_dims(o.st.ndim, o.st.grid, b1,
-									    sizeof(b1))));
-		json_object_set_new(j, "groups", json_string(o.groups_s));
-		json_object_set_new(j, "iterations", json_integer(o.iters));
-		json_object_set_new(j, "ranks", json_integer(size));
-		ja = json_array();
-		for (int m = 0; m < l->nmach; m++)
-			json_array_append_new(ja, json_pack("{s:s, s:i, s:f, s:i}", "name",
-							    l->mach_name[m], "ranks", l->mach_np[m],
-							    "speed", l->mach_speed[m], "positions",
-							    l->kl[m]));
-		json_object_set_new(j, "machines", ja);
-		json_object_set_new(j, "processor_topology",
-				    json_string(gb_st_fmt_dims(o.st.ndim, l->k, b1, sizeof(b1))));
-		json_object_set_new(j, "longest_dimension", json_integer(l->L));
-		ja = json_array();
-		for (int i = 0; i < l->k[l->L]; i++)
-			json_array_append_new(ja, json_integer(l->slab[i]));
-		json_object_set_new(j, "slabs", ja);
-		json_object_set_new(j, "ghost_cap", json_integer(l->ghost_cap));
-		json_object_set_new(j, "wan_face_points", json_real(l->wan_face));
-		json_object_set_new(j, "boundary_ranks", json_integer(l->nwan));
-		ja = json_array();
-		for (int q = 0; q < size; q++)
-			json_array_append_new(ja, json_pack("{s:i, s:s, s:s, s:i, s:f, s:f, s:f, "
-							    "s:I, s:I, s:I}",
-							    "rank", q, "host", host[q], "cpu_quota",
-							    cpu[q], "machine", l->rank_mach[q],
-							    "t_comm", rep.stats[q].t_comm, "t_codec",
-							    rep.stats[q].t_codec, "t_bench",
-							    rep.stats[q].t_bench, "wan_raw",
-							    (json_int_t)rep.stats[q].wan_raw, "wan_wire",
-							    (json_int_t)rep.stats[q].wan_wire,
-							    "final_depth", (json_int_t)rep.final_depth[q]));
-		json_object_set_new(j, "rank_info", ja);
-		json_object_set_new(j, "results",
-				    json_pack("{s:f, s:f, s:f, s:i, s:i, s:f, s:I, s:I, s:s, s:i}",
-					      "wall_s", wall, "mean_rate", (double)npts * o.iters / wall,
-					      "second_half_rate", half > 0 ?
-					      (double)npts * (o.iters - ihalf) / half : 0.0,
-					      "final_depth", depth_final, "groups_compressed", ncomp,
-					      "mean_groups_compressed", comp_mean, "wan_raw_bytes",
-					      (json_int_t)raw, "wan_wire_bytes", (json_int_t)wire,
-					      "checksum", (snprintf(mp, sizeof(mp), "%016" PRIx64, total),
-							   mp), "events", rep.nev));
-		ja = json_array();
-		for (int g = 0; g < o.ngroups; g++) {
-			char hx[32];
-
-			snprintf(hx, sizeof(hx), "%016" PRIx64, sums[g]);
-			json_array_append_new(ja, json_pack("{s:s, s:i, s:s, s:i}", "name",
-							    o.g[g].name, "vars", o.g[g].nvars,
-							    "checksum", hx, "compressed_by", wanc[g]));
-		}
-		json_object_set_new(j, "group_results", ja);
-		/* heterogeneous CPUs asked for but not in force: say so */
-		{
-			const struct gb_topo *t = gb_bcast_topology();
-
-			for (int q = 0; t && q < size; q++) {
-				int h = gb_topo_find_node(t, host[q]);
-				int cl = h >= 0 ? t->nodes[h].cluster : -1;
-
-				if (cl >= 0 && t->clusters[cl].cpu > 0 && !strstr(cpu[q], "core")) {
-					printf("gridstencil: warning: rank %d on '%s' should have %g "
-					       "core but its CPU quota is: %s\n", q, host[q],
-					       t->clusters[cl].cpu, cpu[q]);
-					json_object_set_new(j, "cpu_quota_warning", json_string(cpu[q]));
-					break;
-				}
-			}
-		}
-		if (o.out) {
-			size_t n = strlen(o.out);
-
-			if (write_csv(o.out, &o, run_id, blk, nb, &rep, size, init_depth) < 0)
-				rc = 1;
-			if (!o.meta)
-				snprintf(mp, sizeof(mp), "%.*s.json",
-					 (int)(n > 4 && !strcmp(o.out + n - 4, ".csv") ? n - 4 : n),
-					 o.out);
-		}
-		if (o.meta)
-			snprintf(mp, sizeof(mp), "%s", o.meta);
-		if (o.events && write_events(o.events, &o, run_id, &rep, t_it, o.iters, host) < 0)
-			rc = 1;
-		if (o.out || o.meta) {
-			char tmp[4200];
-
-			snprintf(tmp, sizeof(tmp), "%s.tmp", mp);
-			if (json_dump_file(j, tmp, JSON_INDENT(1)) < 0 || rename(tmp, mp) < 0) {
-				fprintf(stderr, ME ": cannot write '%s'\n", mp);
-				unlink(tmp);
-				rc = 1;
-			}
-		}
-		json_decref(j);
-		free(wanc);
-	}
+	for (int g = 0; g < J->o.ngroups; g++)
+		J->total += J->sums[g];
+	if (J->o.dump)
+		dump_fields(J);
+	rc = J->rank == 0 ? gs_finish(J) : 0;
 	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	gb_st_report_release(&rep);
-	gb_st_destroy(s);
-	free(sums);
-	free(blk);
-	free(t_it);
-	free(host);
-	free(cpu);
+	gb_st_report_release(&J->rep);
+	gb_st_destroy(J->s);
+	free(J->sums);
+	free(J->blk);
+	free(J->t_it);
+	free(J->host);
+	free(J->cpu);
 	MPI_Finalize();
 	return rc;
 }

@@ -279,14 +279,39 @@ static void csv_num(FILE *f, double x)
 		fprintf(f, "%.9g", x);
 }
 
+/* The run's first three CSV fields: campaign, run id, algorithm. */
+static void run_fields(FILE *f, const struct opts *o)
+{
+	gb_csv_field(f, o->campaign);
+	fputc(',', f);
+	gb_csv_field(f, o->run_id);
+	fputc(',', f);
+	gb_csv_field(f, o->algo);
+}
+
+/* The text in memory *@buf (open_memstream's) becomes o->dir/@name. */
+static void rows_put(FILE *f, char **buf, size_t *len, const struct opts *o, const char *name,
+		     int sync)
+{
+	char path[4096];
+	int ret;
+
+	if (fclose(f) == EOF)
+		die("out of memory");
+	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	if ((ret = gx_write_file(path, *buf, *len, sync)) < 0)
+		die("cannot write '%s': %s", path, strerror(-ret));
+	free(*buf);
+	*buf = NULL;
+}
+
 /* The rows so far, both files, rewritten whole (they are small). */
 static void write_rows(const struct opts *o, const struct brow *rows, int nrows, int root,
 		       char (*host)[32], int sync)
 {
-	char path[4096], *buf = NULL;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
-	int ret;
 
 	if (!(f = open_memstream(&buf, &len)))
 		die("out of memory");
@@ -298,11 +323,7 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 	for (int i = 0; i < nrows; i++) {
 		const struct brow *r = &rows[i];
 
-		gb_csv_field(f, o->campaign);
-		fputc(',', f);
-		gb_csv_field(f, o->run_id);
-		fputc(',', f);
-		gb_csv_field(f, o->algo);
+		run_fields(f, o);
 		fputc(',', f);
 		gb_csv_field(f, host[root]);
 		fprintf(f, ",%.0f,%d,%.9f,%.9f", r->size, i, r->start, r->completion);
@@ -322,13 +343,7 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 		gb_csv_field(f, r->pred_model);
 		fprintf(f, ",%llu,%d,%lld,%d\n", r->hdr_bytes, r->fallback, r->mismatches, nranks);
 	}
-	if (fclose(f) == EOF)
-		die("out of memory");
-	snprintf(path, sizeof(path), "%s/broadcasts.csv", o->dir);
-	if ((ret = gx_write_file(path, buf, len, sync)) < 0)
-		die("cannot write '%s': %s", path, strerror(-ret));
-	free(buf);
-	buf = NULL;
+	rows_put(f, &buf, &len, o, "broadcasts.csv", sync);
 
 	if (!(f = open_memstream(&buf, &len)))
 		die("out of memory");
@@ -338,22 +353,13 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 		for (int k = 0; k < nranks; k++) {
 			const struct brow *r = &rows[i];
 
-			gb_csv_field(f, o->campaign);
-			fputc(',', f);
-			gb_csv_field(f, o->run_id);
-			fputc(',', f);
-			gb_csv_field(f, o->algo);
+			run_fields(f, o);
 			fprintf(f, ",%d,%.0f,%d,", i, r->size, k);
 			gb_csv_field(f, host[k]);
 			fprintf(f, ",%d,%.9f,%.9f,%.9f\n", r->parent[k], r->t[k].t_begin,
 				r->t[k].t_end, r->t[k].t_end - r->t[root].t_begin);
 		}
-	if (fclose(f) == EOF)
-		die("out of memory");
-	snprintf(path, sizeof(path), "%s/ranks.csv", o->dir);
-	if ((ret = gx_write_file(path, buf, len, sync)) < 0)
-		die("cannot write '%s': %s", path, strerror(-ret));
-	free(buf);
+	rows_put(f, &buf, &len, o, "ranks.csv", sync);
 }
 
 /* ------------------------------------------------------------------ */

@@ -25,7 +25,7 @@ plan 4
 t "fuzz target builds with clang -fsanitize=fuzzer,address,undefined" \
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -DGB_TOPO_MAX_NODES=512 -I"$TOPOS" \
-	"$TOPOS/fuzz_topo.c" "$TOPOS/topo_parse.c" "$TOPOS/topo_model.c" "$TOPOS/topo_tcp.c" "$TOPOS/units.c" \
+	"$TOPOS/fuzz_topo.c" "$TOPOS/topo_parse.c" "$TOPOS/topo_build.c" "$TOPOS/topo_model.c" "$TOPOS/topo_tcp.c" "$TOPOS/units.c" \
 	"$TOPOS/yaml_diag.c" \
 	$(pkg-config --cflags --libs yaml-0.1) -o "$tmp/fuzz_topo" || exit 1
 

@@ -9,23 +9,11 @@ require_root
 require_gridemu
 ldd "$GRIDEMU" 2>/dev/null | grep -q libasan &&
 	skip_all "ASan binaries cannot run under user-mode Linux (its address space has no room for the shadow memory); the plain pass runs this test"
-command -v linux.uml >/dev/null || skip_all "user-mode-linux (linux.uml) is not installed"
-mods=$(ls -d /usr/lib/uml/modules/*/ 2>/dev/null | head -1)
-[ -f "$mods/kernel/net/sched/sch_netem.ko" ] || skip_all "linux.uml ships no sch_netem.ko"
-command -v insmod >/dev/null || skip_all "insmod (kmod) is not installed"
+require_uml_netem
 
 tmp=$(mktemp -d /tmp/gb-uml.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-cat > "$tmp/init" <<INIT
-#!/bin/bash
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /run
-M=/usr/lib/uml/modules/\$(uname -r)/kernel
-for m in drivers/net/veth.ko net/sched/sch_netem.ko net/sched/sch_tbf.ko; do insmod \$M/\$m; done
-GRIDEMU=$GRIDEMU TOPOS=$TOPOS bash $tmp/inner > $tmp/out 2>&1
-echo done > $tmp/finished
-poweroff -f
-INIT
+uml_init "$tmp" "GRIDEMU=$GRIDEMU TOPOS=$TOPOS"
 cat > "$tmp/inner" <<'INNER'
 n=0; failed=0
 ok() { n=$((n+1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
@@ -55,14 +43,4 @@ $GRIDEMU down >/dev/null; ok $? "down"
 echo "1..$n"
 exit $failed
 INNER
-chmod +x "$tmp/init" "$tmp/inner"
-timeout 300 linux.uml mem=768M root=/dev/root rootfstype=hostfs rootflags=/ rw \
-	init="$tmp/init" con=null con0=fd:0,fd:1 </dev/null >"$tmp/console" 2>&1
-if [ ! -f "$tmp/finished" ]; then
-	echo "1..1"; echo "not ok 1 - user-mode Linux did not finish"; sed 's/^/# /' "$tmp/console" | tail -20
-	exit 1
-fi
-cat "$tmp/out"
-grep -q '^not ok' "$tmp/out" && exit 1
-grep -q '^1\.\.[1-9]' "$tmp/out" || exit 1
-exit 0
+uml_boot "$tmp"

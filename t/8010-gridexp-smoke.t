@@ -12,15 +12,7 @@
 require_gridexp
 require_cmd gnuplot
 
-tmp=$(mktemp -d /tmp/gridbed-8010.XXXXXX)
-lock=$GRIDBED_RUNDIR/gridexp-$GB_PREFIX.lock
-cleanup() {
-	local st=$?
-	rm -rf "$tmp" "$lock"
-	(exit $st)
-	gb_cleanup
-}
-trap cleanup EXIT
+gridexp_tmp 8010
 
 plan 31
 

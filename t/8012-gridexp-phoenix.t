@@ -25,15 +25,7 @@ require_gridexp
 [ -x "$GRIDBED_BUILD/collectives/phoenixd" ] || bail "phoenixd not built"
 require_cmd gnuplot
 
-tmp=$(mktemp -d /tmp/gridbed-8012.XXXXXX)
-lock=$GRIDBED_RUNDIR/gridexp-$GB_PREFIX.lock
-cleanup() {
-	local st=$?
-	rm -rf "$tmp" "$lock"
-	(exit $st)
-	gb_cleanup
-}
-trap cleanup EXIT
+gridexp_tmp 8012
 
 plan 21
 

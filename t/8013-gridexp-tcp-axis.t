@@ -10,9 +10,7 @@
 
 require_gridexp
 
-tmp=$(mktemp -d /tmp/gridbed-8013.XXXXXX)
-lock=$GRIDBED_RUNDIR/gridexp-$GB_PREFIX.lock
-trap 'st=$?; rm -rf "$tmp" "$lock"; (exit $st); gb_cleanup' EXIT
+gridexp_tmp 8013
 
 plan 6
 

@@ -7,9 +7,7 @@
 
 require_gridexp
 
-tmp=$(mktemp -d /tmp/gridbed-8014.XXXXXX)
-lock=$GRIDBED_RUNDIR/gridexp-$GB_PREFIX.lock
-trap 'st=$?; rm -rf "$tmp" "$lock"; (exit $st); gb_cleanup' EXIT
+gridexp_tmp 8014
 
 cat >"$tmp/camp.yaml" <<EOF
 name: health

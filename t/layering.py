@@ -27,7 +27,8 @@ TIERS = {
 }
 # Files that must reach neither MPI nor the emulator, even indirectly.
 PURE_DIRS = ("core", "plan")
-PURE_FILES = ("phoenix/phoenix.h", "phoenix/phoenix_proto.c", "phoenix/phoenix_sim.c")
+PURE_FILES = ("phoenix/phoenix.h", "phoenix/phoenix_proto.c", "phoenix/phoenix_sim.c",
+              "phoenix/phoenix_tree.c", "phoenix/phoenix_wire.c")
 
 INC = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 

@@ -94,6 +94,65 @@ require_gridexp() {
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_gds=hash
 }
 
+# gridexp_tmp NAME: $tmp, a new /tmp/gridbed-NAME.XXXXXX, and $lock,
+# gridexp's lock for this prefix; both are removed on exit, then
+# gb_cleanup runs (with the test's exit status).
+gridexp_tmp() {
+	tmp=$(mktemp -d "/tmp/gridbed-$1.XXXXXX")
+	lock=$GRIDBED_RUNDIR/gridexp-$GB_PREFIX.lock
+	trap gridexp_cleanup EXIT
+}
+gridexp_cleanup() {
+	local st=$?
+	rm -rf "$tmp" "$lock"
+	(exit $st)
+	gb_cleanup
+}
+
+# The tests run inside user-mode Linux (1010, 1202): linux.uml with its own
+# sch_netem module, and insmod to load it.
+require_uml_netem() {
+	command -v linux.uml >/dev/null || skip_all "user-mode-linux (linux.uml) is not installed"
+	local mods; mods=$(ls -d /usr/lib/uml/modules/*/ 2>/dev/null | head -1)
+	[ -f "$mods/kernel/net/sched/sch_netem.ko" ] || skip_all "linux.uml ships no sch_netem.ko"
+	command -v insmod >/dev/null || skip_all "insmod (kmod) is not installed"
+}
+
+# uml_init DIR VARS: DIR/init for uml_boot: it mounts /proc, /sys and a
+# tmpfs /run, loads veth, sch_netem and sch_tbf, and runs DIR/inner with
+# the assignments VARS in its environment.
+uml_init() {
+	local tmp=$1 vars=$2
+	cat > "$tmp/init" <<INIT
+#!/bin/bash
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /run
+M=/usr/lib/uml/modules/\$(uname -r)/kernel
+for m in drivers/net/veth.ko net/sched/sch_netem.ko net/sched/sch_tbf.ko; do insmod \$M/\$m; done
+$vars bash $tmp/inner > $tmp/out 2>&1
+echo done > $tmp/finished
+poweroff -f
+INIT
+}
+
+# uml_boot DIR: boot user-mode Linux with DIR/init as its init (which runs
+# DIR/inner, its TAP lines into DIR/out, then writes DIR/finished), print
+# those TAP lines and exit with their verdict.
+uml_boot() {
+	local tmp=$1
+	chmod +x "$tmp/init" "$tmp/inner"
+	timeout 300 linux.uml mem=768M root=/dev/root rootfstype=hostfs rootflags=/ rw \
+		init="$tmp/init" con=null con0=fd:0,fd:1 </dev/null >"$tmp/console" 2>&1
+	if [ ! -f "$tmp/finished" ]; then
+		echo "1..1"; echo "not ok 1 - user-mode Linux did not finish"; sed 's/^/# /' "$tmp/console" | tail -20
+		exit 1
+	fi
+	cat "$tmp/out"
+	grep -q '^not ok' "$tmp/out" && exit 1
+	grep -q '^1\.\.[1-9]' "$tmp/out" || exit 1
+	exit 0
+}
+
 # The namespaces and root-namespace objects a prefix owns right now.
 prefix_netns() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${GB_PREFIX}-" || true; }
 

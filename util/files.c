@@ -94,23 +94,61 @@ int gb_read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
+FILE *gb_atomic_open(const char *path, char **tmp)
+{
+	FILE *f;
+	int fd, e;
+
+	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
+		*tmp = NULL;
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = mkstemp(*tmp);
+	/* mkstemp creates 0600; a result file should read like any other */
+	if (fd < 0 || fchmod(fd, 0644) < 0 || !(f = fdopen(fd, "w"))) {
+		e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(*tmp);
+		}
+		free(*tmp);
+		*tmp = NULL;
+		errno = e;
+		return NULL;
+	}
+	return f;
+}
+
+int gb_atomic_close(FILE *f, char *tmp, const char *path, int sync, int err)
+{
+	int ret = err;
+
+	if (!ret && (fflush(f) == EOF || (sync && fsync(fileno(f)) < 0)))
+		ret = -errno;
+	if (fclose(f) == EOF && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
+int gb_write_file(const char *path, const void *buf, size_t len, int sync)
+{
+	char *tmp;
+	FILE *f = gb_atomic_open(path, &tmp);
+
+	if (!f)
+		return -errno;
+	return gb_atomic_close(f, tmp, path, sync, gb_write_full(fileno(f), buf, len));
+}
+
 int gb_write_atomic(const char *path, const void *buf, size_t len)
 {
-	char tmp[PATH_MAX];
-	int fd, err;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+	if (strlen(path) + sizeof(".XXXXXX") > PATH_MAX)
 		return -ENAMETOOLONG;
-	if ((fd = mkstemp(tmp)) < 0)
-		return -errno;
-	err = gb_write_full(fd, buf, len);
-	if (!err && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
-		err = -errno;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return gb_write_file(path, buf, len, 1);
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -82,6 +83,36 @@ int gb_read_full(int fd, void *buf, size_t len);
  * 7).  Mode 0644.
  */
 int gb_write_atomic(const char *path, const void *buf, size_t len);
+
+/**
+ * gb_write_file() - gb_write_atomic() without the @path length check, and
+ * with the flush to disk only when @sync is set.  0 or -errno.
+ */
+int gb_write_file(const char *path, const void *buf, size_t len, int sync);
+
+/**
+ * gb_atomic_open() - a stream onto a new temporary file "@path.XXXXXX" next
+ * to @path (mode 0644), for an atomic write made piece by piece; *@tmp gets
+ * its name.  Return: the stream, or NULL with errno set (*@tmp NULL).
+ */
+FILE *gb_atomic_open(const char *path, char **tmp);
+
+/**
+ * gb_atomic_close() - finish gb_atomic_open()'s write: flush, fsync when
+ * @sync, close, and rename *@tmp over @path.  @err is an error already met
+ * while writing (-errno, or 0): then, as on any failure here, the temporary
+ * file is removed and @path is left as it was.  Frees @tmp.
+ * Return: @err, or 0 or -errno.
+ */
+int gb_atomic_close(FILE *f, char *tmp, const char *path, int sync, int err);
+
+/* ---- child processes (proc.c) ------------------------------------------ */
+
+/** gb_kill_reap() - if @pid > 0, SIGKILL it and wait for it (no zombie left). */
+void gb_kill_reap(pid_t pid);
+
+/** gb_close_pipe() - close both ends of @fd that are open (>= 0). */
+void gb_close_pipe(int fd[2]);
 
 #ifdef __cplusplus
 }

@@ -341,43 +341,6 @@ static void csv_num(FILE *f, double x)
 	csv_num2(f, x, 0);
 }
 
-/* Atomic write: "@path.XXXXXX" next to it, fsync, rename (decision 7). */
-static FILE *atomic_open(const char *path, char **tmp)
-{
-	FILE *f;
-	int fd;
-
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
-		return NULL;
-	fd = mkstemp(*tmp);
-	if (fd < 0 || fchmod(fd, 0644) < 0 || !(f = fdopen(fd, "w"))) {
-		if (fd >= 0) {
-			close(fd);
-			unlink(*tmp);
-		}
-		free(*tmp);
-		*tmp = NULL;
-		return NULL;
-	}
-	return f;
-}
-
-static int atomic_close(FILE *f, char *tmp, const char *path)
-{
-	int ret = 0;
-
-	if (fflush(f) == EOF || fsync(fileno(f)) < 0)
-		ret = -errno;
-	if (fclose(f) == EOF && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
-}
-
 static double percentile(double *v, int n, double p)
 {
 	double x, fr;
@@ -604,10 +567,10 @@ int main(int argc, char **argv)
 			strftime(name, sizeof(name), "%Y%m%dT%H%M%SZ", &tmv);
 			snprintf(run_id, sizeof(run_id), "%s-%d", name, (int)getpid());
 		}
-		of = atomic_open(o.out, &otmp);
+		of = gb_atomic_open(o.out, &otmp);
 		if (!of)
 			die("cannot write '%s': %s", o.out, strerror(errno));
-		if (o.ranks && !(rf = atomic_open(o.ranks, &rtmp)))
+		if (o.ranks && !(rf = gb_atomic_open(o.ranks, &rtmp)))
 			die("cannot write '%s': %s", o.ranks, strerror(errno));
 		fprintf(of, "campaign,run_id,algorithm,root,size,index,start_time,completion_time");
 		for (int m = 0; m < gb_ncostmodels; m++)
@@ -758,9 +721,9 @@ int main(int argc, char **argv)
 	}
 
 	if (rank == root) {
-		if (atomic_close(of, otmp, o.out) < 0)
+		if (gb_atomic_close(of, otmp, o.out, 1, 0) < 0)
 			die("cannot write '%s'", o.out);
-		if (rf && atomic_close(rf, rtmp, o.ranks) < 0)
+		if (rf && gb_atomic_close(rf, rtmp, o.ranks, 1, 0) < 0)
 			die("cannot write '%s'", o.ranks);
 		write_meta(&o, o.out, run_id, n, hosts, root, plans);
 	}

@@ -67,20 +67,9 @@ static void __attribute__((noreturn)) sink(uint32_t addr, const struct gb_mon_op
 {
 	static char buf[1 << 16];
 	struct sink_report rep = { 0 };
-	int one = 1, c = -1;
+	int u, l, c = -1;
 
-	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in su = gb_sockaddr(addr, o->port), st = gb_sockaddr(addr, o->port + 1);
-	if (l >= 0)
-		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (u < 0 || l < 0 || bind(u, (void *)&su, sizeof(su)) < 0 ||
-	    bind(l, (void *)&st, sizeof(st)) < 0 || listen(l, 1) < 0) {
-		gb_write_all(ready, "E", 1);
-		_exit(1);
-	}
-	gb_write_all(ready, "R", 1);
-	close(ready);
+	gb_probe_server_open(addr, o->port, 1, ready, &u, &l);
 	struct pollfd pf[3] = { { u, POLLIN, 0 }, { l, POLLIN, 0 }, { -1, POLLIN, 0 } };
 	for (;;) {
 		if (poll(pf, 3, -1) < 0) {
@@ -88,13 +77,8 @@ static void __attribute__((noreturn)) sink(uint32_t addr, const struct gb_mon_op
 				continue;
 			_exit(1);
 		}
-		if (pf[0].revents & POLLIN) {
-			struct sockaddr_in from;
-			socklen_t fl = sizeof(from);
-			ssize_t n = recvfrom(u, buf, sizeof(buf), 0, (void *)&from, &fl);
-			if (n > 0)
-				sendto(u, buf, (size_t)n, 0, (void *)&from, fl);
-		}
+		if (pf[0].revents & POLLIN)
+			gb_udp_echo(u, buf, sizeof(buf));
 		if ((pf[1].revents & POLLIN) && c < 0)
 			pf[2].fd = c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
 		if (c >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR))) {
@@ -565,21 +549,10 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 		r->tcp_bytes = srep.tcp_bytes;
 	}
 cleanup:
-	if (sk > 0) {
-		kill(sk, SIGKILL);
-		waitpid(sk, NULL, 0);
-	}
-	if (so > 0) {
-		kill(so, SIGKILL);
-		waitpid(so, NULL, 0);
-	}
-	for (int i = 0; i < 2; i++) {
-		if (rp[i] >= 0)
-			close(rp[i]);
-		if (sp[i] >= 0)
-			close(sp[i]);
-		if (cp[i] >= 0)
-			close(cp[i]);
-	}
+	gb_kill_reap(sk);
+	gb_kill_reap(so);
+	gb_close_pipe(rp);
+	gb_close_pipe(sp);
+	gb_close_pipe(cp);
 	return err;
 }

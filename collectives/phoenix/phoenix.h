@@ -7,7 +7,9 @@
  *   phoenix_proto.c  the protocol state machine of one process: pure C, no
  *                    I/O, no clock.  Inputs are received messages and round
  *                    ticks (each with the current time), outputs are
- *                    messages in an outbox that the driver sends;
+ *                    messages in an outbox that the driver sends; its wire
+ *                    format is phoenix_wire.c, the checks of the parent
+ *                    arrays it yields and their trees phoenix_tree.c;
  *   phoenix_sim.c    a discrete-event driver that runs N state machines over
  *                    the latency matrix of a struct gb_netmodel (the
  *                    `phoenix` planner, plan_phoenix.c, uses it);

@@ -65,6 +65,10 @@
  *
  * Exit status: 0 converged (and re-converged after --change), 1 not, or an
  * error, 2 usage.
+ *
+ * Size: over 900 lines with this comment (72 of them), about 850 of code:
+ * one program, the launcher, whose phases all work on struct run; the host
+ * side is phoenixd_host.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -547,6 +547,24 @@ static int sa_trivial(struct sa_prob *p, struct sa_tree *best, double *best_cost
 }
 
 /*
+ * One invocation of driverSA's done, at @cost: p->out becomes @best if it
+ * is better, and the invocation is traced (phase @phase, since @t0).
+ * Return: the clock when it was traced.
+ */
+static double sa_keep(struct sa_prob *p, struct sa_tree *best, double *best_cost, double cost,
+		      struct gb_sa_stats *st, double t0, enum gb_sa_phase phase)
+{
+	if (cost < *best_cost) {
+		sa_tree_copy(best, &p->out, p->k);
+		*best_cost = cost;
+	}
+	double now = gb_now();
+
+	sa_trace(st, now - t0, phase, cost, *best_cost);
+	return now;
+}
+
+/*
  * driverSA over the node set of @p with time budget @td (<= 0: none).
  * @good is a good list sized for p->k (left frozen as of the switch).
  */
@@ -554,7 +572,7 @@ int sa_driver(struct sa_prob *p, double td, struct sa_tree *best, double *best_c
 	      struct gb_sa_stats *st, struct sa_good *good)
 {
 	double t0 = gb_now(), cost, ic;
-	int rcount = 0, fcount = 0, k = p->k;
+	int rcount = 0, fcount = 0;
 
 	p->deadline = td > 0 ? t0 + td : 0;
 	p->timed_out = 0;
@@ -573,13 +591,8 @@ int sa_driver(struct sa_prob *p, double td, struct sa_tree *best, double *best_c
 		if (st && rcount == 0 && st->random_invocations == 0)
 			st->initial_cost = ic;
 		rcount++;
-		if (cost < *best_cost) {
-			sa_tree_copy(best, &p->out, k);
-			*best_cost = cost;
-		}
-		double now = gb_now();
+		double now = sa_keep(p, best, best_cost, cost, st, t0, GB_SA_RANDOM);
 
-		sa_trace(st, now - t0, GB_SA_RANDOM, cost, *best_cost);
 		if (td <= 0) {
 			if (rcount == GB_SA_RANDOM_INVOC)
 				break;
@@ -602,13 +615,8 @@ int sa_driver(struct sa_prob *p, double td, struct sa_tree *best, double *best_c
 		sa_good_get(good, i, &p->init);
 		cost = sa_basic(p, &p->init, &p->out, NULL, NULL, NULL);
 		fcount++;
-		if (cost < *best_cost) {
-			sa_tree_copy(best, &p->out, k);
-			*best_cost = cost;
-		}
-		double now = gb_now();
+		double now = sa_keep(p, best, best_cost, cost, st, t0, GB_SA_REFINE);
 
-		sa_trace(st, now - t0, GB_SA_REFINE, cost, *best_cost);
 		if (td <= 0) {
 			if (fcount == GB_SA_REFINE_INVOC)
 				break;
@@ -696,12 +704,31 @@ void gb_sa_goodlist_release(struct gb_sa_goodlist *g)
 	g->n = 0;
 }
 
+/*
+ * What gb_sa_basic() and gb_sa_driver() set up over all nodes: the cost
+ * model to optimise, @rng seeded, the problem @p and an empty good list.
+ * Return: 0 or -errno; the caller releases @p and @good either way.
+ */
+static int sa_setup_all(const struct gb_netmodel *m, const struct gb_plan_args *a,
+			struct sa_prob *p, struct sa_good *good, struct gb_rng *rng)
+{
+	const struct gb_costmodel *cm;
+	int ret = sa_model(a->model, "mateescu", &cm);
+
+	if (ret < 0)
+		return ret;
+	gb_rng_seed(rng, a->seed);
+	ret = sa_prob_init(p, m, NULL, m->n, a->root, a->size, cm, rng);
+	if (ret < 0)
+		return ret;
+	return sa_good_init(good, m->n, GB_SA_GOOD_MAX);
+}
+
 int gb_sa_basic(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		const struct gb_tree *initial, struct gb_tree *out, struct gb_sa_stats *st)
 {
 	struct sa_prob p = { 0 };
 	struct sa_good good = { 0 };
-	const struct gb_costmodel *cm;
 	struct gb_rng rng;
 	double t0 = gb_now(), cost, ic;
 	int ret;
@@ -712,14 +739,7 @@ int gb_sa_basic(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	if (!initial || initial->n != m->n || initial->root != a->root ||
 	    gb_tree_check(initial, NULL, 0) < 0)
 		return -EINVAL;
-	ret = sa_model(a->model, "mateescu", &cm);
-	if (ret < 0)
-		return ret;
-	gb_rng_seed(&rng, a->seed);
-	ret = sa_prob_init(&p, m, NULL, m->n, a->root, a->size, cm, &rng);
-	if (ret < 0)
-		goto cleanup;
-	ret = sa_good_init(&good, m->n, GB_SA_GOOD_MAX);
+	ret = sa_setup_all(m, a, &p, &good, &rng);
 	if (ret < 0)
 		goto cleanup;
 	sa_good_reset(&good, t0);
@@ -774,7 +794,6 @@ int gb_sa_driver(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	struct sa_prob p = { 0 };
 	struct sa_good good = { 0 };
 	struct sa_tree best = { 0 };
-	const struct gb_costmodel *cm;
 	struct gb_rng rng;
 	double t0 = gb_now(), cost;
 	int ret;
@@ -782,14 +801,7 @@ int gb_sa_driver(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	ret = sa_check_args(m, a, out);
 	if (ret < 0)
 		return ret;
-	ret = sa_model(a->model, "mateescu", &cm);
-	if (ret < 0)
-		return ret;
-	gb_rng_seed(&rng, a->seed);
-	ret = sa_prob_init(&p, m, NULL, m->n, a->root, a->size, cm, &rng);
-	if (ret < 0)
-		goto cleanup;
-	ret = sa_good_init(&good, m->n, GB_SA_GOOD_MAX);
+	ret = sa_setup_all(m, a, &p, &good, &rng);
 	if (ret < 0)
 		goto cleanup;
 	ret = sa_tree_alloc(&best, m->n);

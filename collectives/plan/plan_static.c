@@ -83,6 +83,53 @@ static void masters(const struct gb_netmodel *m, int root, int *site_master, int
 	cl_master[m->nodes[root].cluster] = root;
 }
 
+/* The work arrays of the multilevel planners (mpich-g2, magpie). */
+struct levels {
+	int *smaster, *cmaster;     /* masters() */
+	int *gid, *start, *list;    /* bucket() */
+	int *mem, *par;             /* a level's members, the tree's parents (-1) */
+	double *key, *sent;         /* send order keys, sends per sender (0) */
+};
+
+static void levels_free(struct levels *w)
+{
+	free(w->smaster);
+	free(w->cmaster);
+	free(w->gid);
+	free(w->start);
+	free(w->list);
+	free(w->mem);
+	free(w->par);
+	free(w->key);
+	free(w->sent);
+}
+
+/* Allocate @w for @m, with the masters for @root and no parents yet.
+ * Return: 0 or -ENOMEM (nothing left allocated). */
+static int levels_alloc(struct levels *w, const struct gb_netmodel *m, int root)
+{
+	int n = m->n, ng = m->nsites > m->nclusters ? m->nsites : m->nclusters;
+
+	w->smaster = malloc(sizeof(int) * m->nsites);
+	w->cmaster = malloc(sizeof(int) * m->nclusters);
+	w->gid = calloc(n, sizeof(int));
+	w->start = malloc(sizeof(int) * (ng + 1));
+	w->list = malloc(sizeof(int) * n);
+	w->mem = malloc(sizeof(int) * n);
+	w->par = malloc(sizeof(int) * n);
+	w->key = calloc(n, sizeof(double));
+	w->sent = calloc(n, sizeof(double));
+	if (!w->smaster || !w->cmaster || !w->gid || !w->start || !w->list || !w->mem ||
+	    !w->par || !w->key || !w->sent) {
+		levels_free(w);
+		return -ENOMEM;
+	}
+	masters(m, root, w->smaster, w->cmaster);
+	for (int v = 0; v < n; v++)
+		w->par[v] = -1;
+	return 0;
+}
+
 /*
  * Counting sort of the nodes by group (gid[v], -1 = left out), keeping
  * rank order inside each group: group g is list[start[g] .. start[g+1]-1].
@@ -132,6 +179,27 @@ static void level_binomial(const int *set, int k, int ri, int *mem, int *par, do
 }
 
 /*
+ * One lower level of mpich-g2: the nodes grouped by @gid (-1: in no group)
+ * into @ngroups groups, each a binomial rooted at its @master, in group
+ * order; @sent counts each sender's sends so far.
+ */
+static void level_groups(int n, int ngroups, const int *gid, const int *master, int *start,
+			 int *list, int *mem, int *par, double *key, double *sent)
+{
+	bucket(n, ngroups, gid, start, list);
+	for (int g = 0; g < ngroups; g++) {
+		const int *set = list + start[g];
+		int k = start[g + 1] - start[g];
+
+		if (k < 2)
+			continue;
+		level_binomial(set, k, index_of(set, k, master[g]), mem, par, key, sent);
+		for (int r = 1; r < k; r++)
+			sent[par[mem[r]]]++;
+	}
+}
+
+/*
  * mpich-g2 - MPICH-G2's topology-aware broadcast (mpid/globus2
  * topology_intra_fns.c, MPID_FN_Bcast; seed 000 s3, Fig. 7), with the three
  * levels of a gridbed topology:
@@ -161,25 +229,14 @@ static void level_binomial(const int *set, int k, int ri, int *mem, int *par, do
 int gb_plan_mpichg2(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		    struct gb_tree *out)
 {
-	int *smaster = NULL, *cmaster = NULL, *gid = NULL, *start = NULL, *list = NULL;
-	int *mem = NULL, *par = NULL, n = m->n, ret = -ENOMEM, root = a->root;
-	int ng = m->nsites > m->nclusters ? m->nsites : m->nclusters;
-	double *key = NULL, *sent = NULL;
+	struct levels w;
+	int n = m->n, ret, root = a->root;
 
-	smaster = malloc(sizeof(int) * m->nsites);
-	cmaster = malloc(sizeof(int) * m->nclusters);
-	gid = calloc(n, sizeof(int));
-	start = malloc(sizeof(int) * (ng + 1));
-	list = malloc(sizeof(int) * n);
-	mem = malloc(sizeof(int) * n);
-	par = malloc(sizeof(int) * n);
-	key = calloc(n, sizeof(double));
-	sent = calloc(n, sizeof(double));
-	if (!smaster || !cmaster || !gid || !start || !list || !mem || !par || !key || !sent)
-		goto cleanup;
-	masters(m, root, smaster, cmaster);
-	for (int v = 0; v < n; v++)
-		par[v] = -1;
+	if ((ret = levels_alloc(&w, m, root)) < 0)
+		return ret;
+	int *smaster = w.smaster, *cmaster = w.cmaster, *gid = w.gid, *start = w.start;
+	int *list = w.list, *mem = w.mem, *par = w.par;
+	double *key = w.key, *sent = w.sent;
 
 	/* level 0: flat among site masters, in rank order */
 	for (int v = 0; v < n; v++) {
@@ -191,42 +248,13 @@ int gb_plan_mpichg2(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	/* level 1: per site, binomial among its cluster masters */
 	for (int v = 0; v < n; v++)
 		gid[v] = cmaster[m->nodes[v].cluster] == v ? m->nodes[v].site : -1;
-	bucket(n, m->nsites, gid, start, list);
-	for (int s = 0; s < m->nsites; s++) {
-		const int *set = list + start[s];
-		int k = start[s + 1] - start[s];
-
-		if (k < 2)
-			continue;
-		level_binomial(set, k, index_of(set, k, smaster[s]), mem, par, key, sent);
-		for (int r = 1; r < k; r++)
-			sent[par[mem[r]]]++;
-	}
+	level_groups(n, m->nsites, gid, smaster, start, list, mem, par, key, sent);
 	/* level 2: per cluster, binomial among all its nodes */
 	for (int v = 0; v < n; v++)
 		gid[v] = m->nodes[v].cluster;
-	bucket(n, m->nclusters, gid, start, list);
-	for (int c = 0; c < m->nclusters; c++) {
-		const int *set = list + start[c];
-		int k = start[c + 1] - start[c];
-
-		if (k < 2)
-			continue;
-		level_binomial(set, k, index_of(set, k, cmaster[c]), mem, par, key, sent);
-		for (int r = 1; r < k; r++)
-			sent[par[mem[r]]]++;
-	}
+	level_groups(n, m->nclusters, gid, cmaster, start, list, mem, par, key, sent);
 	ret = gb_tree_from_parents(out, par, key);
-cleanup:
-	free(smaster);
-	free(cmaster);
-	free(gid);
-	free(start);
-	free(list);
-	free(mem);
-	free(par);
-	free(key);
-	free(sent);
+	levels_free(&w);
 	return ret;
 }
 
@@ -245,25 +273,17 @@ cleanup:
 int gb_plan_magpie(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		   struct gb_tree *out)
 {
-	int *smaster = NULL, *cmaster = NULL, *gid = NULL, *start = NULL, *list = NULL;
-	int *mem = NULL, *par = NULL, n = m->n, ret = -ENOMEM, root = a->root, nwan = 0;
-	double *key = NULL;
+	struct levels w;
+	int n = m->n, ret, root = a->root, nwan = 0;
 
-	smaster = malloc(sizeof(int) * m->nsites);
-	cmaster = malloc(sizeof(int) * m->nclusters);
-	gid = calloc(n, sizeof(int));
-	start = malloc(sizeof(int) * (m->nclusters + 1));
-	list = malloc(sizeof(int) * n);
-	mem = malloc(sizeof(int) * n);
-	par = malloc(sizeof(int) * n);
-	key = calloc(n, sizeof(double));
-	if (!smaster || !cmaster || !gid || !start || !list || !mem || !par || !key)
-		goto cleanup;
-	masters(m, root, smaster, cmaster);
-	for (int v = 0; v < n; v++) {
-		par[v] = -1;
+	if ((ret = levels_alloc(&w, m, root)) < 0)
+		return ret;
+	int *cmaster = w.cmaster, *gid = w.gid, *start = w.start, *list = w.list;
+	int *mem = w.mem, *par = w.par;
+	double *key = w.key;
+
+	for (int v = 0; v < n; v++)
 		gid[v] = m->nodes[v].cluster;
-	}
 	for (int c = 0; c < m->nclusters; c++) {
 		int v = cmaster[c];
 
@@ -285,14 +305,6 @@ int gb_plan_magpie(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		gb_binomial(mem, k, par, key, c == m->nodes[root].cluster ? nwan : 0);
 	}
 	ret = gb_tree_from_parents(out, par, key);
-cleanup:
-	free(smaster);
-	free(cmaster);
-	free(gid);
-	free(start);
-	free(list);
-	free(mem);
-	free(par);
-	free(key);
+	levels_free(&w);
 	return ret;
 }

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cost_contention.c - the contention cost model (ours; cost.c has the
+ * others and the registry): a flow-level simulation of a tree over the
+ * routed links, max-min fair sharing.  NAN for an invalid tree or when
+ * memory runs out, like the other models.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbio.h"
+#include "cost_priv.h"
+
+/* ------------------------------------------------------------------ */
+/* Contention                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * gb_cost_contention() - flow-level simulation.
+ *
+ * Every tree edge u -> v is a transfer.  When u is ready to send to v (it
+ * has the message and its previous send is over, one-port as in the
+ * mateescu model) it spends o(u), then a flow of m bytes enters the
+ * network.  While flows are active, each gets its max-min fair share
+ * (progressive filling) of every link on its path, and never more than the
+ * pair's own bandwidth B(u,v).  When u's flow has drained, u moves on to
+ * its next child and v has the message L(u,v) later.
+ *
+ *	alone on its path, a flow runs at B(u,v) and takes m/B(u,v), so u is
+ *	busy o(u) + m/B(u,v) = Delta(u,v) and v is ready Delta + L after the
+ *	send began: exactly the mateescu model.  Sharing only slows flows down.
+ *
+ * Which links?  With routed paths (a model from a topology), the directed
+ * topology links and their rates.  A matrix file has no paths, so we infer
+ * the hierarchy the nodes' cluster and site names describe:
+ *
+ *	u -> [cluster up of C(u)] -> [site up of S(u)] -> [site down of S(v)]
+ *	  -> [cluster down of C(v)] -> v
+ *
+ * (site links only between sites, cluster links only between clusters),
+ * each with the largest bandwidth measured across it: gridmon measures one
+ * pair at a time, so a pair's figure is what the shared pipe gives a single
+ * flow.  Host NICs are not modelled: one-port senders and single-parent
+ * receivers can never share them.  Without cluster information every link
+ * is private and contention == mateescu.
+ */
+struct flow {
+	int u, v;
+	double rem;    /* bytes left */
+	double rate;   /* B/s, may be INFINITY */
+	double cap;    /* B(u,v) */
+	const int *path;
+	int plen;
+	int inf[4];    /* inferred path storage */
+	int frozen;
+};
+
+struct csim {
+	const struct gb_netmodel *m;
+	double *linkcap;   /* 0 = unlimited */
+	int nlinks;
+	double *resid;
+	int *nuse;
+};
+
+static void infer_links(struct csim *s, double *capbuf)
+{
+	const struct gb_netmodel *m = s->m;
+	int n = m->n, nc = m->nclusters, ns = m->nsites;
+
+	for (int l = 0; l < s->nlinks; l++)
+		capbuf[l] = 0;
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < n; j++) {
+			int ci = m->nodes[i].cluster, cj = m->nodes[j].cluster;
+			int si = m->nodes[i].site, sj = m->nodes[j].site;
+			double b = m->bw[(size_t)i * n + j];
+
+			if (i == j || ci == cj)
+				continue;
+			/* INFINITY marks a link as unlimited for good. */
+			if (!isinf(capbuf[ci]) && b > capbuf[ci])
+				capbuf[ci] = b;
+			if (!isinf(capbuf[nc + cj]) && b > capbuf[nc + cj])
+				capbuf[nc + cj] = b;
+			if (si != sj) {
+				if (b > capbuf[2 * nc + si])
+					capbuf[2 * nc + si] = b;
+				if (b > capbuf[2 * nc + ns + sj])
+					capbuf[2 * nc + ns + sj] = b;
+			}
+		}
+	}
+	for (int l = 0; l < s->nlinks; l++)
+		if (isinf(capbuf[l]))
+			capbuf[l] = 0;
+}
+
+static void flow_path(const struct csim *s, struct flow *f)
+{
+	const struct gb_netmodel *m = s->m;
+	int n = m->n, nc = m->nclusters, ns = m->nsites;
+	int ci = m->nodes[f->u].cluster, cj = m->nodes[f->v].cluster;
+	int si = m->nodes[f->u].site, sj = m->nodes[f->v].site;
+
+	if (m->path) {
+		f->path = m->path[(size_t)f->u * n + f->v];
+		f->plen = m->pathlen[(size_t)f->u * n + f->v];
+		return;
+	}
+	f->plen = 0;
+	if (ci != cj) {
+		f->inf[f->plen++] = ci;
+		if (si != sj) {
+			f->inf[f->plen++] = 2 * nc + si;
+			f->inf[f->plen++] = 2 * nc + ns + sj;
+		}
+		f->inf[f->plen++] = nc + cj;
+	}
+	f->path = f->inf;
+}
+
+/* Max-min fair rates by progressive filling, with per-flow caps. */
+static void maxmin(struct csim *s, struct flow **act, int na)
+{
+	double lvl = 0;
+	int left = na;
+
+	for (int k = 0; k < na; k++) {
+		struct flow *f = act[k];
+
+		f->frozen = 0;
+		for (int h = 0; h < f->plen; h++) {
+			int l = f->path[h];
+
+			s->resid[l] = s->linkcap[l];
+			s->nuse[l] = 0;
+		}
+	}
+	for (int k = 0; k < na; k++)
+		for (int h = 0; h < act[k]->plen; h++)
+			s->nuse[act[k]->path[h]]++;
+	/* A flow that shares no limited link with another one is alone: its
+	 * rate is its own bottleneck.  Settling those first keeps the filling
+	 * loop (one round per distinct level) to the flows that compete. */
+	for (int k = 0; k < na; k++) {
+		struct flow *f = act[k];
+		double r = f->cap;
+		int alone = 1;
+
+		for (int h = 0; h < f->plen && alone; h++) {
+			int l = f->path[h];
+
+			if (s->linkcap[l] > 0) {
+				alone = s->nuse[l] == 1;
+				r = fmin(r, s->linkcap[l]);
+			}
+		}
+		if (!alone)
+			continue;
+		f->rate = r;
+		f->frozen = 2;
+		left--;
+		for (int h = 0; h < f->plen; h++)
+			s->nuse[f->path[h]]--;
+	}
+	while (left > 0) {
+		double delta = INFINITY;
+
+		for (int k = 0; k < na; k++) {
+			struct flow *f = act[k];
+
+			if (f->frozen)
+				continue;
+			if (f->cap - lvl < delta)
+				delta = f->cap - lvl;
+			for (int h = 0; h < f->plen; h++) {
+				int l = f->path[h];
+
+				if (s->linkcap[l] > 0 && s->resid[l] / s->nuse[l] < delta)
+					delta = s->resid[l] / s->nuse[l];
+			}
+		}
+		if (isinf(delta)) { /* nothing limits the remaining flows */
+			for (int k = 0; k < na; k++)
+				if (!act[k]->frozen)
+					act[k]->rate = INFINITY;
+			return;
+		}
+		if (delta < 0)
+			delta = 0;
+		lvl += delta;
+		/* Charge the increment to every link that unfrozen flows use. */
+		for (int k = 0; k < na; k++) {
+			struct flow *f = act[k];
+
+			if (f->frozen)
+				continue;
+			for (int h = 0; h < f->plen; h++)
+				if (s->linkcap[f->path[h]] > 0)
+					s->resid[f->path[h]] -= delta;
+		}
+		/* Freeze flows at their cap or on a saturated link. */
+		for (int k = 0; k < na; k++) {
+			struct flow *f = act[k];
+			int sat = isfinite(f->cap) && f->cap - lvl <= 1e-12 * f->cap;
+
+			if (f->frozen)
+				continue;
+			for (int h = 0; h < f->plen && !sat; h++) {
+				int l = f->path[h];
+
+				sat = s->linkcap[l] > 0 && s->resid[l] <= 1e-12 * s->linkcap[l];
+			}
+			if (!sat)
+				continue;
+			/* Snap to the cap so that a lone flow runs at exactly B. */
+			f->rate = isfinite(f->cap) && fabs(f->cap - lvl) <= 1e-12 * f->cap ?
+				  f->cap : lvl;
+			f->frozen = 1;
+			left--;
+		}
+		for (int k = 0; k < na; k++) {
+			struct flow *f = act[k];
+
+			if (!f->frozen)
+				continue;
+			for (int h = 0; h < f->plen; h++)
+				if (s->nuse[f->path[h]] > 0 && f->frozen == 1)
+					s->nuse[f->path[h]]--;
+			f->frozen = 2; /* counted out of nuse */
+		}
+	}
+}
+
+/* A binary min-heap of pending flow starts, ordered by (time, seq). */
+struct pend {
+	double t;
+	long seq;
+	int u, v;
+};
+
+static void heap_push(struct pend *h, int *nh, struct pend x)
+{
+	int i = (*nh)++;
+
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (h[p].t < x.t || (h[p].t == x.t && h[p].seq < x.seq))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = x;
+}
+
+static struct pend heap_pop(struct pend *h, int *nh)
+{
+	struct pend top = h[0], x = h[--(*nh)];
+	int i = 0;
+
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= *nh)
+			break;
+		if (c + 1 < *nh &&
+		    (h[c + 1].t < h[c].t || (h[c + 1].t == h[c].t && h[c + 1].seq < h[c].seq)))
+			c++;
+		if (x.t < h[c].t || (x.t == h[c].t && x.seq < h[c].seq))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+	return top;
+}
+
+double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			  double *arrival)
+{
+	struct csim s;
+	struct flow *fl = NULL, **act = NULL;
+	struct pend *heap = NULL;
+	int *next = NULL, *q = NULL, n = t->n, nh = 0, na = 0, dirty = 0;
+	double *arr = arrival, *capbuf = NULL, now = 0, best = 0;
+	long seq = 0;
+
+	memset(&s, 0, sizeof(s));
+	if (!m || n != m->n || n < 1)
+		return NAN;
+	s.m = m;
+	s.nlinks = m->path ? m->ndirlinks : 2 * m->nclusters + 2 * m->nsites;
+	fl = calloc(n, sizeof(*fl));
+	act = calloc(n, sizeof(*act));
+	heap = calloc(n, sizeof(*heap));
+	next = calloc(n, sizeof(int));
+	q = malloc(sizeof(int) * n);
+	s.resid = calloc(s.nlinks + 1, sizeof(double));
+	s.nuse = calloc(s.nlinks + 1, sizeof(int));
+	if (!arr)
+		arr = malloc(sizeof(double) * n);
+	if (!m->path)
+		capbuf = calloc(s.nlinks + 1, sizeof(double));
+	if (!fl || !act || !heap || !next || !q || !s.resid || !s.nuse || !arr ||
+	    (!m->path && !capbuf)) {
+		best = NAN;
+		goto cleanup;
+	}
+	if (!gb_cost_tree_order_ok(t, q, next)) {
+		best = NAN;
+		goto cleanup;
+	}
+	memset(next, 0, sizeof(int) * n);
+	if (m->path) {
+		s.linkcap = m->linkcap;
+	} else {
+		s.linkcap = capbuf;
+		infer_links(&s, capbuf);
+	}
+	for (int i = 0; i < n; i++)
+		arr[i] = -1;
+	arr[t->root] = 0;
+
+	/* u's k-th send: flow u -> child k starts o(u) after u is free. */
+#define START_NEXT(node, when)                                                     \
+	do {                                                                       \
+		int u_ = (node);                                                   \
+		if (next[u_] < t->nchild[u_]) {                                    \
+			struct pend p_ = { (when) + m->o[u_], seq++, u_,           \
+					   t->child[t->cstart[u_] + next[u_]++] }; \
+			heap_push(heap, &nh, p_);                                  \
+		}                                                                  \
+	} while (0)
+
+	START_NEXT(t->root, 0.0);
+	while (nh > 0 || na > 0) {
+		double tn = INFINITY;
+
+		if (dirty) {
+			maxmin(&s, act, na);
+			dirty = 0;
+		}
+		for (int k = 0; k < na; k++) {
+			double te = isinf(act[k]->rate) ? now : now + act[k]->rem / act[k]->rate;
+
+			if (te < tn)
+				tn = te;
+		}
+		if (nh > 0 && heap[0].t < tn)
+			tn = heap[0].t;
+		if (isinf(tn)) { /* a flow that can never drain (bandwidth 0) */
+			best = NAN;
+			goto cleanup;
+		}
+		/* Drain every active flow up to tn. */
+		for (int k = 0; k < na; k++) {
+			struct flow *f = act[k];
+
+			if (isinf(f->rate))
+				f->rem = 0;
+			else
+				f->rem -= f->rate * (tn - now);
+		}
+		now = tn;
+		/* Finished flows (to within rounding), in a stable order. */
+		for (int k = 0; k < na;) {
+			struct flow *f = act[k];
+
+			if (f->rem > 1e-12 * size + 1e-9) {
+				k++;
+				continue;
+			}
+			if (arr[f->v] >= 0) { /* reached twice: not a tree */
+				best = NAN;
+				goto cleanup;
+			}
+			arr[f->v] = now + m->lat[(size_t)f->u * n + f->v];
+			if (arr[f->v] > best)
+				best = arr[f->v];
+			START_NEXT(f->u, now);
+			START_NEXT(f->v, arr[f->v]);
+			memmove(&act[k], &act[k + 1], sizeof(*act) * (na - k - 1));
+			na--;
+			dirty = 1;
+		}
+		/* Flows whose overhead is over enter the network. */
+		while (nh > 0 && heap[0].t <= now) {
+			struct pend p = heap_pop(heap, &nh);
+			struct flow *f = &fl[p.v];
+
+			f->u = p.u;
+			f->v = p.v;
+			f->rem = size;
+			f->cap = m->bw[(size_t)p.u * n + p.v];
+			f->rate = 0;
+			flow_path(&s, f);
+			act[na++] = f;
+			dirty = 1;
+		}
+	}
+#undef START_NEXT
+	for (int i = 0; i < n; i++) {
+		if (arr[i] < 0) {
+			best = NAN;
+			break;
+		}
+	}
+cleanup:
+	free(fl);
+	free(act);
+	free(heap);
+	free(next);
+	free(q);
+	free(s.resid);
+	free(s.nuse);
+	free(capbuf);
+	if (arr != arrival)
+		free(arr);
+	return best;
+}

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * grid_up.c - bring a grid up (gb_grid_up(), gbemu.h): namespaces, links,
+ * addresses, routes, the hosts' TCP stacks, the management network, the
+ * links' shaping; the state file first (grid.c's crash-safety rules).
+ */
+#include "gbemu.h"
+#include "cgroup.h"
+#include "netns.h"
+#include "nl.h"
+#include "shaping.h"
+#include "gbutil.h"
+#include "grid_priv.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <netlink/netlink.h>
+
+/* ------------------------------------------------------------------ */
+/* Building                                                            */
+/* ------------------------------------------------------------------ */
+
+static int is_router(const struct gb_node *n)
+{
+	return n->kind != GB_NODE_HOST;
+}
+
+/* Raise the fd limit: a 1024-host grid keeps ~2 fds per node open. */
+void gb_grid_raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int gb_grid_alloc_ns(struct gb_grid *g)
+{
+	int n = g->topo->nnodes;
+	g->nsfd = malloc(sizeof(int) * (size_t)n);
+	g->sk = calloc((size_t)n, sizeof(struct nl_sock *));
+	if (!g->nsfd || !g->sk)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		g->nsfd[i] = -1;
+	return 0;
+}
+
+/*
+ * IPv6 is switched off in every grid namespace before any device exists:
+ * the papers' grids are IPv4, and router solicitations, MLD reports and DAD
+ * probes would otherwise cross the shaped links and pollute the counters
+ * that measure wide-area crossings.  A kernel without IPv6 has no such file.
+ */
+static int no_ipv6(int nsfd)
+{
+	static const char *const f[] = { "/proc/sys/net/ipv6/conf/all/disable_ipv6",
+					 "/proc/sys/net/ipv6/conf/default/disable_ipv6" };
+	for (size_t i = 0; i < 2; i++) {
+		int err = gb_netns_sysctl_write(nsfd, f[i], "1");
+		if (err < 0 && err != -ENOENT)
+			return err;
+	}
+	return 0;
+}
+
+static int create_namespaces(struct gb_grid *g, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	char name[128];
+	int err;
+
+	for (int i = 0; i < t->nnodes; i++) {
+		gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
+		if ((g->nsfd[i] = gb_netns_create(name)) < 0) {
+			err = g->nsfd[i];
+			gb_err_set(e, "cannot create network namespace '%s': %s", name,
+				   strerror(-err));
+			return err;
+		}
+		if ((err = gb_nl_open(g->nsfd[i], &g->sk[i])) < 0) {
+			gb_err_set(e, "cannot open netlink in namespace '%s': %s", name,
+				   strerror(-err));
+			return err;
+		}
+		if ((err = no_ipv6(g->nsfd[i])) < 0) {
+			gb_err_set(e, "cannot switch IPv6 off in namespace '%s': %s", name,
+				   strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The routes of node @i.  The most common first hop becomes a route for the
+ * whole data block, so a cluster switch or a host needs one route; only the
+ * destinations that leave by another link get a /32.  Destinations outside
+ * the block stay unreachable: nothing can leak towards the host. */
+static int node_routes(struct gb_grid *g, int i, int *count, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	int n = t->nnodes, ndl = 2 * t->nlinks, best = -1, err = 0;
+	int *cnt = calloc((size_t)ndl, sizeof(int));
+	int *ifidx = malloc(sizeof(int) * (size_t)t->nlinks);
+	struct gb_nl_route_metrics m, *mp = NULL;
+	char ifn[16];
+
+	/* a host's data routes carry its congestion control and initial
+	 * window (hosttcp.c) */
+	if (t->nodes[i].kind == GB_NODE_HOST)
+		mp = gb_tcp_route_metrics(&t->nodes[i].tcp, &m);
+	if (!cnt || !ifidx) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (int k = 0; k < t->nlinks; k++)
+		ifidx[k] = -1;
+	for (int j = 0; j < n; j++) {
+		int dl = t->next[i * n + j];
+		if (j != i && dl >= 0)
+			cnt[dl]++;
+	}
+	for (int dl = 0; dl < ndl; dl++)
+		if (cnt[dl] && (best < 0 || cnt[dl] > cnt[best]))
+			best = dl;
+	for (int j = -1; j < n; j++) {
+		int dl = j < 0 ? best : t->next[i * n + j];
+		if (dl < 0 || (j >= 0 && (j == i || dl == best)))
+			continue;
+		int k = dl / 2;
+		if (ifidx[k] < 0 && (ifidx[k] = gb_nl_ifindex(g->sk[i], gb_ifname(k, ifn))) < 0) {
+			err = ifidx[k];
+			goto cleanup;
+		}
+		uint32_t gw = t->nodes[gb_topo_dir_to(t, dl)].addr;
+		err = j < 0 ? gb_nl_route_add(g->sk[i], t->data.addr, t->data.len, ifidx[k], gw, mp)
+			    : gb_nl_route_add(g->sk[i], t->nodes[j].addr, 32, ifidx[k], gw, mp);
+		if (err < 0)
+			goto cleanup;
+		(*count)++;
+	}
+cleanup:
+	if (err < 0)
+		gb_err_set(e, "node '%s': cannot add routes: %s", t->nodes[i].name, strerror(-err));
+	free(cnt);
+	free(ifidx);
+	return err;
+}
+
+/* A host's TCP stack (hosttcp.c), with the error in @e. */
+static int tune_host(struct gb_grid *g, int i, struct gb_err *e)
+{
+	const struct gb_node *n = &g->topo->nodes[i];
+	char what[96];
+	int err = gb_tcp_write_ns(g->nsfd[i], &n->tcp, what, sizeof(what));
+
+	if (err < 0)
+		gb_err_set(e, "host '%s': cannot set %s: %s", n->name, what, strerror(-err));
+	return err;
+}
+
+static int configure_nodes(struct gb_grid *g, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	char ifn[16];
+	int err = 0, routes = 0;
+
+	for (int i = 0; i < t->nnodes; i++) {
+		int lo = gb_nl_ifindex(g->sk[i], "lo");
+		if (lo < 0 || (err = gb_nl_link_config(g->sk[i], lo, 0, 0, GB_LINK_UP)) < 0) {
+			err = lo < 0 ? lo : err;
+			gb_err_set(e, "node '%s': cannot bring up lo: %s", t->nodes[i].name,
+				   strerror(-err));
+			return err;
+		}
+		if (t->nodes[i].kind == GB_NODE_HOST && (err = tune_host(g, i, e)) < 0)
+			return err;
+	}
+	for (int k = 0; k < t->nlinks; k++) {
+		const struct gb_link *l = &t->links[k];
+		int ends[2] = { l->a, l->b };
+		for (int s = 0; s < 2; s++) {
+			int i = ends[s];
+			unsigned fl = GB_LINK_UP | GB_LINK_NO_IPV6LL;
+			if (is_router(&t->nodes[i]))
+				fl |= GB_LINK_FORWARD;
+			int ifi = gb_nl_ifindex(g->sk[i], gb_ifname(k, ifn));
+			if (ifi < 0) {
+				err = ifi;
+				goto fail;
+			}
+			/* A long device queue: the TBF or the delay line is the queue
+			 * that counts, the device must not drop before it. */
+			if ((err = gb_nl_link_config(g->sk[i], ifi, t->mtu, 10000, fl)) < 0 ||
+			    (err = gb_nl_addr_add(g->sk[i], ifi, t->nodes[i].addr, 32)) < 0)
+				goto fail;
+			continue;
+fail:
+			gb_err_set(e, "link '%s': cannot configure '%s' in node '%s': %s", l->name,
+				   ifn, t->nodes[i].name, strerror(-err));
+			return err;
+		}
+	}
+	for (int i = 0; i < t->nnodes; i++)
+		if ((err = node_routes(g, i, &routes, e)) < 0)
+			return err;
+	return 0;
+}
+
+static int build_mgmt(struct gb_grid *g, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	uint32_t gw = t->mgmt.addr + 1;
+	char hname[16];
+	int err = 0, lo;
+
+	if ((lo = gb_nl_ifindex(g->mgmt_sk, "lo")) < 0 ||
+	    (err = gb_nl_link_config(g->mgmt_sk, lo, 0, 0, GB_LINK_UP)) < 0) {
+		err = lo < 0 ? lo : err;
+		goto fail;
+	}
+	for (int h = 0; h < t->nhosts; h++) {
+		snprintf(hname, sizeof(hname), "h%d", h);
+		int hi, mi;
+		if ((err = gb_nl_veth(g->mgmt_sk, hname, "m0", g->nsfd[h], 0)) < 0)
+			goto fail;
+		if ((mi = gb_nl_ifindex(g->mgmt_sk, hname)) < 0 ||
+		    (hi = gb_nl_ifindex(g->sk[h], "m0")) < 0) {
+			err = -ENODEV;
+			goto fail;
+		}
+		if ((err = gb_nl_link_config(g->mgmt_sk, mi, 0, 0,
+					     GB_LINK_UP | GB_LINK_FORWARD | GB_LINK_NO_IPV6LL)) < 0 ||
+		    (err = gb_nl_addr_add(g->mgmt_sk, mi, gw, 32)) < 0 ||
+		    (err = gb_nl_route_add(g->mgmt_sk, t->nodes[h].mgmt, 32, mi, 0, NULL)) < 0 ||
+		    (err = gb_nl_link_config(g->sk[h], hi, 0, 0, GB_LINK_UP | GB_LINK_NO_IPV6LL)) < 0 ||
+		    (err = gb_nl_addr_add(g->sk[h], hi, t->nodes[h].mgmt, 32)) < 0 ||
+		    (err = gb_nl_route_add(g->sk[h], t->mgmt.addr, t->mgmt.len, hi, gw, NULL)) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	gb_err_set(e, "cannot build the management network: %s", strerror(-err));
+	return err;
+}
+
+static void self_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	if (n <= 0) {
+		snprintf(buf, len, ".");
+		return;
+	}
+	buf[n] = 0;
+	char *s = strrchr(buf, '/');
+	if (s)
+		*s = 0;
+}
+
+static int check_overlap(const struct gb_topo *t, struct gb_err *e)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	char what[64];
+	int err;
+	if (!sk)
+		return -ENOMEM;
+	if ((err = nl_connect(sk, NETLINK_ROUTE)) < 0) {
+		nl_socket_free(sk);
+		return gb_nle2errno(err);
+	}
+	const struct gb_prefix *blocks[2] = { &t->data, &t->mgmt };
+	const char *names[2] = { "data", "mgmt" };
+	for (int b = 0; b < 2; b++) {
+		int r = gb_nl_route_overlap(sk, blocks[b]->addr, blocks[b]->len, what, sizeof(what));
+		if (r != 0) {
+			char ip[16];
+			err = r > 0 ? -EADDRINUSE : r;
+			if (r > 0)
+				gb_err_set(e, "%s: %s block %s/%d overlaps the host's route %s; choose "
+					   "another block under 'addressing:'", t->path, names[b],
+					   gb_fmt_ip(blocks[b]->addr, ip), blocks[b]->len, what);
+			else
+				gb_err_set(e, "cannot read the host's routes: %s", strerror(-r));
+			nl_socket_free(sk);
+			return err;
+		}
+	}
+	nl_socket_free(sk);
+	return 0;
+}
+
+int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
+	       struct gb_err *e)
+{
+	struct gb_diag d;
+	char sp[PATH_MAX], abspath[PATH_MAX], name[128], why[256], tapd[PATH_MAX];
+	char **left = NULL;
+	int err, nleft;
+	const char *backend = o && o->backend ? o->backend : "auto";
+
+	/* 1. Everything that can be checked without creating anything. */
+	memset(&d, 0, sizeof(d));
+	if ((err = gb_topo_load(path, &g->topo, &d)) < 0) {
+		if (err == -EINVAL)
+			gb_err_set(e, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		else
+			gb_err_set(e, "cannot read topology '%s': %s", path, strerror(-err));
+		return err;
+	}
+	if (!realpath(path, abspath))
+		snprintf(abspath, sizeof(abspath), "%s", path);
+	if (strcmp(backend, "auto") && !gb_shaper_find(backend)) {
+		gb_err_set(e, "unknown backend '%s' (auto, netem or tap)", backend);
+		err = -EINVAL;
+		goto out_free;
+	}
+	gb_grid_rpath(g, "state.json", sp, sizeof(sp));
+	if (access(sp, F_OK) == 0) {
+		gb_err_set(e, "a grid with prefix '%s' is already up (%s); run 'gridemu down' first",
+			   g->prefix, sp);
+		err = -EEXIST;
+		goto out_free;
+	}
+	if ((nleft = gb_netns_list_prefix(g->prefix, &left)) > 0) {
+		gb_err_set(e, "namespace '%s' is left from an earlier grid with prefix '%s'; run "
+			   "'gridemu down' first", left[0], g->prefix);
+		gb_strv_free(left, nleft);
+		err = -EEXIST;
+		goto out_free;
+	}
+	for (int i = 0; i < g->topo->nnodes; i++)
+		if (strlen(gb_grid_nsname(g, g->topo->nodes[i].name, name, sizeof(name))) > 64) {
+			gb_err_set(e, "node '%s': namespace name too long", g->topo->nodes[i].name);
+			err = -ENAMETOOLONG;
+			goto out_free;
+		}
+	if ((err = check_overlap(g->topo, e)) < 0 || (err = gb_tcp_check_kernel(g->topo, e)) < 0)
+		goto out_free;
+	if (o && o->tapd_path)
+		snprintf(tapd, sizeof(tapd), "%s", o->tapd_path);
+	else if (getenv("GRIDBED_TAPD"))
+		snprintf(tapd, sizeof(tapd), "%s", getenv("GRIDBED_TAPD"));
+	else {
+		self_dir(tapd, sizeof(tapd) - 16);
+		strcat(tapd, "/gridemu-tapd");
+	}
+	gb_grid_raise_nofile();
+
+	/* 2. The intent, then the namespaces.  From here on, failure = down. */
+	g->shaper = strcmp(backend, "auto") ? gb_shaper_find(backend) : NULL;
+	if ((err = gb_grid_write_state(g, "creating", abspath)) < 0) {
+		gb_err_set(e, "cannot write '%s': %s", sp, strerror(-err));
+		goto out_free;
+	}
+	gb_grid_nsname(g, "mgmt", name, sizeof(name));
+	if ((g->mgmt_nsfd = gb_netns_create(name)) < 0) {
+		err = g->mgmt_nsfd;
+		gb_err_set(e, "cannot create network namespace '%s': %s", name, strerror(-err));
+		goto undo;
+	}
+	if ((err = gb_nl_open(g->mgmt_nsfd, &g->mgmt_sk)) < 0 ||
+	    (err = no_ipv6(g->mgmt_nsfd)) < 0) {
+		gb_err_set(e, "cannot set up namespace '%s': %s", name, strerror(-err));
+		goto undo;
+	}
+
+	/* 3. The backend: probe in our own namespace, never the host's. */
+	if (!g->shaper) {
+		g->shaper = gb_shaper_netem.probe(g, why, sizeof(why)) == 1 ? &gb_shaper_netem
+									     : &gb_shaper_tap;
+	}
+	if ((err = g->shaper->probe(g, why, sizeof(why))) != 1) {
+		gb_err_set(e, "backend '%s' cannot work here: %s%s", g->shaper->name, why,
+			   g->shaper == &gb_shaper_netem ? " (use --backend tap or auto)" : "");
+		err = err < 0 ? err : -EOPNOTSUPP;
+		goto undo;
+	}
+	if ((err = gb_grid_write_state(g, "creating", abspath)) < 0)
+		goto undo;
+
+	if ((err = gb_grid_alloc_ns(g)) < 0 || (err = create_namespaces(g, e)) < 0)
+		goto undo;
+	if ((err = g->shaper->create_links(g, tapd, e)) < 0)
+		goto undo;
+	if ((err = configure_nodes(g, e)) < 0)
+		goto undo;
+	for (int dl = 0; dl < 2 * g->topo->nlinks; dl++)
+		if ((err = g->shaper->apply(g, dl, 0, e)) < 0)
+			goto undo;
+	if ((err = build_mgmt(g, e)) < 0)
+		goto undo;
+	{
+		struct gb_cpuctl cc;
+
+		if ((err = gb_cgroup_setup(g, &cc, e)) < 0)
+			goto undo;
+	}
+
+	gb_grid_rpath(g, "topology.yaml", sp, sizeof(sp));
+	if ((err = gb_grid_copy_file(path, sp)) < 0) {
+		gb_err_set(e, "cannot copy the topology to '%s': %s", sp, strerror(-err));
+		goto undo;
+	}
+	if ((err = gb_grid_write_state(g, "up", abspath)) < 0) {
+		gb_err_set(e, "cannot write the state file: %s", strerror(-err));
+		goto undo;
+	}
+	return 0;
+
+undo:
+	if (!e->msg[0])
+		gb_err_set(e, "cannot bring the grid up: %s", strerror(-err));
+	{
+		struct gb_err ignored;
+		gb_grid_down(g, NULL, &ignored);
+	}
+out_free:
+	gb_grid_close_ns(g);
+	gb_topo_free(g->topo);
+	g->topo = NULL;
+	/* Refused before anything was created: leave no lock file or empty run
+	 * directory behind either (bad input changes nothing).  Not when a
+	 * grid of this prefix is up: its state file is there. */
+	gb_grid_rpath(g, "state.json", sp, sizeof(sp));
+	if (g->lockfd >= 0 && access(sp, F_OK) != 0) {
+		gb_grid_rpath(g, "lock", sp, sizeof(sp));
+		unlink(sp);
+		rmdir(g->rundir);
+	}
+	return err;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_priv.h - what the report's two files share: the collected
+ * campaign (meta.json and the complete runs' rows) that report.c gathers
+ * and report_plots.c draws; not API.
+ */
+#ifndef GRIDBED_REPORT_PRIV_H
+#define GRIDBED_REPORT_PRIV_H
+
+#include "gbexp.h"
+#include "results.h"
+
+struct run {
+	char id[128];
+	int algo, cond, rep;
+	int complete, failed;
+};
+
+struct coll {
+	const char *dir;
+	json_t *meta;
+	char name[64], stamp[64];
+	const char *algos[GX_MAX_ALGOS];
+	int nalgos;
+	const char *conds[GX_MAX_CONDS];
+	int nconds;
+	struct run *runs;
+	int nruns;
+	char models[GX_MAX_MODELS][32];
+	const char *mp[GX_MAX_MODELS];
+	int nmodels;
+	struct gx_row *rows;
+	int nrows, crows;
+};
+
+/*
+ * gx_report_plots() - the campaign's gnuplot PNGs (report.c's header lists
+ * them) into C->dir.  Return: 0, or -EIO when gnuplot failed on any.
+ */
+int gx_report_plots(const struct coll *C, const struct gx_summary *s);
+
+#endif
