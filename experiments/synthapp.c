@@ -553,10 +553,17 @@ static void predict(struct models *M, const struct gb_tree *t, struct brow *r)
 		r->pred[i] = NAN;
 	if (!t->n)
 		return;
+	struct gb_netmodel ms;
+
 	m = current_model(M, &label);
 	snprintf(r->pred_model, sizeof(r->pred_model), "%s", label);
-	for (int i = 0; m && i < gb_ncostmodels && i < 8; i++)
-		r->pred[i] = gb_costmodels[i].cost(m, t, r->size, NULL);
+	memset(&ms, 0, sizeof(ms));
+	/* what the planners see at this size (core/nm_tcp.c) */
+	if (!m || gb_nm_for_size(&ms, m, (double)r->size) < 0)
+		return;
+	for (int i = 0; i < gb_ncostmodels && i < 8; i++)
+		r->pred[i] = gb_costmodels[i].cost(&ms, t, r->size, NULL);
+	gb_nm_release(&ms);
 }
 
 static void models_init(struct models *M)

@@ -313,19 +313,28 @@ static int plan_one(struct adv *A, int mode, double size, double budget, uint64_
 	a.size = size;
 	a.seed = seed;
 	a.budget_s = budget;
+	/* what a message of this size gets: slow start after idle (nm_tcp.c) */
+	struct gb_netmodel ms;
+	memset(&ms, 0, sizeof(ms));
+	if (gb_nm_for_size(&ms, &A->m, size) < 0) {
+		fprintf(stderr, "gridadvisor: out of memory planning %.0f B\n", size);
+		return -1;
+	}
 	t0 = gb_now();
 	planning = 1;
 	if (stop)
 		_exit(0);
-	ret = gb_plan(A->p, &A->m, &a, &t);
+	ret = gb_plan(A->p, &ms, &a, &t);
 	planning = 0;
 	plan_s = gb_now() - t0;
 	if (ret < 0) {
 		fprintf(stderr, "gridadvisor: planner '%s' failed for %.0f B: %s\n", A->p->name,
 			size, strerror(-ret));
+		gb_nm_release(&ms);
 		return -1;
 	}
-	cost = cm ? cm->cost(&A->m, &t, size, NULL) : NAN;
+	cost = cm ? cm->cost(&ms, &t, size, NULL) : NAN;
+	gb_nm_release(&ms);
 	if (only_if_better) {
 		struct gb_advtree old;
 

@@ -342,7 +342,14 @@ int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double
 	m = &c->sm;
 	snprintf(lb, sizeof(lb), "%s", c->sm_label);
 	if (matrix_path()) {
-		ret = measured_model(c, &mm, lb, sizeof(lb));
+		struct gb_netmodel mx;
+		memset(&mx, 0, sizeof(mx));
+		ret = measured_model(c, &mx, lb, sizeof(lb));
+		if (ret < 0)
+			return ret;
+		/* the model at this size: slow start after idle (core/nm_tcp.c) */
+		ret = gb_nm_for_size(&mm, &mx, size);
+		gb_nm_release(&mx);
 		if (ret < 0)
 			return ret;
 		m = &mm;
@@ -496,9 +503,15 @@ static int fill_entry(struct gb_bcast_comm *c, struct gb_bcast_entry *e, unsigne
 	if (c->rank == e->root && phoenix_dir(e->p)) {
 		ret = phoenix_load(c, e, phoenix_dir(e->p));
 	} else if (c->rank == e->root) {
+		struct gb_netmodel ms;
+		memset(&ms, 0, sizeof(ms));
 		ret = measured_model(c, &mm, e->model, sizeof(e->model));
+		/* the model at this size: slow start after idle (core/nm_tcp.c) */
 		if (ret == 0)
-			ret = plan_on(e->p, &mm, e->root, e->size, o, &e->t);
+			ret = gb_nm_for_size(&ms, &mm, (double)e->size);
+		if (ret == 0)
+			ret = plan_on(e->p, &ms, e->root, e->size, o, &e->t);
+		gb_nm_release(&ms);
 		gb_nm_release(&mm);
 		if (!strcmp(e->p->name, "phoenix")) {
 			char lb[sizeof(e->model)];

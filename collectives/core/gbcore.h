@@ -89,7 +89,37 @@ struct gb_netmodel {
 	double *linkcap;       /**< ndirlinks capacities, B/s, 0 = unlimited */
 
 	uint64_t version;      /**< matrix version, from gridmon; 0 if static */
+
+	/* The hosts' TCP stack, from a matrix file's "tcp" (gridmon's): bw is
+	 * then the path's steady TCP rate, and a message sent after an idle
+	 * connection restarts slow start (RFC 2861) from init_window bytes;
+	 * gb_nm_for_size() folds that into bw.  0 from a topology. */
+	int tcp_restart;       /**< every host restarts slow start after idle */
+	double init_window;    /**< bytes: initcwnd (kernel's: 10) x GB_NM_MSS */
 };
+
+/** The TCP payload per segment the slow-start model assumes (1500-byte MTU,
+ *  IP and TCP headers with timestamps). */
+#define GB_NM_MSS 1448.0
+
+/**
+ * gb_nm_ss_time() - seconds a sender takes to push @size bytes over a path
+ * of round trip @rtt and steady rate @cap (B/s) when its connection starts
+ * in slow start with a window of @w0 bytes: the window doubles every round
+ * trip until it covers the path (cap x rtt), then the rate is @cap.
+ * Without slow start (w0 >= cap x rtt, or w0 <= 0) it is size / cap.
+ */
+double gb_nm_ss_time(double size, double rtt, double cap, double w0);
+
+/**
+ * gb_nm_for_size() - @dst = @src with every bandwidth replaced by what a
+ * message of @size bytes gets: size / gb_nm_ss_time(size, lat(i,j) +
+ * lat(j,i), bw(i,j), init_window), if @src->tcp_restart; else a plain copy.
+ * This is how a steady-rate matrix means "the bandwidth a message of the
+ * planned size gets" (issue 13, cause 4; collectives/core/nm_tcp.c).
+ * Return: 0 or -ENOMEM.
+ */
+GB_WUR int gb_nm_for_size(struct gb_netmodel *dst, const struct gb_netmodel *src, double size);
 
 /**
  * gb_nm_init() - allocate a model with n nodes (1 .. 65536): o, lat and bw

@@ -191,6 +191,8 @@ int gb_nm_sub(struct gb_netmodel *dst, const struct gb_netmodel *src, const int 
 	memcpy(d.cluster_names, src->cluster_names, (size_t)src->nclusters * 32);
 	memcpy(d.site_names, src->site_names, (size_t)src->nsites * 32);
 	d.version = src->version;
+	d.tcp_restart = src->tcp_restart;
+	d.init_window = src->init_window;
 	ret = -ENOMEM;
 	if (src->gap_fixed) {
 		d.gap_fixed = zalloc((size_t)k * k, sizeof(double));
@@ -411,6 +413,33 @@ static int read_matrix(json_t *root, const char *key, int n, double *out, int re
 	return 0;
 }
 
+/*
+ * The "tcp" key gridmon writes (a list of stacks, each with the hosts that
+ * have it; docs/formats.md): slow start restarts after idle if every stack
+ * says so; the initial window is the largest initcwnd (0: the kernel's 10).
+ * Anything else (no key, null, another shape) leaves the model steady.
+ */
+static void read_tcp(const json_t *tcp, struct gb_netmodel *d)
+{
+	size_t i;
+	json_t *s;
+	double iw = 0;
+	int all = json_is_array(tcp) && json_array_size(tcp) > 0;
+
+	json_array_foreach(tcp, i, s) {
+		json_t *ssai = json_object_get(s, "slow_start_after_idle");
+		json_t *icw = json_object_get(s, "initcwnd");
+		double w = json_is_integer(icw) && json_integer_value(icw) > 0 ?
+			   (double)json_integer_value(icw) : 10;
+		if (!json_is_true(ssai))
+			all = 0;
+		if (w > iw)
+			iw = w;
+	}
+	d->tcp_restart = all;
+	d->init_window = all ? iw * GB_NM_MSS : 0;
+}
+
 int gb_nm_load_json(struct gb_netmodel *m, const char *path, char *err, size_t errlen)
 {
 	struct gb_netmodel d;
@@ -507,6 +536,7 @@ int gb_nm_load_json(struct gb_netmodel *m, const char *path, char *err, size_t e
 		goto cleanup;
 	}
 	d.version = ver ? (uint64_t)json_integer_value(ver) : 0;
+	read_tcp(json_object_get(root, "tcp"), &d);
 	ret = gb_nm_check(&d, why, sizeof(why));
 	if (ret < 0) {
 		gb_errf(err, errlen, "%s: %s", path, why);

@@ -199,6 +199,25 @@ static void print_tree_text(FILE *f, const struct gb_netmodel *m, const struct g
 	}
 }
 
+/* A matrix with the hosts' TCP stack: its bandwidths as a message of @size
+ * gets them (slow start after idle, core/nm_tcp.c), as gridadvisor and
+ * libgridbcast plan.  A topology's model is left as it is. */
+static int at_size(struct gb_netmodel *m, double size)
+{
+	struct gb_netmodel s;
+
+	memset(&s, 0, sizeof(s));
+	if (!m->tcp_restart)
+		return 0;
+	if (gb_nm_for_size(&s, m, size) < 0) {
+		gb_nm_release(m);
+		return fail("out of memory");
+	}
+	gb_nm_release(m);
+	*m = s;
+	return 0;
+}
+
 static void print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
 			double size, const char *highlight)
 {
@@ -342,7 +361,7 @@ static int cmd_plan(int argc, char **argv)
 		die_usage("plan: --root is required");
 	if (a.size < 0)
 		die_usage("plan: --size is required");
-	if (load_model(&co, &m))
+	if (load_model(&co, &m) || at_size(&m, a.size))
 		return 1;
 	a.root = parse_node(&m, root);
 	if (a.root < 0) {
@@ -430,7 +449,7 @@ static int cmd_eval(int argc, char **argv)
 		die_usage("eval: --tree is required");
 	if (size < 0)
 		die_usage("eval: --size is required");
-	if (load_model(&co, &m))
+	if (load_model(&co, &m) || at_size(&m, size))
 		return 1;
 	ret = gb_tree_load_json(&t, &m, tree, err, sizeof(err));
 	if (ret < 0) {
