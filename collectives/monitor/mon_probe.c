@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mon_probe.c - gridmon's pair measurement (gridmon.h): UDP echo RTTs, the
- * send() overhead, and a byte-bounded TCP transfer timed at the sender
- * from the bytes the receiver has acknowledged.
+ * mon_probe.c - gridmon's pair measurement (gridmon.h): UDP echo RTTs
+ * (pipelined), the send() overhead, and a byte-bounded TCP transfer timed
+ * at the sender from the bytes the receiver has acknowledged: either
+ * steady (until the rate stops growing, then a few round trips of
+ * measurement: tcp_transfer_steady() below, gridmon's default) or fixed
+ * (exactly N bytes, the scheme that follows).
  *
  * Why the sender times the transfer from acknowledged bytes: a sample
  * (clock, acked) taken at the sender is consistent whatever the
