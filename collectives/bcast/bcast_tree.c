@@ -276,13 +276,14 @@ static struct timespec matrix_mtime(void)
 /*
  * The measured model of @c's ranks: the matrix file's nodes matched by name
  * (the ranks' hosts), or by index = world rank when the ranks have no names
- * the matrix knows and it has enough nodes; else the static model, labelled
- * as a fallback.
+ * the matrix knows and it has enough nodes, with what a message of @size
+ * gets (slow start after idle, core/nm_tcp.c); else the static model,
+ * labelled as a fallback.
  */
-static int measured_model(struct gb_bcast_comm *c, struct gb_netmodel *m, char *label,
-			  size_t len)
+static int measured_model(struct gb_bcast_comm *c, double size, struct gb_netmodel *m,
+			  char *label, size_t len)
 {
-	struct gb_netmodel mx;
+	struct gb_netmodel mx, ms;
 	const char *path = matrix_path();
 	char err[512], name[32];
 	int *idx = NULL, ret;
@@ -315,7 +316,11 @@ static int measured_model(struct gb_bcast_comm *c, struct gb_netmodel *m, char *
 			goto cleanup;
 		}
 	}
-	ret = gb_nm_sub(m, &mx, idx, c->n);
+	memset(&ms, 0, sizeof(ms));
+	ret = gb_nm_sub(&ms, &mx, idx, c->n);
+	if (ret == 0)
+		ret = gb_nm_for_size(m, &ms, size);
+	gb_nm_release(&ms);
 	snprintf(label, len, "matrix %s v%llu", path, (unsigned long long)mx.version);
 cleanup:
 	free(idx);
@@ -342,14 +347,7 @@ int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double
 	m = &c->sm;
 	snprintf(lb, sizeof(lb), "%s", c->sm_label);
 	if (matrix_path()) {
-		struct gb_netmodel mx;
-		memset(&mx, 0, sizeof(mx));
-		ret = measured_model(c, &mx, lb, sizeof(lb));
-		if (ret < 0)
-			return ret;
-		/* the model at this size: slow start after idle (core/nm_tcp.c) */
-		ret = gb_nm_for_size(&mm, &mx, size);
-		gb_nm_release(&mx);
+		ret = measured_model(c, size, &mm, lb, sizeof(lb));
 		if (ret < 0)
 			return ret;
 		m = &mm;
@@ -503,15 +501,9 @@ static int fill_entry(struct gb_bcast_comm *c, struct gb_bcast_entry *e, unsigne
 	if (c->rank == e->root && phoenix_dir(e->p)) {
 		ret = phoenix_load(c, e, phoenix_dir(e->p));
 	} else if (c->rank == e->root) {
-		struct gb_netmodel ms;
-		memset(&ms, 0, sizeof(ms));
-		ret = measured_model(c, &mm, e->model, sizeof(e->model));
-		/* the model at this size: slow start after idle (core/nm_tcp.c) */
+		ret = measured_model(c, (double)e->size, &mm, e->model, sizeof(e->model));
 		if (ret == 0)
-			ret = gb_nm_for_size(&ms, &mm, (double)e->size);
-		if (ret == 0)
-			ret = plan_on(e->p, &ms, e->root, e->size, o, &e->t);
-		gb_nm_release(&ms);
+			ret = plan_on(e->p, &mm, e->root, e->size, o, &e->t);
 		gb_nm_release(&mm);
 		if (!strcmp(e->p->name, "phoenix")) {
 			char lb[sizeof(e->model)];
