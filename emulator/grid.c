@@ -23,6 +23,7 @@
 #include "grid_priv.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -388,6 +389,32 @@ cleanup:
 /* Attaching to a live grid                                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Asked to attach where no grid is up: gb_grid_open() made the run
+ * directory and its lock file; if they are all there is, remove them, so
+ * that a command given the wrong prefix leaves nothing behind.  The caller
+ * holds the lock shared, so no `up` is running there.
+ */
+static void forget_empty_rundir(struct gb_grid *g)
+{
+	char lp[PATH_MAX];
+	DIR *d = opendir(g->rundir);
+	struct dirent *de;
+	int other = 0;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		other |= strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+			 strcmp(de->d_name, "lock");
+	closedir(d);
+	if (other)
+		return;
+	gb_grid_rpath(g, "lock", lp, sizeof(lp));
+	unlink(lp);
+	rmdir(g->rundir);
+}
+
 int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
 {
 	char sp[PATH_MAX], tp[PATH_MAX], name[128];
@@ -400,6 +427,7 @@ int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
 	if (!st) {
 		if (access(sp, F_OK) < 0) {
 			gb_err_set(e, "no grid with prefix '%s' is up", g->prefix);
+			forget_empty_rundir(g);
 			return -ENOENT;
 		}
 		gb_err_set(e, "%s:%d:%d: %s", sp, je.line, je.column, je.text);

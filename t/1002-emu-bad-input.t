@@ -71,6 +71,7 @@ exec 8>&-
 out=$("$GRIDEMU" status 2>&1); st=$?
 is "$st" 1 "status with no grid: status 1"
 like "$out" "no grid with prefix '$GB_PREFIX' is up" "status with no grid: says so"
+ok $([ ! -e "$GRIDBED_RUNDIR/$GB_PREFIX" ]; echo $?) "status with no grid: leaves no run directory or lock behind"
 
 # 7. unknown link, bad value, unknown command, on a live grid
 "$GRIDEMU" up "$TOPOS/two-clusters.yaml" >/dev/null 2>&1 || bail "cannot bring the grid up"
