@@ -62,13 +62,13 @@
 #include "gbplan.h"
 #include "gbemu.h"
 #include "gridmon.h"
+#include "probe_child.h"
 #include "gbutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <jansson.h>
 #include <math.h>
@@ -124,6 +124,17 @@ static void usage(FILE *f)
 		"               [--rtt-count N] [--fixed | --steady-rtts K] [--concurrency N]\n"
 		"               [--publish-change SHARE] [--port N] [--timeout S] [-v]\n"
 		"       gridmon --print-configured [--out FILE]   (oracle: the emulator's config)\n");
+}
+
+/* The range of pair @k's last HIST bandwidth readings; NAN, NAN if none. */
+static void hist_range(const struct mon *M, int k, double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	for (int i = 0; M->nhist && i < M->nhist[k]; i++) {
+		double h = M->hist[k * HIST + i];
+		*lo = isnan(*lo) || h < *lo ? h : *lo;
+		*hi = isnan(*hi) || h > *hi ? h : *hi;
+	}
 }
 
 /* Cluster-level values into the per-node matrix file (docs/formats.md). */
@@ -189,15 +200,11 @@ static json_t *matrix_json(struct mon *M, const double *clat, const double *cbw,
 		json_t *lor = json_array(), *hir = json_array();
 		for (int b = 0; b < nc; b++) {
 			int k = a * nc + b;
-			double l = clat[k], w = cbw[k], lo = NAN, hi = NAN;
+			double l = clat[k], w = cbw[k], lo, hi;
 			json_array_append_new(lr, isnan(l) ? json_null() : json_real(l));
 			json_array_append_new(br, isnan(w) ? json_null() : json_real(w));
 			json_array_append_new(sr, json_boolean(M->stale && M->stale[k]));
-			for (int i = 0; M->nhist && i < M->nhist[k]; i++) {
-				double h = M->hist[k * HIST + i];
-				lo = isnan(lo) || h < lo ? h : lo;
-				hi = isnan(hi) || h > hi ? h : hi;
-			}
+			hist_range(M, k, &lo, &hi);
 			json_array_append_new(lor, isnan(lo) ? json_null() : json_real(lo));
 			json_array_append_new(hir, isnan(hi) ? json_null() : json_real(hi));
 		}
@@ -310,25 +317,19 @@ static pid_t worker_start(struct mon *M, const struct gb_mon_pairref *p,
 			  const struct gb_mon_opts *po, int *rfd)
 {
 	int pp[2];
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 
 	if (pipe2(pp, O_CLOEXEC) < 0)
 		return -errno;
-	fflush(NULL);
-	pid = fork();
+	/* dies with gridmon; stage_run() kills it at its deadline */
+	pid = gb_child_fork(-1, "gridmon-pair", 0);
 	if (pid < 0) {
-		int err = -errno;
 		close(pp[0]);
 		close(pp[1]);
-		return err;
+		return pid;
 	}
 	if (pid == 0) {
 		struct worker_msg w;
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
 		close(pp[0]);
 		memset(&w, 0, sizeof(w));
 		w.err = gb_mon_pair(M->g.nsfd[p->src], M->g.nsfd[p->dst],
@@ -431,11 +432,8 @@ static int take(struct mon *M, const struct gb_mon_pairref *p, const struct work
 	M->clat[k] = r->rtt_p50 / 2;
 	M->cbw[k] = po->tcp_bytes ? r->bw : NAN;
 	if (po->tcp_bytes) {
-		double *h = &M->hist[k * HIST], lo = NAN, hi = NAN;
-		for (int i = 0; i < M->nhist[k]; i++) {
-			lo = isnan(lo) || h[i] < lo ? h[i] : lo;
-			hi = isnan(hi) || h[i] > hi ? h[i] : hi;
-		}
+		double *h = &M->hist[k * HIST], lo, hi;
+		hist_range(M, k, &lo, &hi);
 		/* a change: outside the range of the pair's last readings, widened
 		 * by the share --publish-change (the noise it has shown is no news) */
 		if (isnan(lo) || r->bw < lo * (1 - M->change) || r->bw > hi * (1 + M->change))

@@ -231,7 +231,7 @@ static double trace_slope(const struct rate_trace *tr, double a, double b)
 }
 
 static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source_report *r,
-			       struct ack_track *k)
+			       uint64_t base)
 {
 	static char buf[1 << 16];
 	struct timespec nap = { 0, (long)(SAMPLE_S * 1e9) };
@@ -250,7 +250,7 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 		if ((err = gb_tcp_state(s, &st)) < 0)
 			goto out;
 		double t = gb_now();
-		uint64_t got = st.delivered > k->base ? st.delivered - k->base : 0;
+		uint64_t got = st.delivered > base ? st.delivered - base : 0;
 		if (tr.n < MAX_SAMPLES && (!tr.n || t > tr.s[tr.n - 1].t))
 			tr.s[tr.n++] = (struct ack_sample){ t, got };
 		if (writing && t_ramp_end < 0) {
@@ -336,7 +336,7 @@ static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct sour
 	if ((err = gb_tcp_bytes_delivered(s, &k.base)) < 0)
 		goto out;
 	if (o->steady) {
-		if ((err = tcp_transfer_steady(s, o, r, &k)) < 0)
+		if ((err = tcp_transfer_steady(s, o, r, k.base)) < 0)
 			goto out;
 		goto drain;
 	}
