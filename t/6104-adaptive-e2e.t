@@ -93,8 +93,11 @@ shaped() { [ "$(rate siteA-siteB siteA\>siteB)" = 15mbit ]; }
 ok $(until_ok 10 shaped; echo $?) "gridload cut siteA-siteB to 15 Mbit/s ($(rate siteA-siteB siteA\>siteB))"
 v=$(version)
 ok $(until_ok 40 ver_ge $((v + 2)); echo $?) "two gridmon periods later (v$v -> v$(version))"
-ok $(below "$(bw 0 4)" "$(awk -v b="$idle_ab" 'BEGIN { print 0.5 * b }')"; echo $?) \
-	"measured a-1>b-1 $(bw 0 4) B/s, under half of the idle $idle_ab"
+# against what the load leaves (15 Mbit/s = 1875000 B/s), not against the
+# idle reading: a 512K probe on a busy CI box can read the idle link at half
+# its 50 Mbit/s, and then "under half of idle" fails though gridmon is right
+ok $(below "$(bw 0 4)" 2437500; echo $?) \
+	"measured a-1>b-1 $(bw 0 4) B/s, at most 1.3 x the 1875000 the load leaves (idle reading $idle_ab)"
 ok $(until_ok 20 tree_ge $((v + 2)); echo $?) "the advisor replanned on v$(tree_ver)"
 cp "$tree" "$tmp/tree-phase1.json"
 ok $([ "$(edges c b)" -gt 0 ]; echo $?) "a <-> b loaded: c relays to b ($(edges c b) c->b edges," \
