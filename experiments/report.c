@@ -8,7 +8,8 @@
  * Inputs: meta.json (the campaign's algorithms, conditions, runs) and, per
  * complete run (runs/<id>/complete exists), run.json, broadcasts.csv,
  * ranks.csv and wan.csv.  Outputs, each written atomically: summary.json,
- * summary.txt and gnuplot PNGs:
+ * summary.txt (with report_branches.c's table of where the broadcasts
+ * ended) and gnuplot PNGs:
  *   completion-<cond>-r<rep>.png  completion time against broadcast index,
  *       one line per algorithm, the broadcasts that met a load shaded
  *       (seed 000 Fig. 8);
@@ -356,7 +357,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	struct gx_summary s;
 	char path[PATH_MAX], title[512], *text = NULL, *js = NULL;
 	size_t tlen = 0;
-	json_t *j = NULL;
+	json_t *j = NULL, *branches = NULL;
 	FILE *f;
 	int ret, complete = 0, failed = 0, incomplete = 0;
 
@@ -389,12 +390,16 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		goto cleanup;
 	}
 	gx_summary_write_text(&s, title, f);
+	ret = gx_report_branches(&C, f, &branches);
 	write_setup_text(&C, f);
-	if (fclose(f) == EOF) {
+	if (fclose(f) == EOF || ret < 0) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
 	j = summary_json(&C, &s, complete, failed);
+	if (j && branches)
+		json_object_set_new(j, "ended_in", branches);
+	branches = NULL;
 	js = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) :
 		 NULL;
 	if (!js) {
@@ -438,6 +443,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 cleanup:
 	(void)incomplete;
 	gx_summary_release(&s);
+	json_decref(branches);
 	json_decref(j);
 	free(js);
 	free(text);

@@ -23,8 +23,9 @@
  * exponential decrease is a factor per broadcast (the campaign's); the
  * sizes end at first / N by default; a barrier before every broadcast (the
  * paper's application computes between broadcasts and times nothing; we
- * need every rank in the call before the root's t_begin); one untimed
- * MPI_Alltoall opens the connections first.
+ * need every rank in the call before the root's t_begin); every pair of
+ * ranks exchanges one byte first (connect_all), so that no broadcast pays
+ * for opening a connection.
  *
  * One broadcast, the same way for every algorithm:
  *
@@ -55,8 +56,8 @@
  * stay out of the wide-area byte counts of this one.
  *
  * Handshake with gridexp (files in --dir): after MPI_Init (and, with
- * --warmup, one MPI_Alltoall that opens every connection, so that no
- * algorithm pays for connection set-up in its first broadcast) the root
+ * --warmup, connect_all: a connection between every pair of ranks, so that
+ * no algorithm pays for connection set-up inside a timed broadcast) the root
  * writes ready.json; gridexp then starts the load schedule and writes
  * go.json with the load intervals in CLOCK_MONOTONIC seconds; the root
  * reads it, and every rank starts from a common origin (MPI_Allreduce max).
@@ -70,7 +71,9 @@
  *
  * Files (atomic: temporary + rename after every broadcast; --dir):
  *   broadcasts.csv  one row per broadcast (ARCHITECTURE.md decision 7)
- *   ranks.csv       one row per rank and broadcast: when it returned
+ *   ranks.csv       one row per rank and broadcast: when it returned, and
+ *                   (from libgridbcast, per edge) when its message arrived
+ *                   and when its parent began sending it
  *
  * Test knob: --fail-rank R --fail-at K makes rank R exit(3) just before
  * broadcast K (as a crashing rank would), to test that gridexp records a
@@ -78,12 +81,14 @@
  *
  * Exit: 0; 1 a mismatching byte or an error; 2 bad usage; 3 the knob.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +101,7 @@
 #include "gbio.h"
 #include "gbplan.h"
 #include "gbtopo.h"
+#include "gridbcast.h"
 #include "gxfile.h"
 #include "gbutil.h"
 
@@ -117,9 +123,17 @@ struct opts {
 	uint64_t seed;
 };
 
+/*
+ * One rank's times around one MPI_Bcast (CLOCK_MONOTONIC s).  t_recv and
+ * the send times come from libgridbcast (gridbcast_last_timing()): NAN
+ * under native or without the library.
+ */
 struct times {
 	double t_begin, t_end;
+	double t_recv;          /* the whole message had arrived */
+	double t_send_start, t_send_done;  /* its sends to its children */
 };
+#define TIMES_N 5               /* doubles in struct times */
 
 /* What the root keeps per broadcast. */
 struct brow {
@@ -130,6 +144,7 @@ struct brow {
 	unsigned long long hdr_bytes;
 	int *parent;            /* n entries, -1 unknown */
 	struct times *t;        /* n entries */
+	double *psend;          /* n entries: when its parent began the send to it */
 };
 
 static int world_rank, nranks;
@@ -305,6 +320,15 @@ static void rows_put(FILE *f, char **buf, size_t *len, const struct opts *o, con
 	*buf = NULL;
 }
 
+/* ",<t - t0>", or "," when t is unknown */
+static void after(FILE *f, double t, double t0)
+{
+	if (isfinite(t))
+		fprintf(f, ",%.9f", t - t0);
+	else
+		fputc(',', f);
+}
+
 /* The rows so far, both files, rewritten whole (they are small). */
 static void write_rows(const struct opts *o, const struct brow *rows, int nrows, int root,
 		       char (*host)[32], int sync)
@@ -348,18 +372,92 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 	if (!(f = open_memstream(&buf, &len)))
 		die("out of memory");
 	fprintf(f, "campaign,run_id,algorithm,index,size,rank,host,parent,t_begin,t_end,"
-		"end_after_root\n");
+		"end_after_root,recv_after_root,parent_send_after_root,"
+		"send_start_after_root,send_done_after_root\n");
 	for (int i = 0; i < nrows; i++)
 		for (int k = 0; k < nranks; k++) {
 			const struct brow *r = &rows[i];
+			double t0 = r->t[root].t_begin;
 
 			run_fields(f, o);
 			fprintf(f, ",%d,%.0f,%d,", i, r->size, k);
 			gb_csv_field(f, host[k]);
-			fprintf(f, ",%d,%.9f,%.9f,%.9f\n", r->parent[k], r->t[k].t_begin,
-				r->t[k].t_end, r->t[k].t_end - r->t[root].t_begin);
+			fprintf(f, ",%d,%.9f,%.9f,%.9f", r->parent[k], r->t[k].t_begin,
+				r->t[k].t_end, r->t[k].t_end - t0);
+			after(f, r->t[k].t_recv, t0);
+			after(f, r->psend[k], t0);
+			after(f, r->t[k].t_send_start, t0);
+			after(f, r->t[k].t_send_done, t0);
+			fputc('\n', f);
 		}
 	rows_put(f, &buf, &len, o, "ranks.csv", sync);
+}
+
+/*
+ * Open a connection between every pair of ranks before anything is timed.
+ * OpenMPI's TCP transport connects a pair on its first message, which
+ * costs a wide-area round trip or more plus its own greeting: paid inside
+ * a timed broadcast, it would charge every algorithm for the edges it has
+ * not used before, and most of all the adaptive trees, whose edges change
+ * with the matrix.  An MPI_Alltoall does not do this: for one byte on more
+ * than a few ranks OpenMPI picks Bruck's algorithm, whose log2(n) rounds
+ * touch each rank's partners at distance 2^k only, the very pairs of a
+ * binomial tree.  Here rank r sends one byte to r + s (mod n) at step s,
+ * s = 1 .. n/2: a pair at distance d <= n/2 meets at step d, one at
+ * distance d > n/2 at step n - d, the other way (a connection serves both).
+ */
+static void connect_all(int rank, int n)
+{
+	for (int s = 1; s <= n / 2; s++) {
+		char out = 1, in = 0;
+
+		MPI_Sendrecv(&out, 1, MPI_BYTE, (rank + s) % n, 0, &in, 1, MPI_BYTE,
+			     (rank - s + n) % n, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+}
+
+/*
+ * Per-edge times, from the preloaded libgridbcast (gridbcast_last_timing(),
+ * looked up once with dlsym so that this program also runs on MPI alone):
+ * when the message reached this rank, when its sends began and ended, and
+ * (@cs, nranks entries) when it began sending to each of its children.
+ * All NAN when the last call ran no tree of the library's (native).
+ */
+static void library_times(struct times *me, double *cs)
+{
+	typedef int (*last_fn)(struct gb_bcast_timing *);
+	static last_fn fn;
+	static int looked;
+	struct gb_bcast_timing tm;
+
+	if (!looked) {
+		fn = (last_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "gridbcast_last_timing");
+		looked = 1;
+	}
+	me->t_recv = me->t_send_start = me->t_send_done = NAN;
+	for (int k = 0; k < nranks; k++)
+		cs[k] = NAN;
+	if (!fn || fn(&tm) < 0)
+		return;
+	me->t_recv = tm.t_recv_done;
+	if (tm.nchild > 0) {
+		me->t_send_start = tm.t_send_start;
+		me->t_send_done = tm.t_send_done;
+	}
+	for (int k = 0; tm.child_start && k < nranks; k++)
+		cs[k] = isfinite(tm.child_start[k]) ? tm.child_start[k] : NAN;
+}
+
+/* @psend[k]: when rank k's parent began sending to it, from every rank's
+ * child_start row (@cs, nranks x nranks); NAN for the root and unknowns. */
+static void edge_starts(const double *cs, double *psend)
+{
+	for (int k = 0; k < nranks; k++)
+		psend[k] = NAN;
+	for (int p = 0; p < nranks; p++)
+		for (int k = 0; k < nranks; k++)
+			if (isfinite(cs[(size_t)p * (size_t)nranks + (size_t)k]))
+				psend[k] = cs[(size_t)p * (size_t)nranks + (size_t)k];
 }
 
 /* ------------------------------------------------------------------ */
@@ -645,7 +743,8 @@ int main(int argc, char **argv)
 	struct models M;
 	struct go g = { NULL, 0, 0 };
 	struct brow *rows;
-	struct times mine = { NAN, NAN };
+	struct times mine = { NAN, NAN, NAN, NAN, NAN };
+	double *mycs, *allcs = NULL;    /* child_start rows: mine, and all at the root */
 	uint8_t *buf;
 	const char *record = getenv("GRIDBED_BCAST_RECORD");
 	double origin, maxsize, lead = GUARD;
@@ -669,25 +768,24 @@ int main(int argc, char **argv)
 	maxsize = gx_pattern_max_size(&o.pat);
 	buf = malloc((size_t)maxsize + 1);
 	rows = calloc((size_t)nb, sizeof(*rows));
-	if (!buf || !rows)
+	mycs = malloc(sizeof(double) * (size_t)nranks);
+	if (!buf || !rows || !mycs)
 		die("out of memory");
-	if (world_rank == root)
+	if (world_rank == root) {
+		allcs = malloc(sizeof(double) * (size_t)nranks * (size_t)nranks);
+		if (!allcs)
+			die("out of memory");
 		for (int i = 0; i < nb; i++) {
 			rows[i].parent = malloc(sizeof(int) * (size_t)nranks);
 			rows[i].t = calloc((size_t)nranks, sizeof(struct times));
-			if (!rows[i].parent || !rows[i].t)
+			rows[i].psend = malloc(sizeof(double) * (size_t)nranks);
+			if (!rows[i].parent || !rows[i].t || !rows[i].psend)
 				die("out of memory");
 		}
-
-	if (o.warmup) {
-		char *sb = calloc((size_t)nranks, 1), *rb = calloc((size_t)nranks, 1);
-
-		if (!sb || !rb)
-			die("out of memory");
-		MPI_Alltoall(sb, 1, MPI_BYTE, rb, 1, MPI_BYTE, MPI_COMM_WORLD);
-		free(sb);
-		free(rb);
 	}
+
+	if (o.warmup)
+		connect_all(world_rank, nranks);
 	if (world_rank == root)
 		handshake(&o, root, &g);
 	origin = gb_now();
@@ -717,8 +815,10 @@ int main(int argc, char **argv)
 				sleep_until(planned - fmin(lead, 0.5 * o.scale *
 							   gx_pattern_gap(&o.pat, i - 1)));
 			t_fin = gb_now();
-			MPI_Gather(&mine, 2, MPI_DOUBLE, world_rank == root ? r->t : NULL, 2,
-				   MPI_DOUBLE, root, MPI_COMM_WORLD);
+			MPI_Gather(&mine, TIMES_N, MPI_DOUBLE, world_rank == root ? r->t : NULL,
+				   TIMES_N, MPI_DOUBLE, root, MPI_COMM_WORLD);
+			MPI_Gather(mycs, nranks, MPI_DOUBLE, allcs, nranks, MPI_DOUBLE, root,
+				   MPI_COMM_WORLD);
 			MPI_Reduce(&bad, &mis, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD);
 			if (world_rank == root) {
 				double tmax = -INFINITY;
@@ -733,6 +833,7 @@ int main(int argc, char **argv)
 							       r->planned);
 				}
 				r->completion = tmax - r->t[root].t_begin;
+				edge_starts(allcs, r->psend);
 				r->mismatches = mis;
 				r->loaded = g.has_load ? overlaps(&g, r->start, r->start +
 								  r->completion) : -1;
@@ -772,6 +873,7 @@ int main(int argc, char **argv)
 		mine.t_begin = gb_now();
 		MPI_Bcast(buf, (int)size, MPI_BYTE, root, MPI_COMM_WORLD);
 		mine.t_end = gb_now();
+		library_times(&mine, mycs);
 		bad = (long long)gb_pattern_check(buf, (size_t)size, seed);
 		if (world_rank == root) {
 			rows[i].size = size;

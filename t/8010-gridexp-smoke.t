@@ -14,7 +14,7 @@ require_cmd gnuplot
 
 gridexp_tmp 8010
 
-plan 31
+plan 35
 
 # --- bad input: one line naming the place, exit 2, nothing made ------------
 cat > "$tmp/bad.yaml" <<EOF
@@ -53,6 +53,16 @@ like "$(cat "$dir/summary.txt")" 'tcp \(session 1\): cubic, slow start after idl
 	"summary.txt says it in one line"
 is "$ranks" " 48 48 48 48" "one per-rank row per rank and broadcast"
 is "$recs" " 6 6 6 6" "libgridbcast's record: one line per MPI_Bcast"
+# per-edge times (libgridbcast's gridbcast_last_timing): every non-root rank's
+# message arrived after its parent began sending it and before it returned
+edge_bad() { awk -F, 'NR > 1 { if ($8 == -1) bad += ($13 != ""); else bad += ($12 == "" || $13 == "" || $13 < 0 || $12 < $13 || $11 < $12 - 1e-6) } END { print bad + 0 }' "$1"; }
+is "$(edge_bad "$dir/runs/cut-mpich-g2-r1/ranks.csv") $(edge_bad "$dir/runs/cut-adaptive-r1/ranks.csv")" "0 0" \
+	"ranks.csv: parent's send start <= arrival <= return, for every edge (mpich-g2, adaptive)"
+is "$(awk -F, 'NR > 1 && $12 != "" { n++ } END { print n + 0 }' "$dir/runs/cut-native-r1/ranks.csv")" 0 \
+	"ranks.csv: no per-edge times under native (MPI's own broadcast)"
+is "$(jq -r '.ended_in["mpich-g2"] | [.loaded.broadcasts + .unloaded.broadcasts, ([.loaded.clusters[].ended_here] | add) + ([.unloaded.clusters[].ended_here] | add)] | @tsv' "$dir/summary.json")" \
+	"6	6" "summary.json: every broadcast ended in one cluster (ended_in)"
+like "$(cat "$dir/summary.txt")" "where the broadcasts ended" "summary.txt: the table of where they ended"
 is "$(head -1 "$dir/runs/cut-mpich-g2-r1/broadcasts.csv" | cut -d, -f1-12)" \
 	"campaign,run_id,algorithm,root,size,index,start_time,completion_time,pred_mateescu,pred_plogp,pred_contention,load_state" \
 	"the columns of ARCHITECTURE.md decision 7 come first"

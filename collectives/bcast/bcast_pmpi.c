@@ -42,6 +42,10 @@
  * reader predicts the tree's time).  Writing it costs the root one
  * snprintf and one write after its last send.
  *
+ * The calling rank's own times in its last call, for the same programs:
+ * gridbcast_last_timing() (gridbcast.h), found with dlsym(RTLD_DEFAULT, ...)
+ * by a program that must also run without this library.
+ *
  * Errors (an unknown planner, a topology that cannot be read, a failed
  * send) are printed once as "gridbcast: ..." and raised through the
  * communicator's error handler (MPI_ERRORS_ARE_FATAL unless the program set
@@ -70,6 +74,9 @@ static struct {
 	unsigned long seq;
 	int printed;
 	struct gb_bcast_opts o;
+	struct gb_bcast_timing last;   /* the last call's, when last_tree
+					* (child_start: the executor's) */
+	int last_tree;                 /* the last call ran a tree of ours */
 } S = { .logfd = -1, .recfd = -1 };
 
 static void record_setup(void)
@@ -236,6 +243,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		setup();
 	if (comm != MPI_COMM_NULL)
 		app_log(ts, count, datatype, root, comm);
+	S.last_tree = 0;
 	if (!S.algo || comm == MPI_COMM_NULL) {
 		ret = PMPI_Bcast(buffer, count, datatype, root, comm);
 		goto record;
@@ -246,9 +254,12 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	if (S.bad)
 		return fail(comm, "unknown planner in GRIDBED_BCAST (see gridtree list)");
 	memset(&tm, 0, sizeof(tm));
+	S.last_tree = 0;
 	if (gb_bcast_run(buffer, count, datatype, root, comm, S.algo, &S.o, &tm,
 			 S.recfd >= 0 ? &info : NULL) < 0)
 		return fail(comm, gb_bcast_strerror());
+	S.last = tm;
+	S.last_tree = 1;
 	if (S.recfd >= 0)
 		record_call(ts, count, datatype, root, comm, &info, &tm);
 	S.seq++;
@@ -258,4 +269,12 @@ record:
 		record_call(ts, count, datatype, root, comm, NULL, NULL);
 	S.seq++;
 	return ret;
+}
+
+int gridbcast_last_timing(struct gb_bcast_timing *out)
+{
+	if (!S.last_tree)
+		return -1;
+	*out = S.last;
+	return 0;
 }

@@ -304,6 +304,19 @@ uint64_t gb_bcast_adaptive_fallbacks(void);
 /** gb_bcast_strerror() - a one-line description of the last failure. */
 const char *gb_bcast_strerror(void);
 
+/**
+ * gridbcast_last_timing() - the calling rank's times in its last MPI_Bcast
+ * through the PMPI wrapper (libgridbcast.so only, bcast_pmpi.c), for
+ * programs that time MPI_Bcast themselves and want to know when the
+ * message reached each rank and when each edge began, i.e. per-edge times
+ * (experiments/synthapp.c; it finds the symbol with dlsym(RTLD_DEFAULT),
+ * so that it also runs without the library).  @out->child_start stays
+ * valid until the next broadcast on that communicator.
+ * Return: 0, or -1 when the last call ran no tree of ours (native, an
+ * intercommunicator, or no call yet).
+ */
+int gridbcast_last_timing(struct gb_bcast_timing *out);
+
 #ifdef __cplusplus
 }
 #endif
