@@ -2,6 +2,7 @@
 # gridload's bounds, on a live two-clusters grid:
 #   - a traffic flow stops by itself at its end time, even when gridload
 #     itself is frozen (SIGSTOP) and cannot stop it;
+#   - a flow whose sender is held back logs "short: sent X of Y", not "ok";
 #   - destinations outside the grid are refused (exit 2, named), by the CLI
 #     and in a schedule file, and nothing starts;
 #   - a SIGKILLed `gridload run` leaves no flow process running (checked by
@@ -77,6 +78,20 @@ like "$row" '^1,traffic,.*,a-1,b-1,9000,100000000,30000000,[0-9]+,[0-9]+,[0-9]+,
 	"the log has the flow: planned 30% of the 100 Mbit/s bottleneck"
 rx=$(echo "$row" | awk -F, '{print $16}')
 ok $([ "${rx:-0}" -gt 1000 ]; echo $?) "the receiver counted the flow's packets ($rx)"
+
+# --- 1b. a sender held back is reported "short", not "ok" ----------------------
+# Its sender stopped for 1.5 s of a 3 s flow: the pacing forgives what it owes
+# beyond 1 s and catches up at 1.25 x the rate, so it sends ~56 % of the plan.
+"$GRIDLOAD" flow a-1 b-1 --rate 20mbit --duration 3s --log "$tmp/short.csv" \
+	>"$tmp/short.out" 2>&1 &
+gl=$!
+wait_until 5 have_flows 2
+tx=$(for p in $(flow_pids); do [ "$(cat "/proc/$p/comm")" = gridload-tx ] && echo "$p"; done)
+sleep 0.75; kill -STOP $tx; sleep 1.5; kill -CONT $tx
+wait "$gl"
+is $? 0 "gridload flow exits 0 when its load ran short (not an error)"
+like "$(tail -n 1 "$tmp/short.csv")" ',short: sent [0-9.]+ of 20\.0 Mbit/s$' \
+	"the log says the flow was short of its rate: $(tail -n 1 "$tmp/short.csv" | awk -F, '{print $NF}')"
 
 # --- 2. destinations outside the grid are refused -----------------------------
 out=$("$GRIDLOAD" flow a-1 8.8.8.8 --duration 1s 2>&1); st=$?
