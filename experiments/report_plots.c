@@ -98,12 +98,33 @@ static const struct gx_row *find_row(const struct coll *C, int a, int c, int r, 
 	return NULL;
 }
 
+/*
+ * The plot command over the algorithms whose bit is set in @plotted (a
+ * campaign run with --only has algorithms without points: gnuplot would
+ * warn about each empty block); their colours stay those of their index.
+ */
+static void plot_line(FILE *f, const struct coll *C, unsigned plotted, const char *style)
+{
+	int first = 1;
+
+	fprintf(f, "plot ");
+	for (int a = 0; a < C->nalgos; a++) {
+		if (!(plotted & (1u << a)))
+			continue;
+		fprintf(f, "%s$a%d using 1:2 %s lc %d title '%s'", first ? "" : ", ", a, style,
+			a + 1, C->algos[a]);
+		first = 0;
+	}
+	fprintf(f, "\n");
+}
+
 static int plot_completion(const struct coll *C, int c, int rep, const struct gx_summary *s,
 			   char *name, size_t nlen, char **script)
 {
 	size_t len;
 	FILE *f = open_memstream(script, &len);
 	int maxi = -1, ref = s->ref >= 0 ? s->ref : 0, have = 0, open_from = -1;
+	unsigned plotted = 0;
 
 	if (!f)
 		return -ENOMEM;
@@ -143,16 +164,14 @@ static int plot_completion(const struct coll *C, int c, int rep, const struct gx
 		for (int i = 0; i <= maxi; i++) {
 			const struct gx_row *r = find_row(C, a, c, rep, i);
 
-			if (r)
+			if (r) {
 				fprintf(f, "%d %.9g\n", i, r->completion);
+				plotted |= 1u << a;
+			}
 		}
 		fprintf(f, "EOD\n");
 	}
-	fprintf(f, "plot ");
-	for (int a = 0; a < C->nalgos; a++)
-		fprintf(f, "%s$a%d using 1:2 with linespoints title '%s'", a ? ", " : "", a,
-			C->algos[a]);
-	fprintf(f, "\n");
+	plot_line(f, C, plotted, "with linespoints");
 	return fclose(f) == EOF ? -ENOMEM : 1;
 }
 
@@ -183,6 +202,7 @@ static int plot_arrivals(const struct coll *C, int c, int rep, char *name, size_
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
 	int have = 0, one_size = 1, nb = 0;
+	unsigned plotted = 0;
 	double size0 = NAN;
 
 	if (!f)
@@ -266,6 +286,7 @@ static int plot_arrivals(const struct coll *C, int c, int rep, char *name, size_
 			if (nv[h]) {
 				fprintf(f, "%d %.9g\n", h + 1, median_of(v[h], nv[h]));
 				have = 1;
+				plotted |= 1u << a;
 			}
 			free(v[h]);
 		}
@@ -275,9 +296,13 @@ static int plot_arrivals(const struct coll *C, int c, int rep, char *name, size_
 	}
 	gb_topo_free(t);
 	fprintf(f, "plot ");
-	for (int a = 0; a < C->nalgos; a++)
-		fprintf(f, "%s$a%d using 1:2 with points pt %d ps 1.2 title '%s'", a ? ", " : "",
-			a, 5 + 2 * (a % 4), C->algos[a]);
+	for (int a = 0, first = 1; a < C->nalgos; a++) {
+		if (!(plotted & (1u << a)))
+			continue;
+		fprintf(f, "%s$a%d using 1:2 with points pt %d ps 1.2 lc %d title '%s'",
+			first ? "" : ", ", a, 5 + 2 * (a % 4), a + 1, C->algos[a]);
+		first = 0;
+	}
 	fprintf(f, "\n");
 	if (fclose(f) == EOF)
 		return -ENOMEM;
