@@ -402,7 +402,9 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
  * with the matrix.  An MPI_Alltoall does not do this: for one byte on more
  * than a few ranks OpenMPI picks Bruck's algorithm, whose log2(n) rounds
  * touch each rank's partners at distance 2^k only, the very pairs of a
- * binomial tree.  Here rank r sends one byte to r + s (mod n) at step s,
+ * binomial tree (on teragrid, 11 of 63 partners per rank, all of
+ * MPICH-G2's tree edges and few of the others: docs/measurements.md,
+ * session 6).  Here rank r sends one byte to r + s (mod n) at step s,
  * s = 1 .. n/2: a pair at distance d <= n/2 meets at step d, one at
  * distance d > n/2 at step n - d, the other way (a connection serves both).
  */
