@@ -8,8 +8,8 @@
  * Inputs: meta.json (the campaign's algorithms, conditions, runs) and, per
  * complete run (runs/<id>/complete exists), run.json, broadcasts.csv,
  * ranks.csv and wan.csv.  Outputs, each written atomically: summary.json,
- * summary.txt (with report_branches.c's table of where the broadcasts
- * ended) and gnuplot PNGs:
+ * summary.txt (with report_branches.c's tables: where the broadcasts
+ * ended, how long their edges took) and gnuplot PNGs:
  *   completion-<cond>-r<rep>.png  completion time against broadcast index,
  *       one line per algorithm, the broadcasts that met a load shaded
  *       (seed 000 Fig. 8);

@@ -42,10 +42,12 @@ int gx_report_plots(const struct coll *C, const struct gx_summary *s);
 /*
  * gx_report_branches() - the "where the broadcasts ended" table
  * (report_branches.c): per algorithm, load state and cluster, the median
- * finish of the cluster's last rank and how many broadcasts ended there,
- * from the complete runs' ranks.csv and the results' topology.yaml.
- * Writes the table to @f and sets *@out to its JSON (NULL when there is no
- * topology copy or no rank rows: nothing is written then).
+ * finish of the cluster's last rank and how many broadcasts ended there;
+ * then the edge times by kind of path (cluster, site, wan), when ranks.csv
+ * has libgridbcast's per-edge columns.  From the complete runs' ranks.csv
+ * and the results' topology.yaml.  Writes the tables to @f and sets *@out
+ * to their JSON (NULL when there is no topology copy or no rank rows:
+ * nothing is written then).
  * Return: 0, or -ENOMEM.
  */
 int gx_report_branches(const struct coll *C, FILE *f, json_t **out);

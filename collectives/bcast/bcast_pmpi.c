@@ -254,7 +254,6 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	if (S.bad)
 		return fail(comm, "unknown planner in GRIDBED_BCAST (see gridtree list)");
 	memset(&tm, 0, sizeof(tm));
-	S.last_tree = 0;
 	if (gb_bcast_run(buffer, count, datatype, root, comm, S.algo, &S.o, &tm,
 			 S.recfd >= 0 ? &info : NULL) < 0)
 		return fail(comm, gb_bcast_strerror());
