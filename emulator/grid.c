@@ -23,7 +23,6 @@
 #include "grid_priv.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -389,30 +388,16 @@ cleanup:
 /* Attaching to a live grid                                            */
 /* ------------------------------------------------------------------ */
 
-/*
- * Asked to attach where no grid is up: gb_grid_open() made the run
- * directory and its lock file; if they are all there is, remove them, so
- * that a command given the wrong prefix leaves nothing behind.  The caller
- * holds the lock shared, so no `up` is running there.
- */
-static void forget_empty_rundir(struct gb_grid *g)
+void gb_grid_forget_rundir(struct gb_grid *g)
 {
-	char lp[PATH_MAX];
-	DIR *d = opendir(g->rundir);
-	struct dirent *de;
-	int other = 0;
+	char p[PATH_MAX];
 
-	if (!d)
+	gb_grid_rpath(g, "state.json", p, sizeof(p));
+	if (g->lockfd < 0 || access(p, F_OK) == 0)
 		return;
-	while ((de = readdir(d)))
-		other |= strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-			 strcmp(de->d_name, "lock");
-	closedir(d);
-	if (other)
-		return;
-	gb_grid_rpath(g, "lock", lp, sizeof(lp));
-	unlink(lp);
-	rmdir(g->rundir);
+	gb_grid_rpath(g, "lock", p, sizeof(p));
+	unlink(p);
+	rmdir(g->rundir);       /* fails, harmlessly, when anything else is there */
 }
 
 int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
@@ -427,7 +412,7 @@ int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
 	if (!st) {
 		if (access(sp, F_OK) < 0) {
 			gb_err_set(e, "no grid with prefix '%s' is up", g->prefix);
-			forget_empty_rundir(g);
+			gb_grid_forget_rundir(g);   /* a wrong prefix leaves nothing */
 			return -ENOENT;
 		}
 		gb_err_set(e, "%s:%d:%d: %s", sp, je.line, je.column, je.text);

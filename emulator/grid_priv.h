@@ -16,6 +16,14 @@ void gb_grid_close_ns(struct gb_grid *g);
 /* "@rundir/@f" into @buf. */
 void gb_grid_rpath(const struct gb_grid *g, const char *f, char *buf, size_t len);
 
+/*
+ * gb_grid_forget_rundir() - where no grid is up (no state file) and @g holds
+ * the lock: remove the lock file and the run directory, if nothing else is
+ * in it, so that a refused `up` or a wrong prefix leaves nothing behind.
+ * Does nothing when a grid of this prefix is up.
+ */
+void gb_grid_forget_rundir(struct gb_grid *g);
+
 /* The state file with @status and the topology's path: atomic, written to a
  * temporary file, then renamed (decision 7).  0 or -errno. */
 int gb_grid_write_state(const struct gb_grid *g, const char *status, const char *topo_path);

@@ -433,13 +433,7 @@ out_free:
 	gb_topo_free(g->topo);
 	g->topo = NULL;
 	/* Refused before anything was created: leave no lock file or empty run
-	 * directory behind either (bad input changes nothing).  Not when a
-	 * grid of this prefix is up: its state file is there. */
-	gb_grid_rpath(g, "state.json", sp, sizeof(sp));
-	if (g->lockfd >= 0 && access(sp, F_OK) != 0) {
-		gb_grid_rpath(g, "lock", sp, sizeof(sp));
-		unlink(sp);
-		rmdir(g->rundir);
-	}
+	 * directory behind either (bad input changes nothing). */
+	gb_grid_forget_rundir(g);
 	return err;
 }

@@ -71,18 +71,6 @@ static int edge_kind(const struct gb_topo *t, int a, int b)
 	return t->clusters[ca].site == t->clusters[cb].site ? E_SITE : E_WAN;
 }
 
-static const struct gx_row *row_of(const struct coll *C, const struct run *r, int index)
-{
-	for (int k = 0; k < C->nrows; k++) {
-		const struct gx_row *w = &C->rows[k];
-
-		if (w->algo == r->algo && w->cond == r->cond && w->rep == r->rep &&
-		    w->index == index)
-			return w;
-	}
-	return NULL;
-}
-
 /*
  * Fold one run's ranks.csv into @acc[load state][cluster] and @nb[state].
  * A run without the file (or without its columns) adds nothing.
@@ -94,7 +82,8 @@ static int add_run(const struct coll *C, const struct run *r, const struct gb_to
 	struct gx_csv tb;
 	int ci, ch, ce, cr, cp, crv, cps, maxi = -1, maxr = -1, ret = 0;
 	double *fin;
-	int *node;     /* rank -> host node */
+	int *node;                      /* rank -> host node */
+	const struct gx_row **at;       /* broadcast index -> the summary's row */
 
 	snprintf(path, sizeof(path), "%s/runs/%s/ranks.csv", C->dir, r->id);
 	if (gx_csv_read(path, &tb) < 0)
@@ -118,11 +107,20 @@ static int add_run(const struct coll *C, const struct run *r, const struct gb_to
 	}
 	fin = malloc(sizeof(*fin) * (size_t)(maxi + 1) * (size_t)t->nclusters);
 	node = malloc(sizeof(*node) * (size_t)(maxr + 1));
-	if (!fin || !node) {
+	at = calloc((size_t)maxi + 1, sizeof(*at));
+	if (!fin || !node || !at) {
 		free(fin);
 		free(node);
+		free(at);
 		gx_csv_release(&tb);
 		return -ENOMEM;
+	}
+	for (int k = 0; k < C->nrows; k++) {
+		const struct gx_row *w = &C->rows[k];
+
+		if (w->algo == r->algo && w->cond == r->cond && w->rep == r->rep &&
+		    w->index >= 0 && w->index <= maxi)
+			at[w->index] = w;
 	}
 	for (int k = 0; k <= maxr; k++)
 		node[k] = -1;
@@ -145,7 +143,7 @@ static int add_run(const struct coll *C, const struct run *r, const struct gb_to
 		if (isnan(*f) || e > *f)
 			*f = e;
 		if (crv >= 0 && cps >= 0 && !ret) {     /* the edge into this rank */
-			const struct gx_row *w = row_of(C, r, x);
+			const struct gx_row *w = at[x];
 			int p = (int)gx_csv_num(&tb, i, cp);
 			double rv = gx_csv_num(&tb, i, crv), ps = gx_csv_num(&tb, i, cps);
 
@@ -156,7 +154,7 @@ static int add_run(const struct coll *C, const struct run *r, const struct gb_to
 		}
 	}
 	for (int x = 0; x <= maxi && !ret; x++) {
-		const struct gx_row *w = row_of(C, r, x);
+		const struct gx_row *w = at[x];
 		const double *f = &fin[(size_t)x * (size_t)t->nclusters];
 		int l, last = -1;
 
@@ -177,6 +175,7 @@ static int add_run(const struct coll *C, const struct run *r, const struct gb_to
 	}
 	free(fin);
 	free(node);
+	free(at);
 	gx_csv_release(&tb);
 	return ret;
 }

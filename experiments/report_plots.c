@@ -101,9 +101,11 @@ static const struct gx_row *find_row(const struct coll *C, int a, int c, int r, 
 /*
  * The plot command over the algorithms whose bit is set in @plotted (a
  * campaign run with --only has algorithms without points: gnuplot would
- * warn about each empty block); their colours stay those of their index.
+ * warn about each empty block); their colours stay those of their index,
+ * and with @points so do their point types.
  */
-static void plot_line(FILE *f, const struct coll *C, unsigned plotted, const char *style)
+static void plot_line(FILE *f, const struct coll *C, unsigned plotted, const char *style,
+		      int points)
 {
 	int first = 1;
 
@@ -111,8 +113,10 @@ static void plot_line(FILE *f, const struct coll *C, unsigned plotted, const cha
 	for (int a = 0; a < C->nalgos; a++) {
 		if (!(plotted & (1u << a)))
 			continue;
-		fprintf(f, "%s$a%d using 1:2 %s lc %d title '%s'", first ? "" : ", ", a, style,
-			a + 1, C->algos[a]);
+		fprintf(f, "%s$a%d using 1:2 %s", first ? "" : ", ", a, style);
+		if (points)
+			fprintf(f, " pt %d", 5 + 2 * (a % 4));
+		fprintf(f, " lc %d title '%s'", a + 1, C->algos[a]);
 		first = 0;
 	}
 	fprintf(f, "\n");
@@ -171,7 +175,7 @@ static int plot_completion(const struct coll *C, int c, int rep, const struct gx
 		}
 		fprintf(f, "EOD\n");
 	}
-	plot_line(f, C, plotted, "with linespoints");
+	plot_line(f, C, plotted, "with linespoints", 0);
 	return fclose(f) == EOF ? -ENOMEM : 1;
 }
 
@@ -295,15 +299,7 @@ static int plot_arrivals(const struct coll *C, int c, int rep, char *name, size_
 		fprintf(f, "EOD\n");
 	}
 	gb_topo_free(t);
-	fprintf(f, "plot ");
-	for (int a = 0, first = 1; a < C->nalgos; a++) {
-		if (!(plotted & (1u << a)))
-			continue;
-		fprintf(f, "%s$a%d using 1:2 with points pt %d ps 1.2 lc %d title '%s'",
-			first ? "" : ", ", a, 5 + 2 * (a % 4), a + 1, C->algos[a]);
-		first = 0;
-	}
-	fprintf(f, "\n");
+	plot_line(f, C, plotted, "with points ps 1.2", 1);
 	if (fclose(f) == EOF)
 		return -ENOMEM;
 	if (!have) {

@@ -133,7 +133,7 @@ struct times {
 	double t_recv;          /* the whole message had arrived */
 	double t_send_start, t_send_done;  /* its sends to its children */
 };
-#define TIMES_N 5               /* doubles in struct times */
+#define TIMES_N ((int)(sizeof(struct times) / sizeof(double)))
 
 /* What the root keeps per broadcast. */
 struct brow {
