@@ -395,6 +395,50 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
 			  double *arrival);
 
 /* ------------------------------------------------------------------ */
+/* Segmented (pipelined) trees, issue 14: cost_pipe.c                  */
+/* ------------------------------------------------------------------ */
+
+/** Segment sizes gb_seg_choose() tries: GB_SEG_MIN, 2 x, 4 x ... bytes. */
+#define GB_SEG_MIN 8192.0
+/** Largest segment gb_seg_choose() picks by default: Open MPI's TCP eager
+ *  limit (btl_tcp_eager_limit), so a segment never waits for a rendezvous
+ *  handshake, which costs a wide-area round trip per segment. */
+#define GB_SEG_MAX 65536.0
+/** Most segments a prediction handles (its memory is n x count doubles). */
+#define GB_SEG_MAX_COUNT 8192
+/** gb_seg_choose() takes the largest segment predicted within this
+ *  fraction of the best (and no segments within it of the best). */
+#define GB_SEG_SLACK 0.05
+
+/**
+ * gb_cost_mateescu_seg() - gb_cost_mateescu() for a tree that forwards the
+ * message in segments of @seg bytes (the last one shorter): each node
+ * sends segment j to its children in send order, then segment j + 1, as
+ * soon as it has it (cost_pipe.c has the exact schedule and choices).
+ * @seg <= 0 or >= @size: unsegmented, equal to gb_cost_mateescu().
+ * @m: the model for the whole message (gb_nm_for_size(@size)).
+ * @arrival (optional, n entries): when each node has the whole message.
+ * Return: the completion time, NAN for an invalid tree, more than
+ * GB_SEG_MAX_COUNT segments, or no memory.
+ */
+double gb_cost_mateescu_seg(const struct gb_netmodel *m, const struct gb_tree *t,
+			    double size, double seg, double *arrival);
+
+/**
+ * gb_seg_choose() - the segment size to broadcast @size bytes along @t:
+ * of GB_SEG_MIN, 2 x GB_SEG_MIN, ... up to @max_seg (<= 0: GB_SEG_MAX),
+ * each rounded down to whole elements of @elem bytes (from the smallest
+ * power of two that keeps the count within GB_SEG_MAX_COUNT, which may
+ * exceed @max_seg for messages above 512 MiB), the largest whose
+ * gb_cost_mateescu_seg() is within GB_SEG_SLACK of the best; 0 (do not
+ * segment) when no segment size beats the whole message by more than
+ * GB_SEG_SLACK.  @pred (optional): the prediction for the choice.
+ * Return: bytes per segment, or 0.
+ */
+double gb_seg_choose(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+		     double elem, double max_seg, double *pred);
+
+/* ------------------------------------------------------------------ */
 /* Cluster-level (pLogP) model, seed 002 s3.3                          */
 /* ------------------------------------------------------------------ */
 

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 3008-cost-pipe - Mateescu's model of a segmented, pipelined tree
+ * (collectives/core/cost_pipe.c, issue 14), against answers worked by hand:
+ *   - one segment is gb_cost_mateescu() exactly, on a planned tree;
+ *   - a chain of k hops, S equal segments: the last node has the message
+ *     after (S + k - 1) x (o + s/B) + k x L (the pipeline's fill and drain);
+ *   - a node with two children sends segment j to both before j + 1: the
+ *     second child's last segment leaves after 2S sends;
+ *   - a short last segment, and a child that waits for its parent's
+ *     segments (a slow first hop feeding a fast second one);
+ *   - gb_seg_choose(): no segments for a message that gains nothing
+ *     (one hop), segments within the eager limit for a deep chain, whole
+ *     elements, and NAN / 0 for an invalid tree.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbcore.h"
+#include "tap.h"
+
+/* n nodes, every pair: latency L, bandwidth B, o per send. */
+static void uniform(struct gb_netmodel *m, int n, double L, double B, double o)
+{
+	if (gb_nm_init(m, n) < 0)
+		bail("gb_nm_init");
+	for (int i = 0; i < n; i++) {
+		m->o[i] = o;
+		for (int j = 0; j < n; j++) {
+			m->lat[(size_t)i * n + j] = i == j ? 0 : L;
+			m->bw[(size_t)i * n + j] = i == j ? 0 : B;
+		}
+	}
+}
+
+/* A tree of n nodes rooted at 0 from parent[]. */
+static void tree(struct gb_tree *t, const int *par, int n)
+{
+	if (gb_tree_init(t, n, 0) < 0 || gb_tree_from_parents(t, par, NULL) < 0)
+		bail("cannot build a tree");
+}
+
+/* The chain 0 -> 1 -> ... -> n-1. */
+static void chain(struct gb_tree *t, int n)
+{
+	int par[16];
+
+	par[0] = -1;
+	for (int i = 1; i < n; i++)
+		par[i] = i - 1;
+	tree(t, par, n);
+}
+
+int main(void)
+{
+	struct gb_netmodel m;
+	struct gb_tree t;
+	double arr[8], got, want, pred;
+	const double L = 0.01, B = 1e6, o = 1e-4;
+	int par3[3] = { -1, 0, 0 };
+
+	plan(14);
+
+	/* a chain of 4 hops (5 nodes), 1 MB in 10 segments of 100 kB */
+	uniform(&m, 5, L, B, o);
+	chain(&t, 5);
+	is_double(gb_cost_mateescu_seg(&m, &t, 1e6, 0, NULL), gb_cost_mateescu(&m, &t, 1e6, NULL),
+		  1e-12, "segment 0: the unsegmented model");
+	is_double(gb_cost_mateescu_seg(&m, &t, 1e6, 2e6, NULL),
+		  gb_cost_mateescu(&m, &t, 1e6, NULL), 1e-12,
+		  "a segment larger than the message: the unsegmented model");
+	want = (10 + 4 - 1) * (o + 1e5 / B) + 4 * L;
+	got = gb_cost_mateescu_seg(&m, &t, 1e6, 1e5, arr);
+	is_double(got, want, 1e-9, "chain of 4 hops, 10 segments: (S + k - 1)(o + s/B) + kL");
+	is_double(arr[1], 10 * (o + 1e5 / B) + L, 1e-9,
+		  "the first hop's node has the message after S sends and one latency");
+	/* 1 MB in segments of 300 kB: 300, 300, 300, 100 */
+	/* node k has full segment j at (j + k) d3 + kL; the short one waits
+	 * for the port behind segment 2, so it trails by one short send */
+	want = (3 + 4 - 1) * (o + 0.3) + (o + 0.1) + 4 * L;
+	is_double(gb_cost_mateescu_seg(&m, &t, 1e6, 3e5, NULL), want, 1e-9,
+		  "a short last segment trails the full ones by one short send");
+	gb_tree_release(&t);
+
+	/* a root with two children, 4 segments: sends alternate c1, c2 */
+	tree(&t, par3, 3);
+	gb_nm_release(&m);
+	uniform(&m, 3, L, B, o);
+	got = gb_cost_mateescu_seg(&m, &t, 4e5, 1e5, arr);
+	is_double(arr[1], 7 * (o + 0.1) + L, 1e-9, "first child: its last segment is send 7 of 8");
+	is_double(arr[2], 8 * (o + 0.1) + L, 1e-9, "second child: send 8 of 8");
+	is_double(got, arr[2], 0, "the completion is the last arrival");
+	gb_tree_release(&t);
+
+	/* a slow first hop (B/10) into a fast second one: node 2 waits for
+	 * each segment, so it has the last one one fast send after node 1 */
+	chain(&t, 3);
+	m.bw[0 * 3 + 1] = B / 10;
+	got = gb_cost_mateescu_seg(&m, &t, 4e5, 1e5, arr);
+	want = 4 * (o + 1.0) + L + (o + 0.1) + L;
+	is_double(got, want, 1e-9, "a fast hop behind a slow one waits for every segment");
+	gb_tree_release(&t);
+	gb_nm_release(&m);
+
+	/* the choice */
+	uniform(&m, 2, L, B, o);
+	chain(&t, 2);
+	is_double(gb_seg_choose(&m, &t, 1e6, 1, 0, &pred), 0, 0,
+		  "one hop: segments only add o, so the whole message");
+	is_double(pred, gb_cost_mateescu(&m, &t, 1e6, NULL), 1e-12,
+		  "... and the prediction is the unsegmented one");
+	gb_tree_release(&t);
+	gb_nm_release(&m);
+	uniform(&m, 8, L, B, 1e-5);
+	chain(&t, 8);
+	got = gb_seg_choose(&m, &t, 1e6, 12, 0, &pred);
+	ok(got > 0 && got <= GB_SEG_MAX && fmod(got, 12) == 0,
+	   "a chain of 7 hops: segments of whole 12-byte elements within the eager limit (%.0f)",
+	   got);
+	ok(pred < 0.5 * gb_cost_mateescu(&m, &t, 1e6, NULL),
+	   "... predicted at less than half the whole message's time (%.3f s)", pred);
+	t.nchild[2] = 0;        /* 3 .. 7 are no longer reached */
+	ok(isnan(gb_cost_mateescu_seg(&m, &t, 1e6, 1e5, NULL)) &&
+	   gb_seg_choose(&m, &t, 1e6, 1, 0, NULL) == 0,
+	   "a broken tree: NAN, and no segments");
+	gb_tree_release(&t);
+	gb_nm_release(&m);
+	return done_testing();
+}
