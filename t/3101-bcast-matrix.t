@@ -5,7 +5,9 @@
 # 8 MiB + 3 x MPI_BYTE, MPI_INT, a vector type; every rank's buffer checked
 # (collectives/bcast/mpitest/bcast_matrix.c says how).  Then Isend mode, a split
 # communicator with reversed rank order, trees relabelled for other roots,
-# and the shared-file ablation.  Each job batches many cases.
+# and the shared-file ablation; then segmented, pipelined broadcasts
+# (GRIDBED_SEGMENT, issue 14) through all of these paths.  Each job batches
+# many cases.
 source "$(dirname "$0")/lib-netns.sh"
 BCAST_TMP=$(mktemp -d /tmp/gb3101.XXXXXX)
 trap 'rm -rf "$BCAST_TMP"; gb_cleanup' EXIT
@@ -84,10 +86,42 @@ GRIDBED_TREE_DIR=$BCAST_TMP run_mpi -- "$BCAST_MPITEST/bcast_matrix" --shared \
 diag "shared-file job: $(( SECONDS - t0 )) s"
 is "$st" 0 "shared-file ablation job exits 0" || sed 's/^/#   /' "$out" | tail -20
 for p in mateescu sa clustered-sa ecef mostcrit; do
-	like "$(grep "comm=world planner=$p " "$out")" "bad=0 via=shared-file " \
+	like "$(grep "comm=world planner=$p " "$out")" "bad=0 segmented=[0-9]* via=shared-file " \
 		"$p: tree read from the shared file (labelled), buffers right"
 done
 ls "$BCAST_TMP"/gridbed-tree-*-mateescu-r0-*.json >/dev/null 2>&1
 ok $? "the ablation wrote its tree files where GRIDBED_TREE_DIR says"
+
+# 4. segmented and pipelined (issue 14): segments of 1000 bytes (1000 bytes,
+# 250 ints, 41 vector elements of 24 data bytes) for static trees (planned
+# on every rank) and measured ones (piggybacked), on the world and on the
+# split communicators, and static trees relabelled for other roots; every
+# byte, parent and header checked as above.  Size 0 stays whole.
+out=$BCAST_TMP/seg.out
+segp=binomial,mpich-g2,mateescu,mostcrit
+t0=$SECONDS
+GRIDBED_SEGMENT=1000 run_mpi -- "$BCAST_MPITEST/bcast_matrix" --split --relabel \
+	--planners $segp --sizes 0,1000,65537,300000 >"$out"; st=$?
+diag "segmented job: $(( SECONDS - t0 )) s"
+is "$st" 0 "segmented job exits 0" || sed 's/^/#   /' "$out" | tail -20
+like "$(grep '^TOTAL' "$out")" "bad=0" "segmented: none bad"
+for c in world split-even split-odd; do
+	for p in ${segp//,/ }; do
+		# 3 roots x 4 sizes x 3 types; 1000 B is one segment for MPI_BYTE
+		# and MPI_INT, two for the vector (1008 B); 65537 B and 300000 B
+		# are cut for every type: 3 x (1 + 3 + 3) = 21 segmented cases
+		like "$(grep "comm=$c planner=$p mode=blocking " "$out")" \
+			"cases=36 bad=0 segmented=21 " "segmented $c $p: every buffer right"
+	done
+done
+for p in binomial mpich-g2; do
+	like "$(grep "comm=world planner=$p mode=blocking-relabel" "$out")" \
+		"cases=24 bad=0 segmented=12 " \
+		"$p's tree for root 0 run segmented from roots 0, 7 and 4, local and piggybacked"
+done
+out=$(GRIDBED_SEGMENT=12x run_mpi -- "$BCAST_MPITEST/bcast_matrix" --planners binomial \
+	--sizes 1 2>&1); st=$?
+ok $(( st == 0 )) "GRIDBED_SEGMENT=12x: the job fails (status $st)"
+like "$out" "GRIDBED_SEGMENT='12x': not 'auto', 0 or a size" "... with a one-line reason"
 
 done_testing

@@ -9,7 +9,9 @@
 #   - the application log: one line per broadcast, written by its root,
 #     "timestamp size root commsize algorithm";
 #   - the same program linked against libgridbcast.so, without preload;
-#   - an unknown planner fails the job with a one-line message.
+#   - segmented, pipelined broadcasts (GRIDBED_SEGMENT, issue 14) for a
+#     measured planner, every byte checked;
+#   - an unknown planner or segment size fails the job with a one-line message.
 source "$(dirname "$0")/lib-netns.sh"
 BCAST_TMP=$(mktemp -d /tmp/gb3102.XXXXXX)
 trap 'rm -rf "$BCAST_TMP"; gb_cleanup' EXIT
@@ -73,6 +75,26 @@ is "$st" 0 "linked against libgridbcast.so: job exits 0" ||
 	printf '%s\n' "$out" | tail -15 | sed 's/^/#   /'
 like "$out" "108 broadcasts, 0 bad" "linked: every buffer right"
 is "$(grep -c ' mpich-g2$' "$log" 2>/dev/null)" 180 "linked: MPI_Bcast is ours (180 log lines)"
+
+# segmented: 1000-byte segments (whole elements of every type) on the
+# world and both splits, sizes 0 to 1 MiB, for a piggybacked tree (3101
+# runs the static ones segmented too); the record says segments ran
+for p in mostcrit; do
+	rec=$BCAST_TMP/rec-seg-$p.jsonl
+	out=$(GRIDBED_BCAST=$p GRIDBED_SEGMENT=1000 GRIDBED_BCAST_RECORD=$rec run_mpi -p "$SO" -- \
+		"$BCAST_MPITEST/bcast_plain" --sizes 0,1000,65537,1048576); st=$?
+	is "$st" 0 "GRIDBED_SEGMENT=1000, GRIDBED_BCAST=$p: job exits 0" ||
+		printf '%s\n' "$out" | tail -15 | sed 's/^/#   /'
+	like "$out" "bcast_plain: 108 broadcasts, 0 bad" \
+		"GRIDBED_SEGMENT=1000, GRIDBED_BCAST=$p: every buffer right"
+	like "$(grep -c '"seg_bytes": *[1-9]' "$rec" 2>/dev/null)" "^[1-9][0-9]*$" \
+		"GRIDBED_SEGMENT=1000, GRIDBED_BCAST=$p: the record has segmented calls"
+done
+out=$(GRIDBED_BCAST=mpich-g2 GRIDBED_SEGMENT=lots run_mpi -p "$SO" -- \
+	"$BCAST_MPITEST/bcast_plain" --quick); st=$?
+ok $(( st == 0 )) "GRIDBED_SEGMENT=lots: the job fails (status $st)"
+like "$out" "gridbcast: MPI_Bcast with 'mpich-g2': GRIDBED_SEGMENT='lots': not 'auto'" \
+	"the failure names the variable and its value"
 
 # without GRIDBED_BCAST the preloaded library passes through to MPI
 log=$BCAST_TMP/app-default.log

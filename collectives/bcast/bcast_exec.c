@@ -19,9 +19,11 @@
  *    taken the data, which is the one-port model's "sender busy while the
  *    message is injected".  GB_BCAST_ISEND posts every child's send at once
  *    and waits for all, letting TCP share the sender's links.
- *  - No segmentation or pipelining: the papers' models forward whole
- *    messages, and a planner's prediction is only comparable to the run of
- *    the same schedule.
+ *  - Whole messages unless the root's gb_bcast_opts.segment cuts them: the
+ *    papers' models forward whole messages, and a planner's prediction is
+ *    only comparable to the run of the same schedule.  Segmented messages
+ *    are forwarded pipelined by bcast_pipe.c (issue 14); a receiver tells
+ *    a segment from a whole message by the element count that arrived.
  *  - Our own messages travel on a private duplicate of the communicator
  *    (as MPI's collectives use a context of their own) with tags
  *    2*(seq mod K) and 2*(seq mod K)+1 for header and data of the seq-th
@@ -87,6 +89,8 @@ static void comm_free(struct gb_bcast_comm *c)
 	free(c->hdr);
 	free(c->child_start);
 	free(c->req);
+	free(c->kids);
+	free(c->preq);
 	free(c->world);
 	free(c);
 }
@@ -130,8 +134,9 @@ static int comm_create(MPI_Comm comm, struct gb_bcast_comm **out)
 	c->child_start = malloc(sizeof(double) * c->n);
 	c->req = malloc(sizeof(MPI_Request) * 2 * c->n);
 	c->world = malloc(sizeof(int) * c->n);
+	c->kids = malloc(sizeof(int) * c->n);
 	ids = malloc(sizeof(int) * c->n);
-	if (!c->hdr || !c->child_start || !c->req || !c->world || !ids)
+	if (!c->hdr || !c->child_start || !c->req || !c->world || !c->kids || !ids)
 		goto cleanup;
 	for (int i = 0; i < c->n; i++)
 		ids[i] = i;
@@ -328,11 +333,13 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 	struct gb_bcast_timing local;
 	struct gb_bcast_comm *c;
 	const struct gb_tree *tr;
-	int tsize = 0, th, td, from, to, me, nc, nreq = 0, ret;
+	int tsize = 0, th, td, from, to, me, nc, nreq = 0, seg = 0, ret;
+	MPI_Status st;
 	size_t hsize;
 	uint64_t payload;
 	uint32_t seq;
 	long hlen = 0;
+	const char *why = "bad tree header";     /* for -EPROTO */
 
 	if (!tm)
 		tm = &local;
@@ -373,6 +380,11 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 	from = to = root;
 	tr = t;
 	if (c->rank == root) {
+		if (o && o->segment > 0 && tsize > 0) {
+			double e = floor(o->segment / tsize);
+
+			seg = e < 1 ? 1 : e < count ? (int)e : 0;
+		}
 		tm->t_recv_done = tm->t_begin;
 		if (pig) {
 			if (t->root != root) {
@@ -391,7 +403,6 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 			from = t->root;
 		}
 	} else if (pig) {
-		MPI_Status st;
 		uint64_t pl = 0;
 		uint32_t hseq = 0;
 
@@ -408,7 +419,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 			goto fail;
 		hlen = (long)hsize;
 		tr = &c->rx;
-		if (recv_w(buf, count, dt, tm->parent, td, c->pc, NULL, flags)) {
+		if (recv_w(buf, count, dt, tm->parent, td, c->pc, &st, flags)) {
 			ret = -EIO;
 			goto fail;
 		}
@@ -417,15 +428,41 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 		from = t->root;
 		tm->parent = gb_relabel(t->parent[gb_relabel(c->rank, from, to)], from, to);
 		if (tm->parent < 0 || tm->parent >= c->n ||
-		    recv_w(buf, count, dt, tm->parent, td, c->pc, NULL, flags)) {
+		    recv_w(buf, count, dt, tm->parent, td, c->pc, &st, flags)) {
 			ret = tm->parent < 0 ? -EINVAL : -EIO;
 			goto fail;
 		}
 		tm->t_recv_done = gb_now();
 	}
+	if (c->rank != root && tsize > 0) {
+		/* fewer elements than @count: the parent sent segment 0 */
+		ret = -EPROTO;
+		why = "a segment that is not a whole number of this rank's elements "
+		      "(segmentation needs datatypes of one size on every rank)";
+		if (MPI_Get_count(&st, dt, &seg) != MPI_SUCCESS || seg == MPI_UNDEFINED ||
+		    seg > count || (seg == 0 && count > 0))
+			goto fail;
+		if (seg == count)
+			seg = 0;
+	}
 
 	me = gb_relabel(c->rank, from, to);
 	nc = tr->nchild[me];
+	if (seg > 0) {
+		struct gb_bcast_pipe_args a = {
+			.parent = c->rank == root ? -1 : tm->parent, .seg = seg, .nkids = nc,
+			.tag = td, .kids = c->kids, .hdr = pig ? c->hdr : NULL,
+			.hlen = (int)hlen, .hdr_tag = th, .flags = flags,
+		};
+
+		for (int k = 0; k < nc; k++)
+			c->kids[k] = gb_relabel(tr->child[tr->cstart[me] + k], from, to);
+		ret = gb_bcast_pipe(c, buf, count, dt, &a, tm);
+		if (ret < 0)
+			goto fail;
+		tm->seg_bytes = (uint64_t)seg * (uint64_t)tsize;
+		goto done;
+	}
 	for (int k = 0; k < nc; k++) {
 		int dst = gb_relabel(tr->child[tr->cstart[me] + k], from, to);
 		double s = gb_now();
@@ -451,6 +488,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 		ret = -EIO;
 		goto fail;
 	}
+done:
 	tm->t_send_done = nc ? gb_now() : tm->t_recv_done;
 	tm->nchild = nc;
 	tm->hdr_bytes = pig ? (uint64_t)nc * (uint64_t)hlen : 0;
@@ -458,8 +496,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 
 fail:
 	gb_bcast_seterr("broadcast %u on rank %d: %s", seq, c->rank,
-			ret == -EIO ? "MPI error" : ret == -EPROTO ? "bad tree header" :
-			strerror(-ret));
+			ret == -EIO ? "MPI error" : ret == -EPROTO ? why : strerror(-ret));
 	return ret;
 }
 

@@ -30,13 +30,15 @@
  *
  *	{"seq": 3, "t": 1234.5678, "size": 1048576, "root": 8, "ranks": 64,
  *	 "algo": "mateescu", "tree_via": "piggyback", "model": "matrix m.json v4",
- *	 "hdr_bytes": 18018, "fallback": false, "children": [[...], ...]}
+ *	 "hdr_bytes": 18018, "seg_bytes": 0, "fallback": false,
+ *	 "children": [[...], ...]}
  *
  * seq counts this process's MPI_Bcast calls from 0; t is the entry time
  * (the application log's); size in bytes; algo the GRIDBED_BCAST value;
  * tree_via and model as struct gb_bcast_info; hdr_bytes the tree-header
  * bytes of the whole broadcast ((n - 1) x (30 + 4n) when the tree travelled
- * with the data, else 0); fallback whether tree_via says "fallback:..."
+ * with the data, else 0); seg_bytes the bytes per segment the root cut
+ * the message into (0: whole, gb_bcast_opts.segment); fallback whether tree_via says "fallback:..."
  * (the adaptive broadcast used its fallback planner); children, when a
  * tree was used, every rank's children in send order (from which the
  * reader predicts the tree's time).  Writing it costs the root one
@@ -69,6 +71,7 @@ static struct {
 	int ready;
 	const char *algo;          /* NULL: native */
 	int bad;                   /* GRIDBED_BCAST names no planner */
+	char bad_env[160];         /* a GRIDBED_* value gb_bcast_opts_env() refused */
 	int logfd;
 	int recfd;                 /* GRIDBED_BCAST_RECORD, -1: none */
 	unsigned long seq;
@@ -134,7 +137,8 @@ static void record_call(double ts, int count, MPI_Datatype dt, int root, MPI_Com
 	k += (size_t)snprintf(line + k, cap - k, "\", \"tree_via\": \"");
 	k += (size_t)record_str(line + k, cap - k, via);
 	k += (size_t)snprintf(line + k, cap - k, "\", \"model\": \"%s\", \"hdr_bytes\": %llu, "
-			      "\"fallback\": %s", model, hdr,
+			      "\"seg_bytes\": %llu, \"fallback\": %s", model, hdr,
+			      (unsigned long long)(tm ? tm->seg_bytes : 0),
 			      strncmp(via, "fallback", 8) ? "false" : "true");
 	if (t && t->n == size && k < cap) {
 		k += (size_t)snprintf(line + k, cap - k, ", \"children\": [");
@@ -158,7 +162,8 @@ static void setup(void)
 	const char *a = getenv("GRIDBED_BCAST"), *log = getenv("GRIDBED_APPLOG");
 
 	S.ready = 1;
-	gb_bcast_opts_env(&S.o);
+	if (gb_bcast_opts_env(&S.o) < 0)
+		snprintf(S.bad_env, sizeof(S.bad_env), "%s", gb_bcast_strerror());
 	if (a && *a && strcmp(a, "native") != 0) {
 		S.algo = a;
 		S.bad = strcmp(a, "adaptive") && !gb_planner_find(a); /* gridbcast.h */
@@ -253,6 +258,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		return PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (S.bad)
 		return fail(comm, "unknown planner in GRIDBED_BCAST (see gridtree list)");
+	if (S.bad_env[0])
+		return fail(comm, S.bad_env);
 	memset(&tm, 0, sizeof(tm));
 	if (gb_bcast_run(buffer, count, datatype, root, comm, S.algo, &S.o, &tm,
 			 S.recfd >= 0 ? &info : NULL) < 0)

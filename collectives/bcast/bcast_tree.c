@@ -328,8 +328,8 @@ cleanup:
 	return ret;
 }
 
-int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double *pred,
-		     char *label, size_t labellen)
+int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double seg,
+		     double *pred, char *label, size_t labellen)
 {
 	struct gb_bcast_comm *c;
 	struct gb_netmodel mm, *m;
@@ -353,7 +353,9 @@ int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double
 		m = &mm;
 	}
 	for (int i = 0; i < gb_ncostmodels; i++)
-		pred[i] = gb_costmodels[i].cost(m, t, size, NULL);
+		pred[i] = seg <= 0 ? gb_costmodels[i].cost(m, t, size, NULL) :
+			  !strcmp(gb_costmodels[i].name, "mateescu") ?
+			  gb_cost_mateescu_seg(m, t, size, seg, NULL) : NAN;
 	if (label)
 		snprintf(label, labellen, "%s", lb);
 	gb_nm_release(&mm);
@@ -430,12 +432,23 @@ static int phoenix_load(struct gb_bcast_comm *c, struct gb_bcast_entry *e, const
 /* Planning and the cache                                              */
 /* ------------------------------------------------------------------ */
 
-void gb_bcast_opts_env(struct gb_bcast_opts *o)
+int gb_bcast_opts_env(struct gb_bcast_opts *o)
 {
 	const char *s;
 
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
+	o->segment = GB_BCAST_SEG_AUTO;
+	if ((s = getenv("GRIDBED_SEGMENT")) && *s && strcmp(s, "auto")) {
+		double b = -1;
+
+		if (gb_parse_size(s, &b) < 0 || b < 0 || b > 2147483647.0) {
+			gb_bcast_seterr("GRIDBED_SEGMENT='%.40s': not 'auto', 0 or a size in "
+					"bytes (K, M suffixes)", s);
+			return -EINVAL;
+		}
+		o->segment = b;
+	}
 	if ((s = getenv("GRIDBED_BCAST_ISEND")) && atoi(s) > 0)
 		o->flags |= GB_BCAST_ISEND;
 	if ((s = getenv("GRIDBED_TREE_SHARED")) && atoi(s) > 0)
@@ -446,6 +459,7 @@ void gb_bcast_opts_env(struct gb_bcast_opts *o)
 		o->seed = strtoull(s, NULL, 0);
 	if ((s = getenv("GRIDBED_BUDGET_MS")) && *s)
 		o->budget_s = atof(s) / 1e3;
+	return 0;
 }
 
 static int plan_on(const struct gb_planner *p, const struct gb_netmodel *m, int root,
@@ -596,6 +610,48 @@ static int get_entry(struct gb_bcast_comm *c, const struct gb_planner *p, int ro
 	}
 	*out = e;
 	return 0;
+}
+
+/*
+ * The root's segment size for @e's tree when the caller asked for
+ * GB_BCAST_SEG_AUTO: gb_seg_choose() on the model the tree is planned on
+ * (the matrix for measured trees, with what a message of the whole size
+ * gets; the static model for static planners and when there is no
+ * matrix), cached in @e.  Other ranks learn it from what arrives.
+ */
+static double auto_segment(struct gb_bcast_comm *c, struct gb_bcast_entry *e, int tsize)
+{
+	const struct gb_netmodel *m = &c->sm;
+	struct gb_netmodel mm;
+	char lb[256];
+
+	if (e->seg_elem == tsize)
+		return e->seg;
+	if (e->size <= GB_SEG_MIN || tsize <= 0) {
+		e->seg_elem = tsize;
+		return e->seg = 0;       /* no segment size to try */
+	}
+	memset(&mm, 0, sizeof(mm));
+	if (!(e->p && (e->p->flags & GB_PLAN_STATIC)) && matrix_path() &&
+	    measured_model(c, e->size, &mm, lb, sizeof(lb)) == 0)
+		m = &mm;
+	e->seg = e->t.n == c->n ? gb_seg_choose(m, &e->t, e->size, tsize, 0, NULL) : 0;
+	e->seg_elem = tsize;
+	gb_nm_release(&mm);
+	return e->seg;
+}
+
+/* @o for one call of @e's tree, with GB_BCAST_SEG_AUTO resolved (at the root). */
+static struct gb_bcast_opts call_opts(struct gb_bcast_comm *c, struct gb_bcast_entry *e,
+				      const struct gb_bcast_opts *o, int root, int tsize)
+{
+	struct gb_bcast_opts eo = { 0 };
+
+	if (o)
+		eo = *o;
+	if (eo.segment < 0)
+		eo.segment = c->rank == root ? auto_segment(c, e, tsize) : 0;
+	return eo;
 }
 
 static void set_info(struct gb_bcast_info *info, const struct gb_bcast_entry *e, double plan_s)
@@ -826,9 +882,7 @@ static int adaptive_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
 	ret = adaptive_entry(c, root, (double)count * tsize, o, &e, &plan_s);
 	if (ret < 0)
 		return ret;
-	memset(&eo, 0, sizeof(eo));
-	if (o)
-		eo = *o;
+	eo = call_opts(c, e, o, root, tsize);
 	eo.flags = (eo.flags & ~GB_BCAST_SHARED) | GB_BCAST_PIGGYBACK;
 	ret = gb_bcast_tree(buf, count, dt, root, comm, e->t.n ? &e->t : NULL, &eo, tm);
 	set_info(info, e, plan_s);
@@ -867,7 +921,7 @@ int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		 const char *algo, const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
 		 struct gb_bcast_info *info)
 {
-	struct gb_bcast_opts eo = { 0 };
+	struct gb_bcast_opts eo;
 	const struct gb_planner *p;
 	struct gb_bcast_comm *c;
 	struct gb_bcast_entry *e;
@@ -892,8 +946,7 @@ int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 	ret = get_entry(c, p, root, (double)count * tsize, o, &e, &plan_s);
 	if (ret < 0)
 		return ret;
-	if (o)
-		eo = *o;
+	eo = call_opts(c, e, o, root, tsize);
 	eo.flags &= ~GB_BCAST_PIGGYBACK;
 	if (!strcmp(e->tree_via, "piggyback"))
 		eo.flags |= GB_BCAST_PIGGYBACK;

@@ -43,6 +43,9 @@
  *   GRIDBED_SEED        planner seed (default 1)
  *   GRIDBED_BUDGET_MS   anytime planners' budget (default 0: the paper's
  *                       fixed iteration counts, deterministic)
+ *   GRIDBED_SEGMENT     bytes per segment (K, M suffixes: 1024, 1048576),
+ *                       0 for whole messages, "auto" (the default): the
+ *                       root chooses (gb_bcast_opts.segment)
  *   GRIDBED_MATRIX      the measured matrix (docs/formats.md) for the root
  *   GRIDBED_APPLOG      MPI_Bcast's application log (bcast_pmpi.c)
  *   GRIDBED_ADVISOR_DIR       "adaptive": gridadvisor's --out directory
@@ -100,10 +103,27 @@ struct gb_bcast_opts {
 	unsigned flags;
 	uint64_t seed;          /**< planner seed */
 	double budget_s;        /**< anytime planners' budget, <= 0: paper default */
+	double segment;         /**< bytes per segment at the root (below) */
 };
 
-/** gb_bcast_opts_env() - options from the GRIDBED_* environment (above). */
-void gb_bcast_opts_env(struct gb_bcast_opts *o);
+/**
+ * gb_bcast_opts.segment: 0 sends whole messages (the papers' schedule);
+ * > 0 cuts the root's message into segments of that many bytes, rounded
+ * down to whole elements (at least one), forwarded pipelined
+ * (bcast_pipe.c); GB_BCAST_SEG_AUTO lets gb_bcast_run() choose per
+ * broadcast from the size, the tree and the model it planned on
+ * (gb_seg_choose(), Mateescu's model of the segmented schedule).  Only the
+ * root's value counts: the others learn the segment size from what
+ * arrives.  gb_bcast_tree() takes GB_BCAST_SEG_AUTO as 0.
+ */
+#define GB_BCAST_SEG_AUTO (-1.0)
+
+/**
+ * gb_bcast_opts_env() - options from the GRIDBED_* environment (above).
+ * Return: 0, or -EINVAL for a GRIDBED_SEGMENT that is not a size (@o then
+ * holds every other setting, and segment GB_BCAST_SEG_AUTO).
+ */
+int gb_bcast_opts_env(struct gb_bcast_opts *o);
 
 /**
  * struct gb_bcast_timing - what one rank saw of one broadcast
@@ -123,6 +143,7 @@ struct gb_bcast_timing {
 	int nchild;
 	uint64_t hdr_bytes;
 	const double *child_start;
+	uint64_t seg_bytes;     /**< bytes per segment, 0: the whole message */
 };
 
 /**
@@ -140,6 +161,12 @@ struct gb_bcast_timing {
  * ([hdr] only with GB_BCAST_PIGGYBACK.)  buf/count/dt go to MPI as given,
  * so any datatype works, derived ones included; count 0 still walks the
  * tree (a zero-byte message per edge), so timings stay comparable.
+ *
+ * With @o->segment > 0 at the root (fewer elements than @count per
+ * segment), the message travels in segments, pipelined: a node forwards
+ * segment j to its children in send order while segment j + 1 arrives
+ * (non-blocking, a window of 8 segments; bcast_pipe.c).  Every rank must
+ * then pass a datatype of the same size (the same datatype does).
  *
  * @t: nodes are the ranks of @comm (t->n == comm size).  Without
  *     GB_BCAST_PIGGYBACK every rank passes the same tree; with it only the
@@ -258,11 +285,13 @@ int gb_bcast_gather(const struct gb_bcast_timing *tm, int root, MPI_Comm comm,
  * gb_bcast_predict() - predicted completion time of @t for @size bytes under
  * every cost model (gb_costmodels[] order, gb_ncostmodels entries; NAN
  * where not computable), on the same model for every algorithm: the
- * matrix ($GRIDBED_MATRIX) if there is one, else the topology's.  @label
+ * matrix ($GRIDBED_MATRIX) if there is one, else the topology's.  @seg > 0:
+ * the message went in segments of @seg bytes; only "mateescu" has a model
+ * of that schedule (gb_cost_mateescu_seg()), the others give NAN.  @label
  * (optional) names it.  Local (no communication).
  */
-int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double *pred,
-		     char *label, size_t labellen);
+int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double seg,
+		     double *pred, char *label, size_t labellen);
 
 /**
  * gb_bcast_comm_hosts() - topology host index of every rank of @comm

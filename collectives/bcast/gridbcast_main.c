@@ -78,6 +78,7 @@ struct plan {
 	char pred_model[256];
 	double pred[8];
 	double plan_s;
+	double seg;              /* bytes per segment the root used, 0: whole */
 };
 
 static int world_rank;
@@ -110,6 +111,9 @@ static void usage(FILE *f)
 		"  --ranks FILE.csv  one row per rank and broadcast (arrival CDFs)\n"
 		"  --warmup N        untimed broadcasts before each timed one (default 1)\n"
 		"  --isend           Isend + Waitall to the children instead of blocking sends\n"
+		"  --segment B       bytes per segment (K/M suffixes), 0 for whole messages,\n"
+		"                    'auto' (default: chosen per broadcast from the model;\n"
+		"                    $GRIDBED_SEGMENT)\n"
 		"  --shared          ablation: measured trees reach the ranks by a local file\n"
 		"  --wait spin|sleep how ranks wait for messages and at the barriers around\n"
 		"                    each broadcast: MPI's own (spin, default) or asleep in\n"
@@ -125,7 +129,7 @@ static void usage(FILE *f)
 		"Columns of --out: campaign,run_id,algorithm,root,size,index,start_time,\n"
 		"completion_time,pred_<model>... ,load_state, then rep,root_rank,ranks,mode,\n"
 		"tree_via,model,pred_model,hdr_bytes,all_returned,lower_bound,mismatches,\n"
-		"order_violations,plan_time.  Times in seconds (start_time: CLOCK_MONOTONIC),\n"
+		"order_violations,plan_time,segment.  Times in seconds (start_time: CLOCK_MONOTONIC),\n"
 		"sizes and hdr_bytes in bytes.  load_state is $GRIDBED_LOAD_STATE or 'none'.\n");
 }
 
@@ -149,6 +153,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "ranks", required_argument, NULL, 'R' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "isend", no_argument, NULL, 'I' },
+		{ "segment", required_argument, NULL, 'G' },
 		{ "shared", no_argument, NULL, 'S' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "window-ms", required_argument, NULL, 'T' },
@@ -164,7 +169,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c, nsz = 0, all = 0;
 	char *end;
 
-	gb_bcast_opts_env(&o->bo);
+	if (gb_bcast_opts_env(&o->bo) < 0)
+		die("%s", gb_bcast_strerror());
 	o->reps = -1;
 	o->warmup = 1;
 	o->campaign = getenv("GRIDBED_CAMPAIGN") ? getenv("GRIDBED_CAMPAIGN") : "adhoc";
@@ -215,6 +221,17 @@ bad_algo:
 				goto usage_err;
 			break;
 		case 'I': o->bo.flags |= GB_BCAST_ISEND; break;
+		case 'G':
+			if (!strcmp(optarg, "auto")) {
+				o->bo.segment = GB_BCAST_SEG_AUTO;
+			} else if (gb_parse_size(optarg, &o->bo.segment) < 0 ||
+				   o->bo.segment > 2147483647.0) {
+				if (!world_rank)
+					fprintf(stderr, "gridbcast: --segment: '%s' is not 'auto', "
+						"0 or a size in bytes\n", optarg);
+				goto usage_exit;
+			}
+			break;
 		case 'S': o->bo.flags |= GB_BCAST_SHARED; break;
 		case 'W':
 			if (!strcmp(optarg, "sleep"))
@@ -422,6 +439,8 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 						   "blocking"));
 	json_object_set_new(j, "wait", json_string(o->bo.flags & GB_BCAST_SLEEP ? "sleep" :
 						   "spin"));
+	json_object_set_new(j, "segment", o->bo.segment < 0 ? json_string("auto") :
+			    json_real(o->bo.segment));
 	json_object_set_new(j, "window_s", json_real(o->window_s));
 	json_object_set_new(j, "window_late_starts", json_integer(window_late));
 	json_object_set_new(j, "window_overruns", json_integer(window_over));
@@ -577,7 +596,7 @@ int main(int argc, char **argv)
 			fprintf(of, ",pred_%s", gb_costmodels[m].name);
 		fprintf(of, ",load_state,rep,root_rank,ranks,mode,tree_via,model,pred_model,"
 			"hdr_bytes,all_returned,lower_bound,mismatches,order_violations,"
-			"plan_time\n");
+			"plan_time,segment\n");
 		if (rf)
 			fprintf(rf, "campaign,run_id,algorithm,size,index,rank,host,parent,t_begin,"
 				"t_recv_done,t_send_done,t_send_start,parent_send_start,"
@@ -602,7 +621,7 @@ int main(int argc, char **argv)
 			for (int m = 0; m < gb_ncostmodels && m < 8; m++)
 				p->pred[m] = NAN;
 			if (rank == root && info.tree &&
-			    gb_bcast_predict(MPI_COMM_WORLD, info.tree, size, p->pred,
+			    gb_bcast_predict(MPI_COMM_WORLD, info.tree, size, 0, p->pred,
 					     p->pred_model, sizeof(p->pred_model)) < 0)
 				die("%s", gb_bcast_strerror());
 		}
@@ -640,9 +659,14 @@ int main(int argc, char **argv)
 				if (adaptive && rank == root) {
 					p->tree_via = ri.tree_via;
 					snprintf(p->model, sizeof(p->model), "%s", ri.model);
-					if (ri.tree &&
-					    gb_bcast_predict(MPI_COMM_WORLD, ri.tree, size, p->pred,
-							     p->pred_model,
+				}
+				/* segmented: the predictions are of the schedule that
+				 * ran (the root chose the segment size in the call) */
+				if (rank == root && ri.tree &&
+				    (adaptive || (double)tm.seg_bytes != p->seg)) {
+					p->seg = (double)tm.seg_bytes;
+					if (gb_bcast_predict(MPI_COMM_WORLD, ri.tree, size, p->seg,
+							     p->pred, p->pred_model,
 							     sizeof(p->pred_model)) < 0)
 						die("%s", gb_bcast_strerror());
 				}
@@ -698,7 +722,7 @@ int main(int argc, char **argv)
 					csv_num(of, lb_cache);
 					fprintf(of, ",%lld,%d", tbad, r->violations);
 					csv_num(of, rep == 0 ? p->plan_s : 0);
-					fputc('\n', of);
+					fprintf(of, ",%.0f\n", p->seg);
 					for (int i = 0; rf && i < n; i++) {
 						host_name(hosts, i, name, sizeof(name));
 						fprintf(rf, "%s,%s,%s,%.0f,%d,%d,", o.campaign,

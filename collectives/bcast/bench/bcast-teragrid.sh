@@ -3,8 +3,16 @@
 # it prints figures and writes CSV, and asserts nothing.
 #
 #   collectives/bcast/bench/bcast-teragrid.sh [--reps N] [--sizes LIST] [--algo LIST]
-#       [--out DIR] [--only teragrid|overhead] [--overhead-reps N] [--backend B]
-#       [--tcp "KEYS"]
+#       [--segment LIST] [--wait spin|sleep] [--out DIR] [--only teragrid|overhead]
+#       [--overhead-reps N] [--backend B] [--tcp "KEYS"]
+#
+# --wait: how libgridbcast's ranks wait (gridbcast --wait; default spin).
+# With 64 ranks on a small box, spinning ranks take the CPU from the delay
+# line; OpenMPI's own broadcast (native) always spins.
+#
+# --segment LIST: the segment sizes to run every algorithm with (gridbcast
+# --segment: 0 whole messages, auto the root's choice, or bytes; default
+# "0,auto"); each algorithm is then labelled ALGO@SEGMENT (native once).
 #
 # --tcp "KEYS" gives the hosts' TCP stack over teragrid.yaml's, e.g.
 # "slow_start_after_idle: false" (docs/topology-format.md); summary.txt and
@@ -16,14 +24,17 @@
 #    topology's lower bound (max over hosts of path latency + size / path
 #    bottleneck), and the model error: median measured / predicted - 1 under
 #    each cost model (mateescu, plogp, contention), per algorithm, then the
-#    mean absolute error per model and size.
+#    mean absolute error per model and size (segmented rows: only mateescu
+#    models the segmented schedule; the others are '-').
 #    Warm-up: one untimed broadcast before each timed one below 1 MiB; none
 #    from 1 MiB up, where a broadcast takes seconds to tens of seconds (flat
 #    at 8M: 63 x 8 MiB through one 100 Mbit/s host link, 42 s) and the TCP
 #    connections already exist from the smaller sizes of the same job.
 # 2. executor overhead: our binomial tree against native MPI_Bcast on an
 #    unshaped two-cluster grid (a temporary YAML, no delay or rate) at 1 MiB,
-#    --overhead-reps (default 21) each: the ratio of medians (target <= 1.10).
+#    --overhead-reps (default 21) each: the ratio of medians (target <= 1.10),
+#    whole messages against OpenMPI's unsegmented binomial, and 64 KiB
+#    segments against OpenMPI's binomial with 64 KiB segments.
 #
 # Launch time of 64 ranks is emulator/bench/mpirun-launch.sh's figure.
 # Files (in --out, default /tmp/gridbed-bcast-bench-<time>): teragrid.csv,
@@ -37,17 +48,20 @@ GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
 GB=$build/collectives/gridbcast
 GT=$build/collectives/gridtree
 reps=5; oreps=21; sizes=1K,64K,1M,8M; algo=all; out=; only=; backend=auto; stack=
+segs=0,auto; wait=spin
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--reps) reps=$2; shift ;;
 		--overhead-reps) oreps=$2; shift ;;
 		--sizes) sizes=$2; shift ;;
 		--algo) algo=$2; shift ;;
+		--segment) segs=$2; shift ;;
+		--wait) wait=$2; shift ;;
 		--out) out=$2; shift ;;
 		--only) only=$2; shift ;;
 		--backend) backend=$2; shift ;;
 		--tcp) stack=$2; shift ;;
-		-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h|--help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "bcast-teragrid.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -72,12 +86,12 @@ trap 'exit 130' INT TERM
 exec > >(tee "$out/summary.txt") 2>&1
 echo "bcast-teragrid.sh: $(nproc) cores, kernel $(uname -r), git $(git -C "$src" describe --always --dirty 2>/dev/null), files in $out"
 
-# run_sizes CSV RANKS WARMUP SIZES: one gridbcast job, appending its rows
+# run_job CSV RANKS WARMUP SIZES SEGMENT: one gridbcast job
 run_job() {
-	local csv=$1 ranks=$2 warm=$3 sz=$4 t0=$SECONDS
+	local csv=$1 ranks=$2 warm=$3 sz=$4 seg=$5 t0=$SECONDS
 	"$GRIDEMU" mpirun -- "$GB" --algo "$algo" --sizes "$sz" --reps "$reps" --warmup "$warm" \
-		--out "$csv" --ranks "$ranks" --quiet || return 1
-	echo "  gridbcast --sizes $sz --warmup $warm: $(( SECONDS - t0 )) s"
+		--segment "$seg" --wait "$wait" --out "$csv" --ranks "$ranks" --quiet || return 1
+	echo "  gridbcast --sizes $sz --warmup $warm --segment $seg --wait $wait: $(( SECONDS - t0 )) s"
 }
 
 if [ -z "$only" ] || [ "$only" = teragrid ]; then
@@ -100,21 +114,27 @@ print(json.dumps([h["tcp"] for h in json.load(sys.stdin)["hosts"]][0], indent=1)
 		else big=${big:+$big,}$s; fi
 	done
 	parts=()
-	if [ -n "$small" ]; then
-		run_job "$out/teragrid-small.csv" "$out/teragrid-small-ranks.csv" 1 "$small" || exit 1
-		parts+=(small)
-	fi
-	if [ -n "$big" ]; then
-		run_job "$out/teragrid-big.csv" "$out/teragrid-big-ranks.csv" 0 "$big" || exit 1
-		parts+=(big)
-	fi
+	for seg in ${segs//,/ }; do
+		if [ -n "$small" ]; then
+			run_job "$out/teragrid-small-$seg.csv" "$out/teragrid-small-$seg-ranks.csv" 1 \
+				"$small" "$seg" || exit 1
+			parts+=("small-$seg")
+		fi
+		if [ -n "$big" ]; then
+			run_job "$out/teragrid-big-$seg.csv" "$out/teragrid-big-$seg-ranks.csv" 0 \
+				"$big" "$seg" || exit 1
+			parts+=("big-$seg")
+		fi
+	done
 	"$GRIDEMU" down >/dev/null
-	# one CSV (header once) of all rows, and of all per-rank rows
+	# one CSV (header once) of all rows, and of all per-rank rows; the
+	# algorithm column becomes ALGO@SEGMENT (the setting, not the bytes)
 	for kind in "" "-ranks"; do
 		first=1
 		for p in "${parts[@]}"; do
-			if [ $first = 1 ]; then cat "$out/teragrid-$p$kind.csv"; first=0
-			else tail -n +2 "$out/teragrid-$p$kind.csv"; fi
+			if [ $first = 1 ]; then head -1 "$out/teragrid-$p$kind.csv"; first=0; fi
+			tail -n +2 "$out/teragrid-$p$kind.csv" |
+				awk -F, -v OFS=, -v s="${p#*-}" '$3 != "native" { $3 = $3 "@" s } { print }'
 		done >"$out/teragrid$kind.csv"
 	done
 	cp "$out/teragrid-${parts[0]}.json" "$out/teragrid.json" 2>/dev/null
@@ -139,8 +159,8 @@ def first(a, s, k):
 bad = sum(int(r["mismatches"]) for r in rows) + sum(int(r["order_violations"]) for r in rows)
 print("rows %d, mismatching bytes + order violations: %d" % (len(rows), bad))
 print()
-print("%-14s %8s %10s %9s %7s %7s   %s" % ("algorithm", "size", "median_s", "n", "x_nat", "x_lb",
-      "  ".join("err_%-10s" % m for m in models)))
+print("%-20s %8s %10s %9s %7s %7s %8s   %s" % ("algorithm", "size", "median_s", "n", "x_nat",
+      "x_lb", "seg_B", "  ".join("err_%-10s" % m for m in models)))
 errs = {}
 for s in sizes:
     nat = med("native", s)
@@ -155,8 +175,13 @@ for s in sizes:
             e.append(x)
             if not math.isnan(x):
                 errs.setdefault((mo, s), []).append(abs(x))
-        print("%-14s %8d %10.4f %9d %7.2f %7.2f   %s" % (a, s, m, n, m / nat, m / lb,
+        sg = first(a, s, "segment")
+        print("%-20s %8d %10.4f %9d %7.2f %7.2f %8s   %s" % (a, s, m, n, m / nat, m / lb,
+              "-" if math.isnan(sg) else "%.0f" % sg,
               "  ".join("%+13.0f%%" % (100 * x) if not math.isnan(x) else "%14s" % "-" for x in e)))
+    best = min((med(a, s), a) for a in algos if a != "native")
+    print("best grid-aware at %d B: %s, %.2f x the lower bound, %.2f x faster than native"
+          % (s, best[1], best[0] / first(best[1], s, "lower_bound"), nat / best[0]))
     print()
 print("model error: mean |measured median / predicted - 1| over the tree algorithms")
 print("%8s  %s" % ("size", "  ".join("%12s" % m for m in models)))
@@ -194,12 +219,19 @@ EOF
 	GRIDBED_CAMPAIGN=bcast-overhead "$GRIDEMU" mpirun --mca coll_tuned_use_dynamic_rules 1 \
 		--mca coll_tuned_bcast_algorithm 6 --mca coll_tuned_bcast_algorithm_segmentsize 0 \
 		-- "$GB" --algo binomial --sizes 1M --reps "$oreps" --warmup 1 \
-		--out "$out/overhead-samebinomial.csv" --quiet || exit 1
+		--segment 0 --out "$out/overhead-samebinomial.csv" --quiet || exit 1
+	# segmented: both sides cut 1 MiB into 64 KiB segments down the binomial
+	GRIDBED_CAMPAIGN=bcast-overhead "$GRIDEMU" mpirun --mca coll_tuned_use_dynamic_rules 1 \
+		--mca coll_tuned_bcast_algorithm 6 --mca coll_tuned_bcast_algorithm_segmentsize 65536 \
+		-- "$GB" --algo binomial --sizes 1M --reps "$oreps" --warmup 1 \
+		--segment 64K --out "$out/overhead-samebinomial-seg.csv" --quiet || exit 1
 	"$GRIDEMU" down >/dev/null
-	python3 - "$out/overhead.csv" "$out/overhead-samebinomial.csv" <<'PY'
+	python3 - "$out/overhead.csv" "$out/overhead-samebinomial.csv" \
+		"$out/overhead-samebinomial-seg.csv" <<'PY'
 import csv, statistics as st, sys
 for f, native in ((sys.argv[1], "native (OpenMPI's default choice)"),
-                  (sys.argv[2], "native locked to OpenMPI's binomial, unsegmented")):
+                  (sys.argv[2], "native locked to OpenMPI's binomial, unsegmented"),
+                  (sys.argv[3], "native locked to OpenMPI's binomial, 64 KiB segments")):
     rows = list(csv.DictReader(open(f)))
     def m(a, k="completion_time"):
         return st.median(float(r[k]) for r in rows if r["algorithm"] == a)

@@ -40,6 +40,9 @@
 
 #define GAP 0x5a
 
+/* Cases whose root sent segments (gb_bcast_timing.seg_bytes), per RESULT line. */
+static long seg_cases;
+
 struct ty {
 	const char *name;
 	MPI_Datatype dt;
@@ -199,7 +202,12 @@ static long one_case(MPI_Comm comm, const char *algo, const struct gb_tree *t, i
 			bad++;
 		}
 	}
-	MPI_Allreduce(&bad, &tot, 1, MPI_LONG, MPI_SUM, comm);
+	/* [0]: problems, [1]: the root cut the message into segments */
+	long v[2] = { bad, rank == root && tm.seg_bytes > 0 }, sum[2];
+
+	MPI_Allreduce(v, sum, 2, MPI_LONG, MPI_SUM, comm);
+	tot = sum[0];
+	seg_cases += sum[1];
 	free(buf);
 	free(rec);
 	return tot;
@@ -215,7 +223,10 @@ static void run_comm(MPI_Comm comm, const char *cname, const struct args *a, str
 	MPI_Comm_size(comm, &n);
 	MPI_Comm_rank(comm, &rank);
 	nroots = parse_roots(a->roots, n, roots);
-	gb_bcast_opts_env(&o);
+	if (gb_bcast_opts_env(&o) < 0) {
+		fprintf(stderr, "bcast_matrix: %s\n", gb_bcast_strerror());
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
 	o.flags |= a->flags;
 	if (a->flags & GB_BCAST_SHARED)
 		mode = "shared-file";
@@ -229,6 +240,7 @@ static void run_comm(MPI_Comm comm, const char *cname, const struct args *a, str
 
 		if (strcmp(a->planners, "all") && !in_list(a->planners, algo))
 			continue;
+		seg_cases = 0;
 		for (int ri = 0; ri < nroots; ri++)
 			for (int si = 0; si < a->nsizes; si++)
 				for (int ti = 0; ti < ntypes; ti++) {
@@ -249,10 +261,10 @@ static void run_comm(MPI_Comm comm, const char *cname, const struct args *a, str
 						snprintf(model, sizeof(model), "%s", info.model);
 				}
 		if (rank == 0) {
-			printf("RESULT comm=%s planner=%s mode=%s cases=%ld bad=%ld via=%s "
-			       "model=%s%s%s\n",
-			       cname, algo, mode, cases, bad, via, model, bad ? " why=" : "",
-			       bad ? why : "");
+			printf("RESULT comm=%s planner=%s mode=%s cases=%ld bad=%ld segmented=%ld "
+			       "via=%s model=%s%s%s\n",
+			       cname, algo, mode, cases, bad, seg_cases, via, model,
+			       bad ? " why=" : "", bad ? why : "");
 			fflush(stdout);
 		}
 		*tcases += cases;
@@ -270,6 +282,7 @@ static void run_comm(MPI_Comm comm, const char *cname, const struct args *a, str
 		if (!(p->flags & GB_PLAN_STATIC) ||
 		    (strcmp(a->planners, "all") && !in_list(a->planners, p->name)))
 			continue;
+		seg_cases = 0;
 		for (int pig = 0; pig < 2; pig++)
 			for (int ri = 0; ri < nroots; ri++)
 				for (int si = 0; si < a->nsizes; si++) {
@@ -292,8 +305,8 @@ static void run_comm(MPI_Comm comm, const char *cname, const struct args *a, str
 				}
 		if (rank == 0) {
 			printf("RESULT comm=%s planner=%s mode=%s-relabel cases=%ld bad=%ld "
-			       "via=tree%s%s\n", cname, p->name, mode, cases, bad,
-			       bad ? " why=" : "", bad ? why : "");
+			       "segmented=%ld via=tree%s%s\n", cname, p->name, mode, cases, bad,
+			       seg_cases, bad ? " why=" : "", bad ? why : "");
 			fflush(stdout);
 		}
 		*tcases += cases;
