@@ -143,10 +143,23 @@ static int get_bool(struct ctx *c, const yaml_node_t *n, const char *what, int *
 
 /* ---- algorithms --------------------------------------------------------- */
 
+/* "auto", 0 or a size in bytes: a segment size (GX_SEGMENT_AUTO for auto). */
+static int parse_segment(const char *s, double *out)
+{
+	if (!strcmp(s, "auto")) {
+		*out = GX_SEGMENT_AUTO;
+		return 0;
+	}
+	if (!*s || gb_parse_size(s, out) < 0 || *out != floor(*out) || *out > 2147483647.0)
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 {
-	const char *s = sval(n), *colon;
+	const char *s = sval(n), *colon, *at;
 	const struct gb_planner *p;
+	char name[GX_NAME_MAX];
 
 	if (!s || !*s)
 		return fail(c, n, "an algorithm must be a name, got %s", gb_yaml_kind(&c->y, n));
@@ -154,6 +167,19 @@ static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 		return fail(c, n, "algorithm '%s' is too long", quote(c, s));
 	memset(a, 0, sizeof(*a));
 	snprintf(a->label, sizeof(a->label), "%s", s);
+	/* "ALGO@SEGMENT": the same algorithm with its own segment size */
+	a->segment = NAN;
+	snprintf(name, sizeof(name), "%s", s);
+	if ((at = strchr(s, '@'))) {
+		name[at - s] = 0;
+		if (parse_segment(at + 1, &a->segment) < 0)
+			return fail(c, n, "algorithm '%s': '%s' is not a segment size (auto, 0, "
+				    "or bytes such as 64K)", quote(c, s), quote(c, at + 1));
+		if (!strcmp(name, "native"))
+			return fail(c, n, "algorithm '%s': native is OpenMPI's own broadcast, "
+				    "which gridbed does not segment", quote(c, s));
+	}
+	s = name;
 	if (!strcmp(s, "native")) {
 		snprintf(a->bcast, sizeof(a->bcast), "native");
 		snprintf(a->planner, sizeof(a->planner), "native");
@@ -278,7 +304,7 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 {
 	static const char *const keys[] = { "root", "broadcasts", "size", "gap", "sizes", "reps",
 					    "warmup", "fail_rank", "fail_at", "fail_algo", "start",
-					    "wait", NULL };
+					    "wait", "segment", NULL };
 	struct gx_app *app = &c->c->app;
 	struct gx_pattern *p = &app->pat;
 	const yaml_node_t *x, *gap;
@@ -287,6 +313,7 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 
 	memset(app, 0, sizeof(*app));
 	app->warmup = 1;
+	app->segment = GX_SEGMENT_AUTO;
 	app->fail_rank = app->fail_at = -1;
 	p->broadcasts = 60;          /* "about 60 broadcasts" (seed 000 s3) */
 	p->reps = 1;
@@ -374,6 +401,9 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 			return fail(c, x, "wait %s is neither spin nor sleep", str_or_kind(c, x));
 		app->wait_sleep = !strcmp(s, "sleep");
 	}
+	if ((x = get(c, v, "segment")) && (!sval(x) || parse_segment(sval(x), &app->segment) < 0))
+		return fail(c, x, "segment %s is not auto, 0 or a size in bytes (64K)",
+			    str_or_kind(c, x));
 	return 0;
 }
 
@@ -758,10 +788,13 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 				 sval(pl));
 		}
 	}
-	for (int i = 0; i < cp->nalgos; i++)
+	for (int i = 0; i < cp->nalgos; i++) {
 		if (cp->algos[i].advisor && !cp->algos[i].planner[0])
 			snprintf(cp->algos[i].planner, sizeof(cp->algos[i].planner), "%s",
 				 cp->advisor_planner);
+		if (isnan(cp->algos[i].segment))
+			cp->algos[i].segment = cp->app.segment;
+	}
 	if ((x = get(c, root, "timeout"))) {
 		if ((ret = get_duration(c, x, "timeout", &cp->timeout)) < 0)
 			return ret;

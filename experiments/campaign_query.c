@@ -163,6 +163,9 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 		json_object_set_new(a, "planner", json_string(c->algos[i].planner));
 		json_object_set_new(a, "monitor", json_boolean(c->algos[i].monitor));
 		json_object_set_new(a, "advisor", json_boolean(c->algos[i].advisor));
+		if (strcmp(c->algos[i].bcast, "native"))
+			json_object_set_new(a, "segment", c->algos[i].segment < 0 ?
+					    json_string("auto") : json_real(c->algos[i].segment));
 		json_array_append_new(al, a);
 	}
 	json_object_set_new(j, "algorithms", al);

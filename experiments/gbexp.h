@@ -40,18 +40,26 @@ extern "C" {
 
 /**
  * struct gx_algo - one algorithm of a campaign.
- * @label:   as written ("mpich-g2", "native", "adaptive", "adaptive:mateescu")
+ * @label:   as written ("mpich-g2", "native", "adaptive", "adaptive:mateescu",
+ *           "mpich-g2@64K")
  * @bcast:   the GRIDBED_BCAST value: a planner, "native" or "adaptive"
  * @planner: adaptive: the advisor's planner; else = @bcast
  * @monitor: needs gridmon's matrices (a measured planner, or adaptive)
  * @advisor: needs gridadvisor (adaptive)
+ * @segment: the GRIDBED_SEGMENT value: bytes per segment, 0 whole
+ *           messages, GX_SEGMENT_AUTO the root's choice; from the label's
+ *           "@SEGMENT", else the application's `segment`
  */
 struct gx_algo {
 	char label[GX_NAME_MAX];
 	char bcast[GX_NAME_MAX];
 	char planner[GX_NAME_MAX];
 	int monitor, advisor;
+	double segment;
 };
+
+/** gx_algo.segment / gx_app.segment: libgridbcast chooses (GRIDBED_SEGMENT=auto). */
+#define GX_SEGMENT_AUTO (-1.0)
 
 enum gx_load_kind {
 	GX_LOAD_NONE = 0,
@@ -89,6 +97,7 @@ struct gx_app {
 	char fail_algo[GX_NAME_MAX]; /**< "" = every algorithm */
 	int start_clock;          /**< `start: clock`: every rank calls at the planned time, no barrier */
 	int wait_sleep;           /**< `wait: sleep`: libgridbcast's ranks wait asleep (GRIDBED_BCAST_WAIT) */
+	double segment;           /**< `segment`: every algorithm's unless its label says (GX_SEGMENT_AUTO) */
 };
 
 /**

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gbexp.h"
 #include "gbload.h"
@@ -137,9 +138,16 @@ int dry_run(struct runner *R)
 
 				if (!R->use[a])
 					continue;
+				char seg[48] = "";
+
 				gx_run_id(c, k, a, rep, id, sizeof(id));
-				printf("  run %s: GRIDBED_BCAST=%s%s%s%s\n", id, c->algos[a].bcast,
-				       c->algos[a].advisor ? ", gridadvisor --planner " : "",
+				if (strcmp(c->algos[a].bcast, "native") && c->algos[a].segment < 0)
+					snprintf(seg, sizeof(seg), ", GRIDBED_SEGMENT=auto");
+				else if (strcmp(c->algos[a].bcast, "native"))
+					snprintf(seg, sizeof(seg), ", GRIDBED_SEGMENT=%.0f",
+						 c->algos[a].segment);
+				printf("  run %s: GRIDBED_BCAST=%s%s%s%s%s\n", id, c->algos[a].bcast,
+				       seg, c->algos[a].advisor ? ", gridadvisor --planner " : "",
 				       c->algos[a].advisor ? c->algos[a].planner : "",
 				       c->algos[a].monitor ? ", gridmon's matrix" : "");
 			}

@@ -289,6 +289,10 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 		add_arg(env, &e, "GRIDBED_PHOENIX_TREES=%s", R->ptrees);
 	if (c->app.wait_sleep)
 		add_arg(env, &e, "GRIDBED_BCAST_WAIT=sleep");
+	if (a->segment < 0)
+		add_arg(env, &e, "GRIDBED_SEGMENT=auto");
+	else
+		add_arg(env, &e, "GRIDBED_SEGMENT=%.0f", a->segment);
 	if (!getenv("PMIX_MCA_gds"))   /* PLATFORM.md: many orteds on one box */
 		add_arg(env, &e, "PMIX_MCA_gds=hash");
 	env[e] = NULL;

@@ -142,6 +142,7 @@ struct brow {
 	int loaded, fallback;
 	char tree_via[48], model[256], pred_model[256], used[64];
 	unsigned long long hdr_bytes;
+	double seg_bytes;       /* bytes per segment the root used, 0: whole */
 	int *parent;            /* n entries, -1 unknown */
 	struct times *t;        /* n entries */
 	double *psend;          /* n entries: when its parent began the send to it */
@@ -343,7 +344,7 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 	for (int m = 0; m < gb_ncostmodels; m++)
 		fprintf(f, ",pred_%s", gb_costmodels[m].name);
 	fprintf(f, ",load_state,condition,rep,planned_start,late,bcast,used,tree_via,model,"
-		"pred_model,hdr_bytes,fallback,mismatches,ranks\n");
+		"pred_model,hdr_bytes,fallback,mismatches,ranks,seg_bytes\n");
 	for (int i = 0; i < nrows; i++) {
 		const struct brow *r = &rows[i];
 
@@ -365,7 +366,8 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 		gb_csv_field(f, r->model);
 		fputc(',', f);
 		gb_csv_field(f, r->pred_model);
-		fprintf(f, ",%llu,%d,%lld,%d\n", r->hdr_bytes, r->fallback, r->mismatches, nranks);
+		fprintf(f, ",%llu,%d,%lld,%d,%.0f\n", r->hdr_bytes, r->fallback, r->mismatches,
+			nranks, r->seg_bytes);
 	}
 	rows_put(f, &buf, &len, o, "broadcasts.csv", sync);
 
@@ -608,6 +610,7 @@ static int read_record(struct models *M, const char *path, double size, struct b
 	snprintf(r->model, sizeof(r->model), "%s",
 		 json_string_value(json_object_get(j, "model")) ?: "");
 	r->hdr_bytes = (unsigned long long)json_integer_value(json_object_get(j, "hdr_bytes"));
+	r->seg_bytes = json_number_value(json_object_get(j, "seg_bytes"));
 	r->fallback = json_is_true(json_object_get(j, "fallback"));
 	ch = json_object_get(j, "children");
 	ret = 0;
@@ -661,8 +664,11 @@ static void predict(struct models *M, const struct gb_tree *t, struct brow *r)
 	/* what the planners see at this size (core/nm_tcp.c) */
 	if (!m || gb_nm_for_size(&ms, m, (double)r->size) < 0)
 		return;
+	/* segmented: only Mateescu's model has the schedule that ran */
 	for (int i = 0; i < gb_ncostmodels && i < 8; i++)
-		r->pred[i] = gb_costmodels[i].cost(&ms, t, r->size, NULL);
+		r->pred[i] = r->seg_bytes <= 0 ? gb_costmodels[i].cost(&ms, t, r->size, NULL) :
+			     !strcmp(gb_costmodels[i].name, "mateescu") ?
+			     gb_cost_mateescu_seg(&ms, t, r->size, r->seg_bytes, NULL) : NAN;
 	gb_nm_release(&ms);
 }
 

@@ -222,6 +222,10 @@ static const struct bad bads[] = {
 	  "start 'now' is neither barrier nor clock" },
 	{ HEAD "algorithms: [native]\napp: {wait: busy}\n", 4, 13,
 	  "wait 'busy' is neither spin nor sleep" },
+	{ HEAD "algorithms: [mpich-g2@12x]\n", 3, 14, "'12x' is not a segment size" },
+	{ HEAD "algorithms: [native@0]\n", 3, 14, "native is OpenMPI's own broadcast" },
+	{ HEAD "algorithms: [native]\napp: {segment: big}\n", 4, 16,
+	  "segment 'big' is not auto, 0 or a size" },
 };
 
 static void test_bad(void)
@@ -539,6 +543,32 @@ static void test_wan_check(void)
 	gb_topo_free(t);
 }
 
+/* Segment sizes (issue 14): the application's, and an algorithm's own. */
+static void test_segments(void)
+{
+	struct gx_campaign c;
+	struct gb_diag d;
+	int r = parse(HEAD "algorithms: [mpich-g2, 'mpich-g2@64K', 'adaptive@0', 'mostcrit@auto', "
+			   "native]\napp: {segment: 1000}\n", &c, &d);
+
+	ok(r == 0, "algorithms with segment sizes parse (%s)", d.msg);
+	if (r)
+		return;
+	is_double(c.algos[0].segment, 1000, 0, "mpich-g2: the application's segment");
+	is_double(c.algos[1].segment, 65536, 0, "mpich-g2@64K: its own");
+	ok(!strcmp(c.algos[1].bcast, "mpich-g2") && !strcmp(c.algos[1].label, "mpich-g2@64K"),
+	   "mpich-g2@64K runs mpich-g2, labelled as written");
+	ok(c.algos[2].segment == 0 && c.algos[2].advisor && !strcmp(c.algos[2].bcast, "adaptive"),
+	   "adaptive@0: the adaptive broadcast, whole messages");
+	ok(c.algos[3].segment == GX_SEGMENT_AUTO && c.algos[3].monitor,
+	   "mostcrit@auto: the root's choice, on gridmon's matrix");
+	gx_campaign_release(&c);
+	r = parse(HEAD "algorithms: [mpich-g2]\n", &c, &d);
+	ok(r == 0 && c.algos[0].segment == GX_SEGMENT_AUTO, "by default the root chooses (auto)");
+	if (r == 0)
+		gx_campaign_release(&c);
+}
+
 int main(void)
 {
 	snprintf(campaign_path, sizeof(campaign_path), "%s/experiments/test-campaign.yaml",
@@ -548,6 +578,7 @@ int main(void)
 	test_valid();
 	test_defaults();
 	test_bad();
+	test_segments();
 	test_summary();
 	test_expect();
 	test_ranks();
