@@ -158,7 +158,7 @@ static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst
 		r.tcp_bps = tw > 0 && te > tw ? (double)(acked - acked_w) * 8.0 / (te - tw) : 0;
 		close(s);
 	}
-	gb_write_all(out, &r, sizeof(r));
+	gb_write_full(out, &r, sizeof(r));
 	_exit(0);
 }
 

@@ -83,10 +83,10 @@ void gb_probe_server_open(uint32_t addr, int port, int backlog, int ready, int *
 		setsockopt(*l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (*u < 0 || *l < 0 || bind(*u, (void *)&su, sizeof(su)) < 0 ||
 	    bind(*l, (void *)&st, sizeof(st)) < 0 || listen(*l, backlog) < 0) {
-		gb_write_all(ready, "E", 1);
+		gb_write_full(ready, "E", 1);
 		_exit(1);
 	}
-	gb_write_all(ready, "R", 1);
+	gb_write_full(ready, "R", 1);
 	close(ready);
 }
 
@@ -98,25 +98,6 @@ void gb_udp_echo(int u, void *buf, size_t size)
 
 	if (n > 0)
 		sendto(u, buf, (size_t)n, 0, (void *)&from, fl);
-}
-
-int gb_write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static int tcp_info(int fd, struct tcp_info *ti)

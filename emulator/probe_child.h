@@ -8,7 +8,7 @@
  *	caller ──gb_child_fork(nsfd)──► child: dies with the caller, default
  *	                                       signals, optional backstop timer,
  *	                                       inside the host's namespace
- *	child ──gb_write_all()──► report pipe ──► caller
+ *	child ──gb_write_full()──► report pipe ──► caller
  *
  * The caller's own namespace is never changed (STYLE.md practice 4): only
  * the child enters the host's.
@@ -59,12 +59,6 @@ void gb_probe_server_open(uint32_t addr, int port, int backlog, int ready, int *
 
 /** gb_udp_echo() - receive one datagram on @u into @buf and send it back. */
 void gb_udp_echo(int u, void *buf, size_t size);
-
-/**
- * gb_write_all() - write all @len bytes to @fd, retrying on EINTR and short
- * writes.  Return: 0, or -errno (-EIO for a zero-length write).
- */
-int gb_write_all(int fd, const void *buf, size_t len);
 
 /**
  * gb_tcp_bytes_acked() - bytes the peer of TCP socket @fd has acknowledged

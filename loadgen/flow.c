@@ -108,11 +108,11 @@ receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, int ready, int o
 	if (s < 0 || bind(s, (void *)&sa, sizeof(sa)) < 0 || (tcp && listen(s, 1) < 0)) {
 		int err = errno;
 
-		gb_write_all(ready, "E", 1);
-		gb_write_all(ready, &err, sizeof(err));
+		gb_write_full(ready, "E", 1);
+		gb_write_full(ready, &err, sizeof(err));
 		_exit(1);
 	}
-	gb_write_all(ready, "R", 1);
+	gb_write_full(ready, "R", 1);
 	close(ready);
 	r.t0 = gb_now();
 	while (gb_now() < stop) {
@@ -145,7 +145,7 @@ receiver(struct gb_grid *g, const struct gb_load_flow_spec *sp, int ready, int o
 		}
 	}
 	r.t1 = gb_now();
-	gb_write_all(out, &r, sizeof(r));
+	gb_write_full(out, &r, sizeof(r));
 	_exit(0);
 }
 
@@ -260,7 +260,7 @@ out:
 	r.t1 = gb_now();
 	if (s >= 0)
 		close(s); /* TCP: the receiver sees EOF */
-	gb_write_all(out, &r, sizeof(r));
+	gb_write_full(out, &r, sizeof(r));
 	_exit(0);
 }
 

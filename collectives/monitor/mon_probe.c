@@ -90,7 +90,7 @@ static void __attribute__((noreturn)) sink(uint32_t addr, const struct gb_mon_op
 				rep.total += (uint64_t)n;
 				continue;
 			}
-			gb_write_all(out, &rep, sizeof(rep));
+			gb_write_full(out, &rep, sizeof(rep));
 			close(c); /* the source waits for this close */
 			pf[2].fd = -1;
 		}
@@ -457,7 +457,7 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	if (o->tcp_bytes > 0 && r.received && tcp_transfer(daddr, o, &r) < 0)
 		_exit(2);
 	r.ok = 1;
-	gb_write_all(out, &r, sizeof(r));
+	gb_write_full(out, &r, sizeof(r));
 	_exit(0);
 }
 
