@@ -129,8 +129,9 @@ static void usage(FILE *f)
 		"Columns of --out: campaign,run_id,algorithm,root,size,index,start_time,\n"
 		"completion_time,pred_<model>... ,load_state, then rep,root_rank,ranks,mode,\n"
 		"tree_via,model,pred_model,hdr_bytes,all_returned,lower_bound,mismatches,\n"
-		"order_violations,plan_time,segment.  Times in seconds (start_time: CLOCK_MONOTONIC),\n"
-		"sizes and hdr_bytes in bytes.  load_state is $GRIDBED_LOAD_STATE or 'none'.\n");
+		"order_violations,plan_time,segment.  Times in seconds (start_time:\n"
+		"CLOCK_MONOTONIC), sizes, hdr_bytes and segment (per segment, 0: whole) in\n"
+		"bytes.  load_state is $GRIDBED_LOAD_STATE or 'none'.\n");
 }
 
 static void split_list(char *s, const char **out, int max, int *n)
