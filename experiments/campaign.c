@@ -143,18 +143,6 @@ static int get_bool(struct ctx *c, const yaml_node_t *n, const char *what, int *
 
 /* ---- algorithms --------------------------------------------------------- */
 
-/* "auto", 0 or a size in bytes: a segment size (GX_SEGMENT_AUTO for auto). */
-static int parse_segment(const char *s, double *out)
-{
-	if (!strcmp(s, "auto")) {
-		*out = GX_SEGMENT_AUTO;
-		return 0;
-	}
-	if (!*s || gb_parse_size(s, out) < 0 || *out != floor(*out) || *out > 2147483647.0)
-		return -EINVAL;
-	return 0;
-}
-
 static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 {
 	const char *s = sval(n), *colon, *at;
@@ -172,7 +160,7 @@ static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 	snprintf(name, sizeof(name), "%s", s);
 	if ((at = strchr(s, '@'))) {
 		name[at - s] = 0;
-		if (parse_segment(at + 1, &a->segment) < 0)
+		if (gb_parse_segment(at + 1, &a->segment) < 0)
 			return fail(c, n, "algorithm '%s': '%s' is not a segment size (auto, 0, "
 				    "or bytes such as 64K)", quote(c, s), quote(c, at + 1));
 		if (!strcmp(name, "native"))
@@ -313,7 +301,7 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 
 	memset(app, 0, sizeof(*app));
 	app->warmup = 1;
-	app->segment = GX_SEGMENT_AUTO;
+	app->segment = GB_SEG_AUTO;
 	app->fail_rank = app->fail_at = -1;
 	p->broadcasts = 60;          /* "about 60 broadcasts" (seed 000 s3) */
 	p->reps = 1;
@@ -401,7 +389,7 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 			return fail(c, x, "wait %s is neither spin nor sleep", str_or_kind(c, x));
 		app->wait_sleep = !strcmp(s, "sleep");
 	}
-	if ((x = get(c, v, "segment")) && (!sval(x) || parse_segment(sval(x), &app->segment) < 0))
+	if ((x = get(c, v, "segment")) && (!sval(x) || gb_parse_segment(sval(x), &app->segment) < 0))
 		return fail(c, x, "segment %s is not auto, 0 or a size in bytes (64K)",
 			    str_or_kind(c, x));
 	return 0;

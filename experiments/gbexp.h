@@ -47,7 +47,7 @@ extern "C" {
  * @monitor: needs gridmon's matrices (a measured planner, or adaptive)
  * @advisor: needs gridadvisor (adaptive)
  * @segment: the GRIDBED_SEGMENT value: bytes per segment, 0 whole
- *           messages, GX_SEGMENT_AUTO the root's choice; from the label's
+ *           messages, GB_SEG_AUTO the root's choice; from the label's
  *           "@SEGMENT", else the application's `segment`
  */
 struct gx_algo {
@@ -58,8 +58,6 @@ struct gx_algo {
 	double segment;
 };
 
-/** gx_algo.segment / gx_app.segment: libgridbcast chooses (GRIDBED_SEGMENT=auto). */
-#define GX_SEGMENT_AUTO (-1.0)
 
 enum gx_load_kind {
 	GX_LOAD_NONE = 0,
@@ -97,7 +95,7 @@ struct gx_app {
 	char fail_algo[GX_NAME_MAX]; /**< "" = every algorithm */
 	int start_clock;          /**< `start: clock`: every rank calls at the planned time, no barrier */
 	int wait_sleep;           /**< `wait: sleep`: libgridbcast's ranks wait asleep (GRIDBED_BCAST_WAIT) */
-	double segment;           /**< `segment`: every algorithm's unless its label says (GX_SEGMENT_AUTO) */
+	double segment;           /**< `segment`: every algorithm's unless its label says (GB_SEG_AUTO) */
 };
 
 /**

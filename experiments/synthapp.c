@@ -664,11 +664,7 @@ static void predict(struct models *M, const struct gb_tree *t, struct brow *r)
 	/* what the planners see at this size (core/nm_tcp.c) */
 	if (!m || gb_nm_for_size(&ms, m, (double)r->size) < 0)
 		return;
-	/* segmented: only Mateescu's model has the schedule that ran */
-	for (int i = 0; i < gb_ncostmodels && i < 8; i++)
-		r->pred[i] = r->seg_bytes <= 0 ? gb_costmodels[i].cost(&ms, t, r->size, NULL) :
-			     !strcmp(gb_costmodels[i].name, "mateescu") ?
-			     gb_cost_mateescu_seg(&ms, t, r->size, r->seg_bytes, NULL) : NAN;
+	gb_cost_all(&ms, t, r->size, r->seg_bytes, r->pred);
 	gb_nm_release(&ms);
 }
 

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gbcore.h"
 #include "gbexp.h"
 #include "tap.h"
 
@@ -560,11 +561,11 @@ static void test_segments(void)
 	   "mpich-g2@64K runs mpich-g2, labelled as written");
 	ok(c.algos[2].segment == 0 && c.algos[2].advisor && !strcmp(c.algos[2].bcast, "adaptive"),
 	   "adaptive@0: the adaptive broadcast, whole messages");
-	ok(c.algos[3].segment == GX_SEGMENT_AUTO && c.algos[3].monitor,
+	ok(c.algos[3].segment == GB_SEG_AUTO && c.algos[3].monitor,
 	   "mostcrit@auto: the root's choice, on gridmon's matrix");
 	gx_campaign_release(&c);
 	r = parse(HEAD "algorithms: [mpich-g2]\n", &c, &d);
-	ok(r == 0 && c.algos[0].segment == GX_SEGMENT_AUTO, "by default the root chooses (auto)");
+	ok(r == 0 && c.algos[0].segment == GB_SEG_AUTO, "by default the root chooses (auto)");
 	if (r == 0)
 		gx_campaign_release(&c);
 }

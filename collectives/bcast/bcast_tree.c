@@ -352,10 +352,7 @@ int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double
 			return ret;
 		m = &mm;
 	}
-	for (int i = 0; i < gb_ncostmodels; i++)
-		pred[i] = seg <= 0 ? gb_costmodels[i].cost(m, t, size, NULL) :
-			  !strcmp(gb_costmodels[i].name, "mateescu") ?
-			  gb_cost_mateescu_seg(m, t, size, seg, NULL) : NAN;
+	gb_cost_all(m, t, size, seg, pred);
 	if (label)
 		snprintf(label, labellen, "%s", lb);
 	gb_nm_release(&mm);
@@ -438,16 +435,12 @@ int gb_bcast_opts_env(struct gb_bcast_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
-	o->segment = GB_BCAST_SEG_AUTO;
-	if ((s = getenv("GRIDBED_SEGMENT")) && *s && strcmp(s, "auto")) {
-		double b = -1;
-
-		if (gb_parse_size(s, &b) < 0 || b < 0 || b > 2147483647.0) {
-			gb_bcast_seterr("GRIDBED_SEGMENT='%.40s': not 'auto', 0 or a size in "
-					"bytes (K, M suffixes)", s);
-			return -EINVAL;
-		}
-		o->segment = b;
+	o->segment = GB_SEG_AUTO;
+	if ((s = getenv("GRIDBED_SEGMENT")) && *s && gb_parse_segment(s, &o->segment) < 0) {
+		o->segment = GB_SEG_AUTO;
+		gb_bcast_seterr("GRIDBED_SEGMENT='%.40s': not 'auto', 0 or a size in "
+				"bytes (K, M suffixes)", s);
+		return -EINVAL;
 	}
 	if ((s = getenv("GRIDBED_BCAST_ISEND")) && atoi(s) > 0)
 		o->flags |= GB_BCAST_ISEND;
@@ -614,7 +607,7 @@ static int get_entry(struct gb_bcast_comm *c, const struct gb_planner *p, int ro
 
 /*
  * The root's segment size for @e's tree when the caller asked for
- * GB_BCAST_SEG_AUTO: gb_seg_choose() on the model the tree is planned on
+ * GB_SEG_AUTO: gb_seg_choose() on the model the tree is planned on
  * (the matrix for measured trees, with what a message of the whole size
  * gets; the static model for static planners and when there is no
  * matrix), cached in @e.  Other ranks learn it from what arrives.
@@ -641,7 +634,7 @@ static double auto_segment(struct gb_bcast_comm *c, struct gb_bcast_entry *e, in
 	return e->seg;
 }
 
-/* @o for one call of @e's tree, with GB_BCAST_SEG_AUTO resolved (at the root). */
+/* @o for one call of @e's tree, with GB_SEG_AUTO resolved (at the root). */
 static struct gb_bcast_opts call_opts(struct gb_bcast_comm *c, struct gb_bcast_entry *e,
 				      const struct gb_bcast_opts *o, int root, int tsize)
 {

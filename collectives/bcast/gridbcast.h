@@ -110,18 +110,17 @@ struct gb_bcast_opts {
  * gb_bcast_opts.segment: 0 sends whole messages (the papers' schedule);
  * > 0 cuts the root's message into segments of that many bytes, rounded
  * down to whole elements (at least one), forwarded pipelined
- * (bcast_pipe.c); GB_BCAST_SEG_AUTO lets gb_bcast_run() choose per
+ * (bcast_pipe.c); GB_SEG_AUTO (gbcore.h) lets gb_bcast_run() choose per
  * broadcast from the size, the tree and the model it planned on
  * (gb_seg_choose(), Mateescu's model of the segmented schedule).  Only the
  * root's value counts: the others learn the segment size from what
- * arrives.  gb_bcast_tree() takes GB_BCAST_SEG_AUTO as 0.
+ * arrives.  gb_bcast_tree() takes GB_SEG_AUTO as 0.
  */
-#define GB_BCAST_SEG_AUTO (-1.0)
 
 /**
  * gb_bcast_opts_env() - options from the GRIDBED_* environment (above).
  * Return: 0, or -EINVAL for a GRIDBED_SEGMENT that is not a size (@o then
- * holds every other setting, and segment GB_BCAST_SEG_AUTO).
+ * holds every other setting, and segment GB_SEG_AUTO).
  */
 int gb_bcast_opts_env(struct gb_bcast_opts *o);
 

@@ -223,10 +223,7 @@ bad_algo:
 			break;
 		case 'I': o->bo.flags |= GB_BCAST_ISEND; break;
 		case 'G':
-			if (!strcmp(optarg, "auto")) {
-				o->bo.segment = GB_BCAST_SEG_AUTO;
-			} else if (gb_parse_size(optarg, &o->bo.segment) < 0 ||
-				   o->bo.segment > 2147483647.0) {
+			if (gb_parse_segment(optarg, &o->bo.segment) < 0) {
 				if (!world_rank)
 					fprintf(stderr, "gridbcast: --segment: '%s' is not 'auto', "
 						"0 or a size in bytes\n", optarg);

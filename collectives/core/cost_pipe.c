@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cost_priv.h"
 
@@ -95,11 +96,20 @@ cleanup:
 	return best;
 }
 
+void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double size, double seg,
+		 double *pred)
+{
+	for (int i = 0; i < gb_ncostmodels; i++)
+		pred[i] = seg <= 0 ? gb_costmodels[i].cost(m, t, size, NULL) :
+			  !strcmp(gb_costmodels[i].name, "mateescu") ?
+			  gb_cost_mateescu_seg(m, t, size, seg, NULL) : NAN;
+}
+
 double gb_seg_choose(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 		     double elem, double max_seg, double *pred)
 {
 	double whole = gb_cost_mateescu_seg(m, t, size, 0, NULL), best_t = whole;
-	double choice = 0, cand[64], ct[64], s0 = GB_SEG_MIN;
+	double choice = 0, choice_t = whole, cand[64], ct[64], s0 = GB_SEG_MIN;
 	int nc = 0;
 
 	if (pred)
@@ -130,9 +140,11 @@ double gb_seg_choose(const struct gb_netmodel *m, const struct gb_tree *t, doubl
 	/* the largest segment whose prediction is within GB_SEG_SLACK of the
 	 * best one: fewer segments cost less CPU than the model's o says */
 	for (int i = 0; i < nc; i++)
-		if (isfinite(ct[i]) && ct[i] <= best_t * (1 + GB_SEG_SLACK) && cand[i] > choice)
+		if (isfinite(ct[i]) && ct[i] <= best_t * (1 + GB_SEG_SLACK) && cand[i] > choice) {
 			choice = cand[i];
-	if (pred && choice > 0)
-		*pred = gb_cost_mateescu_seg(m, t, size, choice, NULL);
+			choice_t = ct[i];
+		}
+	if (pred)
+		*pred = choice_t;
 	return choice;
 }

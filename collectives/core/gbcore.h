@@ -45,6 +45,16 @@ struct gb_topo;
  */
 int gb_parse_size(const char *s, double *bytes);
 
+/** A segment size that lets the broadcast's root choose (GRIDBED_SEGMENT=auto). */
+#define GB_SEG_AUTO (-1.0)
+
+/**
+ * gb_parse_segment() - a segment size as users write it: "auto"
+ * (GB_SEG_AUTO), 0 (whole messages) or whole bytes as gb_parse_size() reads
+ * them, at most 2^31 - 1.  Return: 0 or -EINVAL.
+ */
+int gb_parse_segment(const char *s, double *bytes);
+
 /* ------------------------------------------------------------------ */
 /* Network model                                                       */
 /* ------------------------------------------------------------------ */
@@ -437,6 +447,15 @@ double gb_cost_mateescu_seg(const struct gb_netmodel *m, const struct gb_tree *t
  */
 double gb_seg_choose(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 		     double elem, double max_seg, double *pred);
+
+/**
+ * gb_cost_all() - @pred[i] = gb_costmodels[i]'s prediction for @t, for
+ * every model (gb_ncostmodels entries).  @seg > 0: the message went in
+ * segments of @seg bytes; only "mateescu" models that schedule
+ * (gb_cost_mateescu_seg()), the others get NAN.
+ */
+void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double size, double seg,
+		 double *pred);
 
 /* ------------------------------------------------------------------ */
 /* Cluster-level (pLogP) model, seed 002 s3.3                          */

@@ -16,6 +16,17 @@
 
 #include "gbio.h"
 
+int gb_parse_segment(const char *s, double *bytes)
+{
+	if (s && !strcmp(s, "auto")) {
+		*bytes = GB_SEG_AUTO;
+		return 0;
+	}
+	if (gb_parse_size(s, bytes) < 0 || *bytes != floor(*bytes) || *bytes > 2147483647.0)
+		return -EINVAL;
+	return 0;
+}
+
 int gb_parse_size(const char *s, double *bytes)
 {
 	char *end;
