@@ -274,9 +274,7 @@ static json_t *build_map(const struct gb_grid *g, const struct opts *o, const st
 {
 	const struct gb_topo *t = g->topo;
 	char ts[32], ns[128], ip[16];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	gb_utc_iso(ts, sizeof(ts));
 	json_t *prog = json_array(), *ranks = json_array();
 	for (char **a = o->prog; *a; a++)
 		json_array_append_new(prog, json_string(*a));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* clock.c - the one clock (gbutil.h). */
+/* clock.c - the one clock, and the wall clock for records (gbutil.h). */
 #include <time.h>
 
 #include "gbutil.h"
@@ -18,4 +18,16 @@ int64_t gb_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+char *gb_utc_iso(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!len)
+		return buf;
+	if (!strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm)))
+		buf[0] = '\0';
+	return buf;
 }

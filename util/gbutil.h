@@ -28,6 +28,13 @@ double gb_now(void);
 /** gb_now_ns() - the same clock in nanoseconds. */
 int64_t gb_now_ns(void);
 
+/**
+ * gb_utc_iso() - the wall clock now as "2026-11-26T04:05:06Z" into @buf
+ * (21 bytes or more): what records say, never what durations use.
+ * Return: @buf.
+ */
+char *gb_utc_iso(char *buf, size_t len);
+
 /* ---- random numbers (rng.c) --------------------------------------------- */
 
 /**

@@ -146,11 +146,8 @@ static json_t *matrix_json(struct mon *M, const double *clat, const double *cbw,
 	json_t *root = json_object(), *nodes = json_array(), *o = json_array();
 	json_t *lat = json_array(), *bw = json_array();
 	char ts[64];
-	time_t now = time(NULL);
-	struct tm tm;
 
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	gb_utc_iso(ts, sizeof(ts));
 	for (int i = 0; i < n; i++) {
 		const struct gb_node *nd = &t->nodes[i];
 		const struct gb_cluster *c = &t->clusters[nd->cluster];
