@@ -228,6 +228,21 @@ static pid_t start_mpirun(const struct job *j, char **av, const sigset_t *oldmas
 	setenv("GRIDBED_RUNDIR", j->rundir_base, 1);
 	setenv("GRIDBED_RANKMAP", j->map, 1);
 	unsetenv("GRIDBED_NODE");
+	/* The grid's job is no batch job: in a Slurm task (gridexp slurm) mpirun
+	 * would take the allocation's node list and launch through srun, not on
+	 * the grid's hosts through the agent. */
+	extern char **environ;
+	for (char **e = environ; *e;) {
+		char name[256];
+		size_t n = strcspn(*e, "=");
+
+		if (strncmp(*e, "SLURM_", 6) || n >= sizeof(name)) {
+			e++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)n, *e);
+		unsetenv(name);          /* shifts environ: look at *e again */
+	}
 	if (dup2(errfd, 2) < 0)
 		_exit(127);
 	execv(av[0], av);
@@ -439,9 +454,7 @@ static int culprit(const struct job *j, const struct run *run, struct rank_statu
 static void finish_map(const struct job *j, const char *result, int exit_status, int failed)
 {
 	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	gb_utc_iso(ts, sizeof(ts));
 	json_t *ranks = json_object_get(j->mapj, "ranks");
 	for (int r = 0; r < j->n; r++) {
 		struct rank_status rs;

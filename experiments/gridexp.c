@@ -7,6 +7,14 @@
  *	            [--out-root DIR] [--prefix P] [--no-plots]
  *	gridexp report DIR [--no-plots]
  *	gridexp check FILE.yaml|DIR --expect EXPECT.yaml [run options]
+ *	gridexp slurm FILE.yaml [run options] [--partition P] [--time T] [--no-wait]
+ *
+ * `slurm` (issue 17) makes the results directory and submits the runs that
+ * are not complete in it as a Slurm job array, one run per task, each task
+ * on a node of its own (--exclusive): `gridexp run FILE --resume DIR --task
+ * K` there, with its own grid.  It shows the array's progress, scancels it
+ * on SIGINT/SIGTERM, records the tasks that ended without their run, and
+ * reports (gridexp_slurm.c).
  *
  * `run`, for a campaign file (docs/formats.md, "Campaign file"):
  *
@@ -65,6 +73,8 @@ static void usage(FILE *f)
 		"                   [--out-root DIR] [--prefix P] [--no-plots] [--dry-run]\n"
 		"       gridexp report DIR [--no-plots]\n"
 		"       gridexp check FILE.yaml|DIR --expect EXPECT.yaml [run options]\n"
+		"       gridexp slurm FILE.yaml [run options] [--partition P] [--time T]\n"
+		"                     [--no-wait]\n"
 		"\n"
 		"  run     run a campaign (docs/formats.md, \"Campaign file\") from an empty\n"
 		"          machine to plotted results in OUT-ROOT/<campaign>/<UTC time>/\n"
@@ -77,6 +87,14 @@ static void usage(FILE *f)
 		"  report  summary.json, summary.txt and the plots again, from DIR's files\n"
 		"  check   run the campaign (or take DIR's results) and test expectations;\n"
 		"          exit 1 if one fails\n"
+		"  slurm   the same campaign as a Slurm job array: one run per task, each\n"
+		"          on its own node (as root, gridbed built at this path there), the\n"
+		"          results in OUT-ROOT (or --resume's DIR) on a shared directory;\n"
+		"          shows progress, scancels the job on Ctrl-C, then reports;\n"
+		"          --partition and --time go to sbatch; --no-wait submits and\n"
+		"          returns (then: gridexp report DIR)\n"
+		"  (run --task K --resume DIR is what one array task runs: run K alone,\n"
+		"   no report)\n"
 		"\n"
 		"Exit: 0 ok; 1 a run or an expectation failed; 2 bad input or a busy\n"
 		"prefix; 128+N interrupted by signal N (everything is torn down).\n"
@@ -95,6 +113,10 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		{ "no-plots", no_argument, NULL, 'n' },
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "task", required_argument, NULL, 'T' },
+		{ "partition", required_argument, NULL, 'P' },
+		{ "time", required_argument, NULL, 't' },
+		{ "no-wait", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +126,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 	memset(o, 0, sizeof(*o));
 	o->out_root = "results";
 	o->plots = 1;
+	o->task = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -145,6 +168,34 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			break;
 		case 'n': o->plots = 0; break;
 		case 'D': o->dry = 1; break;
+		case 'T':
+			errno = 0;
+			{
+				long k = strtol(optarg, &end, 10);
+
+				if (errno || *end || !*optarg || k < 0 || k > 1000000) {
+					warnx("--task: '%s' is not a run's index (0, 1, ...)", optarg);
+					return 2;
+				}
+				o->task = (int)k;
+			}
+			break;
+		case 'P':
+			if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					       "0123456789_-.,") != strlen(optarg)) {
+				warnx("--partition: '%s' is not a partition's name", optarg);
+				return 2;
+			}
+			o->partition = optarg;
+			break;
+		case 't':
+			if (!*optarg || strspn(optarg, "0123456789:-") != strlen(optarg)) {
+				warnx("--time: '%s' is not a time limit (MIN, H:MM:SS or D-H)", optarg);
+				return 2;
+			}
+			o->time_limit = optarg;
+			break;
+		case 'W': o->no_wait = 1; break;
 		case 'e':
 			if (!expect) {
 				usage(stderr);
@@ -164,6 +215,26 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 	return 0;
 }
 
+/* --partition, --time and --no-wait are slurm's; --task is run's, with --resume. */
+static int misplaced(const struct run_opts *o, const char *cmd)
+{
+	int slurm = !strcmp(cmd, "slurm");
+
+	if (!slurm && (o->partition || o->time_limit || o->no_wait)) {
+		warnx("%s: --partition, --time and --no-wait are options of 'gridexp slurm'", cmd);
+		return 2;
+	}
+	if (o->task >= 0 && strcmp(cmd, "run")) {
+		warnx("%s: --task is an option of 'gridexp run' (what one Slurm task runs)", cmd);
+		return 2;
+	}
+	if (o->task >= 0 && !o->resume) {
+		warnx("run: --task needs --resume DIR (the results directory gridexp slurm made)");
+		return 2;
+	}
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -172,7 +243,21 @@ static int cmd_run(int argc, char **argv)
 
 	if (r)
 		return r < 0 ? 0 : r;
+	if ((r = misplaced(&o, "run")))
+		return r;
 	return do_run(&o, out, sizeof(out));
+}
+
+static int cmd_slurm(int argc, char **argv)
+{
+	struct run_opts o;
+	int r = parse_run_opts(argc, argv, &o, NULL);
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if ((r = misplaced(&o, "slurm")))
+		return r;
+	return do_slurm(&o);
 }
 
 static int cmd_report(int argc, char **argv)
@@ -219,6 +304,8 @@ static int cmd_check(int argc, char **argv)
 
 	if (r)
 		return r < 0 ? 0 : r;
+	if ((r = misplaced(&o, "check")))
+		return r;
 	if (!expect) {
 		warnx("check: --expect EXPECT.yaml is required");
 		return 2;
@@ -276,6 +363,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1);
-	warnx("unknown command '%s' (run, report, check)", argv[1]);
+	if (!strcmp(argv[1], "slurm"))
+		return cmd_slurm(argc - 1, argv + 1);
+	warnx("unknown command '%s' (run, report, check, slurm)", argv[1]);
 	return 2;
 }

@@ -23,67 +23,74 @@
 #include "gbyaml.h"
 #include "gridexp_priv.h"
 
-/* Adds @what (a reference taken) under @key to the newest session of meta.json. */
+int meta_lock(const char *dir)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.meta.lock", dir);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		return -errno;
+	while (fcntl(fd, F_SETLKW, &fl) < 0)
+		if (errno != EINTR) {
+			int e = errno;
+
+			close(fd);
+			return -e;
+		}
+	return fd;
+}
+
+void meta_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);      /* closing drops the fcntl lock */
+}
+
+/* Adds @what (a reference taken) under @key to this session of meta.json. */
 void meta_session_add(struct runner *R, const char *key, json_t *what)
 {
 	char path[PATH_MAX];
 	json_error_t je;
-	int ret;
+	int ret, lk = meta_lock(R->out);
 	json_t *m, *ss;
 
 	snprintf(path, sizeof(path), "%s/meta.json", R->out);
 	m = gb_json_load_file(path, &je, &ret);
 	ss = m ? json_object_get(m, "sessions") : NULL;
-	if (json_array_size(ss) > 0) {
-		json_object_set(json_array_get(ss, json_array_size(ss) - 1), key, what);
+	if (R->meta_session >= 0 && (size_t)R->meta_session < json_array_size(ss)) {
+		json_object_set(json_array_get(ss, (size_t)R->meta_session), key, what);
 		if (gb_json_save_atomic(m, path) < 0)
 			warnx("cannot update %s", path);
 	}
+	meta_unlock(lk);
 	json_decref(m);
 	json_decref(what);
 }
 
+/* The first line of what @argv prints ("" when it cannot run). */
 static void first_line_of(char *const *argv, char *buf, size_t len)
 {
-	int fd[2];
-	pid_t pid;
-	ssize_t n;
-
-	buf[0] = '\0';
-	if (pipe(fd) < 0)
-		return;
-	if ((pid = fork()) == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(fd[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		close(fd[0]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	n = pid > 0 ? read(fd[0], buf, len - 1) : 0;
-	buf[n > 0 ? n : 0] = '\0';
+	if (run_capture(argv, buf, len, 0) < 0)
+		buf[0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	close(fd[0]);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
 }
 
-int write_meta(struct runner *R, int fresh)
+int write_meta(struct runner *R, int fresh, int session)
 {
 	char path[PATH_MAX], mpi[256], gp[256];
 	char *mv[] = { "mpirun", "--version", NULL }, *gv[] = { "gnuplot", "--version", NULL };
 	json_error_t je;
 	json_t *j = NULL, *runs, *sess, *tools, *wan, *tcp;
 	struct utsname u;
-	time_t now = time(NULL);
 	char when[64];
-	int ret;
+	int ret, lk;
 
 	snprintf(path, sizeof(path), "%s/meta.json", R->out);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	gb_utc_iso(when, sizeof(when));
+	if ((lk = meta_lock(R->out)) < 0)
+		return lk;
 	if (!fresh)
 		j = gb_json_load_file(path, &je, &ret);
 	if (!j) {
@@ -109,6 +116,9 @@ int write_meta(struct runner *R, int fresh)
 		json_object_set_new(j, "runs", runs);
 		json_object_set_new(j, "sessions", json_array());
 	}
+	R->meta_session = -1;
+	if (!session)
+		goto save;
 	uname(&u);
 	first_line_of(mv, mpi, sizeof(mpi));
 	first_line_of(gv, gp, sizeof(gp));
@@ -124,9 +134,20 @@ int write_meta(struct runner *R, int fresh)
 			 R->prefix, "backend", R->backend, "kernel", u.release, "machine",
 			 u.machine, "tools", tools, "wan_links", wan, "capture_filter",
 			 CAPTURE_FILTER, "resumed", !fresh, "tcp", tcp ? tcp : json_null());
+	if (R->task >= 0) {      /* a Slurm array task: which, and where */
+		char host[256] = "";
+
+		gethostname(host, sizeof(host) - 1);
+		json_object_set_new(sess, "task", json_integer(R->task));
+		json_object_set_new(sess, "node", json_string(host));
+		json_object_set_new(sess, "slurm_job",
+				    json_string(getenv("SLURM_ARRAY_JOB_ID") ?: ""));
+	}
+	R->meta_session = (int)json_array_size(json_object_get(j, "sessions"));
 	json_array_append_new(json_object_get(j, "sessions"), sess);
-	/* the first session's facts at the top, as ARCHITECTURE.md decision 7 lists them */
-	if (fresh || !json_object_get(j, "backend")) {
+	/* the first session's facts at the top, as ARCHITECTURE.md decision 7 lists them
+	 * (gridexp slurm writes meta.json without a session: its first task's) */
+	if (!json_object_get(j, "backend")) {
 		json_object_set_new(j, "topology", json_string(R->c.topology));
 		json_object_set_new(j, "backend", json_string(R->backend));
 		json_object_set_new(j, "kernel", json_string(u.release));
@@ -138,7 +159,9 @@ int write_meta(struct runner *R, int fresh)
 							  "campaign seed + repetition - 1"));
 		json_object_set_new(j, "tools", json_deep_copy(tools));
 	}
+save:
 	ret = gb_json_save_atomic(j, path);
+	meta_unlock(lk);
 	json_decref(j);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gbexp.h"
 #include "gbio.h"
@@ -45,14 +46,17 @@ int phoenixd_run(struct runner *R)
 	char *buf = NULL;
 	size_t blen = 0;
 
+	/* the next session's directory, claimed by mkdir (Slurm tasks may share the results) */
+	snprintf(dir, sizeof(dir), "%s/phoenixd", R->out);
+	gb_mkdir_p(dir, 0755);
 	for (;; session++) {
 		snprintf(dir, sizeof(dir), "%s/phoenixd/s%d", R->out, session);
-		if (!exists(dir))
+		if (mkdir(dir, 0755) == 0)
 			break;
-	}
-	if (gb_mkdir_p(dir, 0755) < 0) {
-		warnx("cannot create '%s': %s", dir, strerror(errno));
-		return -1;
+		if (errno != EEXIST) {
+			warnx("cannot create '%s': %s", dir, strerror(errno));
+			return -1;
+		}
 	}
 	snprintf(log, sizeof(log), "%s/log", dir);
 	snprintf(rms, sizeof(rms), "%d", o->round_ms ? o->round_ms : big ? 2000 : 200);

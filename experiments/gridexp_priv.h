@@ -17,6 +17,8 @@
  *	gridexp_meta.c     the results directory and its meta.json (sessions)
  *	gridexp_progress.c the planned durations: the progress line, --dry-run
  *	gridexp_proc.c     child processes: spawn, poll, stop, run to completion
+ *	gridexp_slurm.c    `gridexp slurm`: the runs as a Slurm job array, its
+ *	                   progress, scancel on a signal, the tasks' fates, the report
  *
  * Ownership: one struct runner per `gridexp run`, made and freed by do_run();
  * one struct run per run, on do_run()'s stack, filled by run_one().  Every
@@ -92,6 +94,9 @@ struct runner {
 	int run_wall_n;              /* ... and their number (the estimate of per_run()) */
 	int failed_runs;             /* completed runs whose status is not "ok" */
 	char backend[16];            /* the grid's shaping backend (gb_grid_backend()) */
+	int task;                    /* --task K: only run K of the campaign (a Slurm task), or -1 */
+	int meta_session;            /* this session's index in meta.json's sessions, or -1 */
+	char emulog[PATH_MAX];       /* gridemu's log: gridemu.log, or gridemu-task<K>.log */
 };
 
 /** One run: one repetition of one algorithm under one load condition. */
@@ -130,6 +135,10 @@ struct run_opts {
 	uint64_t seed;               /* --seed: the campaign's seed instead of its file's */
 	int plots;                   /* 0 with --no-plots */
 	int dry;                     /* --dry-run */
+	int task;                    /* --task K (a Slurm array task: run K alone, no report), or -1 */
+	const char *partition;       /* slurm: --partition, or NULL (the cluster's default) */
+	const char *time_limit;      /* slurm: --time, per task (sbatch's format), or NULL */
+	int no_wait;                 /* slurm: --no-wait (submit and return) */
 };
 
 /* Helpers every part uses.  Static: a program-wide warnx() would interpose libc's (err.h). */
@@ -166,6 +175,22 @@ void print_diag(const struct gb_diag *d);
 
 /** The signal that asked gridexp to stop (SIGINT, SIGTERM, SIGHUP), or 0. */
 extern volatile sig_atomic_t got_signal;
+
+/**
+ * runner_setup() - load @o's campaign into @R (scale, seed, --only, --task)
+ * and find the tools.  Return: 0, or the exit status (said why).
+ */
+int runner_setup(struct runner *R, const struct run_opts *o);
+
+/** check_tools() - the programs R->use's algorithms need are built.  Return: 0 or 2 (said). */
+int check_tools(const struct runner *R);
+
+/**
+ * task_run() - the run that array task @k stands for: the campaign's runs in
+ * meta.json's order (repetition, condition, algorithm).  Return: 0, or
+ * -ERANGE when the campaign has fewer runs.
+ */
+int task_run(const struct gx_campaign *c, int k, int *rep, int *cond, int *algo);
 
 /**
  * do_run() - `gridexp run` (or `check`'s run) of @o: the whole session.
@@ -215,11 +240,31 @@ void capture_finish(struct runner *R, struct run *r);
  */
 int prepare_out(struct runner *R, const char *out_root, const char *resume);
 
-/** write_meta() - meta.json (@fresh: anew) with a new session.  Return: 0 or -errno. */
-int write_meta(struct runner *R, int fresh);
+/**
+ * write_meta() - meta.json (@fresh: anew); with @session, a new session for
+ * this grid (R->meta_session its index).  Concurrent gridexps (Slurm tasks)
+ * may share the directory: meta.json changes under meta_lock().
+ * Return: 0 or -errno.
+ */
+int write_meta(struct runner *R, int fresh, int session);
 
-/** meta_session_add() - @what (a reference taken) under @key in the newest session. */
+/** meta_session_add() - @what (a reference taken) under @key in this session. */
 void meta_session_add(struct runner *R, const char *key, json_t *what);
+
+/**
+ * meta_lock() - the results directory's lock (fcntl, so that it holds on
+ * NFS too) for a read-modify-write of meta.json.  Return: the fd to give
+ * meta_unlock(), or -errno.
+ */
+int meta_lock(const char *dir);
+
+/** meta_unlock() - release meta_lock()'s @fd (< 0: nothing). */
+void meta_unlock(int fd);
+
+/* gridexp_slurm.c */
+
+/** do_slurm() - `gridexp slurm` of @o.  Return: the exit status (gridexp.c's). */
+int do_slurm(const struct run_opts *o);
 
 /* gridexp_progress.c */
 
@@ -258,5 +303,12 @@ int proc_exit_status(const struct proc *p);
 
 /** run_tool() - run @argv to completion, output to @log.  Return: its exit status. */
 int run_tool(char *const *argv, const char *log);
+
+/**
+ * run_capture() - run @argv (a program in PATH) to completion, its output
+ * (with @with_err, its errors too) into @buf of @len bytes, NUL-terminated.
+ * Return: its exit status (127: it could not be run), or -errno.
+ */
+int run_capture(char *const *argv, char *buf, size_t len, int with_err);
 
 #endif

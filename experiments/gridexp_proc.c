@@ -110,3 +110,54 @@ int run_tool(char *const *argv, const char *log)
 		;
 	return proc_exit_status(&p);
 }
+
+/*
+ * Run @argv (searched in PATH) to completion; its standard output (and its
+ * errors with @with_err) into @buf, cut at @len - 1 bytes (the rest is
+ * read and dropped).  No signal handling of its own: our signals reach it.
+ */
+int run_capture(char *const *argv, char *buf, size_t len, int with_err)
+{
+	size_t n = 0;
+	ssize_t k;
+	char sink[4096];
+	int fd[2], status;
+	pid_t pid;
+
+	buf[0] = '\0';
+	if (pipe2(fd, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(fd[1], 1);
+		dup2(with_err ? fd[1] : null, 2);
+		if (null >= 0)
+			dup2(null, 0);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	for (;;) {
+		k = n + 1 < len ? read(fd[0], buf + n, len - 1 - n) : read(fd[0], sink, sizeof(sink));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		if (n + 1 < len)
+			n += (size_t)k;
+	}
+	buf[n] = '\0';
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -133,7 +133,7 @@ static int grid_state_exists(const struct runner *R)
 static void grid_down(struct runner *R)
 {
 	char *argv[] = { R->gridemu, "--prefix", R->prefix, "down", NULL };
-	char log[PATH_MAX], p[PATH_MAX];
+	char p[PATH_MAX];
 	DIR *d;
 	struct dirent *e;
 
@@ -143,9 +143,8 @@ static void grid_down(struct runner *R)
 	}
 	if (!R->grid_up)
 		return;
-	snprintf(log, sizeof(log), "%s/gridemu.log", R->out);
-	if (run_tool(argv, exists(R->out) ? log : NULL) != 0)
-		warnx("'gridemu --prefix %s down' failed (see %s)", R->prefix, log);
+	if (run_tool(argv, R->emulog[0] && exists(R->out) ? R->emulog : NULL) != 0)
+		warnx("'gridemu --prefix %s down' failed (see %s)", R->prefix, R->emulog);
 	R->grid_up = 0;
 	/* down keeps the rank maps (a job's record); ours were copied into the runs */
 	snprintf(p, sizeof(p), "%s/%s", R->rundir, R->prefix);
@@ -169,16 +168,14 @@ static int grid_up(struct runner *R)
 {
 	char *argv[] = { R->gridemu, "--prefix", R->prefix, "up", R->c.topology, "--backend",
 			 R->c.backend, "--quiet", NULL };
-	char log[PATH_MAX];
 	struct gb_err e = { "" };
 	int ret;
 
-	snprintf(log, sizeof(log), "%s/gridemu.log", R->out);
 	R->grid_up = 1;              /* a half-built grid is taken down too */
-	ret = run_tool(argv, log);
+	ret = run_tool(argv, R->emulog);
 	if (ret != 0) {
 		warnx("'gridemu up %s' failed (exit %d); its messages are in %s", R->c.topology,
-		      ret, log);
+		      ret, R->emulog);
 		return -1;
 	}
 	if (gb_grid_open(&R->g, R->prefix, 0, &e) < 0 || gb_grid_attach(&R->g, &e) < 0) {
@@ -233,20 +230,36 @@ static int monitor_start(struct runner *R)
 	snprintf(dir, sizeof(dir), "%s/monitor", R->out);
 	if (gb_mkdir_p(dir, 0755) < 0)
 		return -1;
-	/* a resumed campaign's gridmon counts versions from 1 again: a new session */
+	/* a resumed campaign's gridmon counts versions from 1 again: a new session,
+	 * numbered after the directory's others and claimed by creating its log (Slurm
+	 * tasks on several nodes may share the directory) */
 	R->mon_session = 1;
 	if ((d = opendir(dir))) {
 		while ((e = readdir(d))) {
 			int s;
 
-			if (sscanf(e->d_name, "matrix-s%d-", &s) == 1 && s >= R->mon_session)
+			if ((sscanf(e->d_name, "matrix-s%d-", &s) == 1 ||
+			     sscanf(e->d_name, "gridmon-s%d.log", &s) == 1) && s >= R->mon_session)
 				R->mon_session = s + 1;
 		}
 		closedir(d);
 	}
-	snprintf(R->matrix, sizeof(R->matrix), "%s/matrix.json", dir);
+	for (;; R->mon_session++) {
+		int fd;
+
+		snprintf(log, sizeof(log), "%s/gridmon-s%d.log", dir, R->mon_session);
+		if ((fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) >= 0) {
+			close(fd);
+			break;
+		}
+		if (errno != EEXIST) {
+			warnx("cannot create '%s': %s", log, strerror(errno));
+			return -1;
+		}
+	}
+	/* gridmon's own file, this session's: the copies are matrix-s<N>-v<V>.json */
+	snprintf(R->matrix, sizeof(R->matrix), "%s/matrix-s%d.json", dir, R->mon_session);
 	unlink(R->matrix);
-	snprintf(log, sizeof(log), "%s/gridmon-s%d.log", dir, R->mon_session);
 	snprintf(period, sizeof(period), "%.6fs", R->c.monitor.period);
 	snprintf(scale, sizeof(scale), "%.9g", R->scale);
 	argv[n++] = R->gridmon;        /* the grid: $GRIDBED_PREFIX */
@@ -339,33 +352,35 @@ static void teardown(struct runner *R)
 	release_lock(R);
 }
 
-/* Returns the exit status; *@outdir gets the results directory. */
-int do_run(const struct run_opts *o, char *outdir, size_t outlen)
+int task_run(const struct gx_campaign *c, int k, int *rep, int *cond, int *algo)
 {
-	struct runner *R = calloc(1, sizeof(*R));
-	struct gb_diag d;
-	struct sigaction sa;
-	int leftover, status = 0, ret;
+	int n = 0;
 
-	if (!R) {
-		warnx("out of memory");
-		return 1;
-	}
-	/* from the start: a signal at any point still ends in the teardown */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	for (int r = 1; r <= c->repetitions; r++)
+		for (int cd = 0; cd < c->nconds; cd++)
+			for (int a = 0; a < c->nalgos; a++)
+				if (n++ == k) {
+					*rep = r;
+					*cond = cd;
+					*algo = a;
+					return 0;
+				}
+	return -ERANGE;
+}
+
+int runner_setup(struct runner *R, const struct run_opts *o)
+{
+	struct gb_diag d;
+
 	R->lockfd = -1;
+	R->task = o->task;
+	R->meta_session = -1;
 	R->tty = isatty(2);
 	R->plots = o->plots;
 	R->t_start = gb_now();
 	find_tools(R);
 	if (gx_campaign_load(o->file, &R->c, &d) < 0) {
 		print_diag(&d);
-		free(R);
 		return 2;
 	}
 	R->scale = o->scale > 0 ? o->scale : R->c.scale;
@@ -387,41 +402,74 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 			if (a < 0) {
 				warnx("--only: '%s' is not an algorithm of campaign '%s'", tok,
 				      R->c.name);
-				status = 2;
-				goto out;
+				return 2;
 			}
 			R->use[a] = 1;
 		}
 	}
+	if (R->task >= 0) {     /* one run: its algorithm alone needs its tools */
+		int rep, cond, algo;
+
+		if (task_run(&R->c, R->task, &rep, &cond, &algo) < 0) {
+			warnx("--task: campaign '%s' has no run %d (it has %d)", R->c.name, R->task,
+			      R->c.repetitions * R->c.nconds * R->c.nalgos);
+			return 2;
+		}
+		for (int a = 0; a < R->c.nalgos; a++)
+			R->use[a] = a == algo;
+	}
+	return 0;
+}
+
+int check_tools(const struct runner *R)
+{
+	const char *need[4] = { R->gridemu, R->synthapp, R->libbcast, NULL };
+
+	if (gx_campaign_needs_monitor(&R->c, R->use))
+		need[3] = R->gridmon;
+	for (int i = 0; i < 4; i++)
+		if (need[i] && access(need[i], X_OK | R_OK) != 0) {
+			warnx("'%s' is not built (build gridbed first)", need[i]);
+			return 2;
+		}
+	if (gx_campaign_needs_phoenixd(&R->c, R->use) && access(R->phoenixd, X_OK) != 0) {
+		warnx("algorithm 'phoenix' needs phoenixd, which is not built at '%s'", R->phoenixd);
+		return 2;
+	}
+	if (gx_campaign_needs_advisor(&R->c, R->use) && access(R->advisor, X_OK) != 0) {
+		warnx("algorithm 'adaptive' needs gridadvisor, which is not built at '%s'",
+		      R->advisor);
+		return 2;
+	}
+	return 0;
+}
+
+/* Returns the exit status; *@outdir gets the results directory. */
+int do_run(const struct run_opts *o, char *outdir, size_t outlen)
+{
+	struct runner *R = calloc(1, sizeof(*R));
+	struct sigaction sa;
+	int leftover, status = 0, ret, k_all = -1;
+
+	if (!R) {
+		warnx("out of memory");
+		return 1;
+	}
+	/* from the start: a signal at any point still ends in the teardown */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((status = runner_setup(R, o)) != 0)
+		goto out;
 	if (o->dry) {
 		status = dry_run(R);
 		goto out;
 	}
-	/* the tools the selected algorithms need */
-	{
-		const char *need[4] = { R->gridemu, R->synthapp, R->libbcast, NULL };
-
-		if (gx_campaign_needs_monitor(&R->c, R->use))
-			need[3] = R->gridmon;
-		for (int i = 0; i < 4; i++)
-			if (need[i] && access(need[i], X_OK | R_OK) != 0) {
-				warnx("'%s' is not built (build gridbed first)", need[i]);
-				status = 2;
-				goto out;
-			}
-		if (gx_campaign_needs_phoenixd(&R->c, R->use) && access(R->phoenixd, X_OK) != 0) {
-			warnx("algorithm 'phoenix' needs phoenixd, which is not built at '%s'",
-			      R->phoenixd);
-			status = 2;
-			goto out;
-		}
-		if (gx_campaign_needs_advisor(&R->c, R->use) && access(R->advisor, X_OK) != 0) {
-			warnx("algorithm 'adaptive' needs gridadvisor, which is not built at '%s'",
-			      R->advisor);
-			status = 2;
-			goto out;
-		}
-	}
+	if ((status = check_tools(R)) != 0)
+		goto out;
 	if (geteuid() != 0) {
 		warnx("a campaign builds network namespaces and needs root");
 		status = 2;
@@ -444,6 +492,10 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		goto out;
 	}
 	snprintf(outdir, outlen, "%s", R->out);
+	if (R->task >= 0)
+		snprintf(R->emulog, sizeof(R->emulog), "%s/gridemu-task%d.log", R->out, R->task);
+	else
+		snprintf(R->emulog, sizeof(R->emulog), "%s/gridemu.log", R->out);
 	note_lock(R);
 	setenv("GRIDBED_PREFIX", R->prefix, 1);
 	setenv("GRIDBED_RUNDIR", R->rundir, 1);
@@ -465,7 +517,7 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		status = got_signal ? 128 + got_signal : 1;
 		goto out;
 	}
-	write_meta(R, !o->resume);
+	write_meta(R, !o->resume, 1);
 	if (gx_campaign_needs_monitor(&R->c, R->use) && monitor_start(R) < 0) {
 		status = got_signal ? 128 + got_signal : 1;
 		goto out;
@@ -480,14 +532,15 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		goto out;
 	}
 
-	R->nruns = count_runs(R);
+	R->nruns = R->task >= 0 ? 1 : count_runs(R);
 	for (int rep = 1; rep <= R->c.repetitions && !got_signal; rep++)
 		for (int c = 0; c < R->c.nconds && !got_signal; c++)
 			for (int a = 0; a < R->c.nalgos && !got_signal; a++) {
 				struct run r;
 				char label[GX_NAME_MAX + 64], done[PATH_MAX];
 
-				if (!R->use[a])
+				k_all++;        /* the run's index in the campaign (--task's) */
+				if (!R->use[a] || (R->task >= 0 && k_all != R->task))
 					continue;
 				memset(&r, 0, sizeof(r));
 				r.cond = c;
@@ -522,7 +575,7 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		goto out;
 	}
 	teardown(R);
-	{
+	if (R->task < 0) {      /* a Slurm task's: gridexp slurm's, once all have ended */
 		char err[512];
 
 		fputc('\n', stdout);

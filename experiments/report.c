@@ -233,6 +233,67 @@ static json_t *jstat(const struct gx_stat *st)
 			 jnum(st->median), "min", jnum(st->min), "max", jnum(st->max));
 }
 
+/*
+ * Why run @r is not complete, from what the directory says: the Slurm task
+ * that had it (meta.json "slurm": the newest job with it, and that task's
+ * fate when gridexp slurm recorded it), else what is left of it (runs/ID.tmp:
+ * interrupted), else not run yet.
+ */
+static void incomplete_reason(const struct coll *C, const struct run *r, char *buf, size_t len)
+{
+	char path[PATH_MAX], left[PATH_MAX + 64] = "";
+	json_t *jobs = json_object_get(C->meta, "slurm"), *job, *t;
+	size_t i, k;
+
+	snprintf(path, sizeof(path), "%s/runs/%s.tmp", C->dir, r->id);
+	if (access(path, F_OK) == 0)
+		snprintf(left, sizeof(left), "runs/%s.tmp is what is left of it", r->id);
+	for (i = json_array_size(jobs); i-- > 0;) {
+		job = json_array_get(jobs, i);
+		json_array_foreach(json_object_get(job, "tasks"), k, t) {
+			const char *id = json_string_value(json_object_get(job, "job")) ?: "?";
+			const char *st = json_string_value(json_object_get(t, "state"));
+			int task = (int)json_integer_value(json_object_get(t, "task"));
+
+			if (strcmp(json_string_value(json_object_get(t, "run")) ?: "", r->id))
+				continue;
+			if (st)
+				snprintf(buf, len, "slurm job %s task %d ended %s, exit %s (see "
+					 "slurm/%s-%d.out)%s%s", id, task, st,
+					 json_string_value(json_object_get(t, "exit")) ?: "?", id, task,
+					 *left ? "; " : "", left);
+			else
+				snprintf(buf, len, "slurm job %s task %d has not completed it (see "
+					 "slurm/%s-%d.out)", id, task, id, task);
+			return;
+		}
+	}
+	if (*left)
+		snprintf(buf, len, "interrupted (%s)", left);
+	else
+		snprintf(buf, len, "not run yet");
+}
+
+/* The runs that are not complete, and why: [{run, reason}]; their lines to @f. */
+static json_t *incomplete_json(const struct coll *C, FILE *f)
+{
+	json_t *a = json_array();
+	char why[512];
+	int n = 0;
+
+	for (int k = 0; k < C->nruns; k++) {
+		const struct run *r = &C->runs[k];
+
+		if (r->complete)
+			continue;
+		incomplete_reason(C, r, why, sizeof(why));
+		json_array_append_new(a, json_pack("{s:s,s:s}", "run", r->id, "reason", why));
+		if (f)
+			fprintf(f, "%s%s: %s\n", n++ ? "" : "\nruns not complete:\n", r->id, why);
+	}
+	return a;
+}
+
 static json_t *summary_json(const struct coll *C, const struct gx_summary *s, int complete,
 			    int failed)
 {
@@ -357,9 +418,9 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	struct gx_summary s;
 	char path[PATH_MAX], title[512], *text = NULL, *js = NULL;
 	size_t tlen = 0;
-	json_t *j = NULL, *branches = NULL;
+	json_t *j = NULL, *branches = NULL, *notdone = NULL;
 	FILE *f;
-	int ret, complete = 0, failed = 0, incomplete = 0;
+	int ret, complete = 0, failed = 0;
 
 	memset(&C, 0, sizeof(C));
 	memset(&s, 0, sizeof(s));
@@ -378,7 +439,6 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		struct run *r = &C.runs[k];
 
 		complete += r->complete;
-		incomplete += !r->complete;
 		failed += r->complete && r->failed;
 		s.a[r->algo].runs += r->complete;
 		s.a[r->algo].failed_runs += r->complete && r->failed;
@@ -390,6 +450,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		goto cleanup;
 	}
 	gx_summary_write_text(&s, title, f);
+	notdone = incomplete_json(&C, f);
 	ret = gx_report_branches(&C, f, &branches);
 	write_setup_text(&C, f);
 	if (fclose(f) == EOF || ret < 0) {
@@ -397,6 +458,8 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		goto cleanup;
 	}
 	j = summary_json(&C, &s, complete, failed);
+	if (j && notdone)
+		json_object_set(j, "incomplete", notdone);
 	if (j && branches)
 		json_object_set_new(j, "ended_in", branches);
 	branches = NULL;
@@ -441,7 +504,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		memset(&s, 0, sizeof(s));
 	}
 cleanup:
-	(void)incomplete;
+	json_decref(notdone);
 	gx_summary_release(&s);
 	json_decref(branches);
 	json_decref(j);

@@ -69,7 +69,7 @@ is "$(head -1 "$dir/runs/cut-mpich-g2-r1/broadcasts.csv" | cut -d, -f1-12)" \
 is "$(awk -F, 'NR == 2 || NR == 7 { printf "%s ", $12 }' "$dir/runs/cut-mpich-g2-r1/broadcasts.csv")" \
 	"unloaded loaded " "the cut meets the last broadcast, not the first"
 m=$(sed -n 2p "$dir/runs/cut-mateescu-r1/record.jsonl")
-is "$(jq -r '[.tree_via, .hdr_bytes, (.model | test("^matrix .*/monitor/matrix.json v[0-9]+$"))] | @tsv' <<<"$m")" \
+is "$(jq -r '[.tree_via, .hdr_bytes, (.model | test("^matrix .*/monitor/matrix-s1.json v[0-9]+$"))] | @tsv' <<<"$m")" \
 	"piggyback	434	true" "mateescu: planned from gridmon's matrix, the tree travels (7 x 62 header bytes)"
 a=$(jq -r '.tree_via' "$dir/runs/cut-adaptive-r1/record.jsonl" | sort | uniq -c | awk '{ printf "%s ", $2 }')
 ok "$( [ -s "$dir/runs/cut-adaptive-r1/advisor/advisor.csv" ] && [[ "$a" =~ ^(advisor|fallback:mpich-g2) ]]; echo $?)" \
