@@ -177,13 +177,11 @@ void print_diag(const struct gb_diag *d);
 extern volatile sig_atomic_t got_signal;
 
 /**
- * runner_setup() - load @o's campaign into @R (scale, seed, --only, --task)
- * and find the tools.  Return: 0, or the exit status (said why).
+ * runner_setup() - load @o's campaign into @R (scale, seed, --only, --task),
+ * find the tools and, unless --dry-run, check that the selected algorithms'
+ * are built.  Return: 0, or the exit status (said why).
  */
 int runner_setup(struct runner *R, const struct run_opts *o);
-
-/** check_tools() - the programs R->use's algorithms need are built.  Return: 0 or 2 (said). */
-int check_tools(const struct runner *R);
 
 /**
  * task_run() - the run that array task @k stands for: the campaign's runs in

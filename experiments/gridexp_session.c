@@ -368,6 +368,30 @@ int task_run(const struct gx_campaign *c, int k, int *rep, int *cond, int *algo)
 	return -ERANGE;
 }
 
+/* The programs R->use's algorithms need are built.  Return: 0 or 2 (said why). */
+static int check_tools(const struct runner *R)
+{
+	const char *need[4] = { R->gridemu, R->synthapp, R->libbcast, NULL };
+
+	if (gx_campaign_needs_monitor(&R->c, R->use))
+		need[3] = R->gridmon;
+	for (int i = 0; i < 4; i++)
+		if (need[i] && access(need[i], X_OK | R_OK) != 0) {
+			warnx("'%s' is not built (build gridbed first)", need[i]);
+			return 2;
+		}
+	if (gx_campaign_needs_phoenixd(&R->c, R->use) && access(R->phoenixd, X_OK) != 0) {
+		warnx("algorithm 'phoenix' needs phoenixd, which is not built at '%s'", R->phoenixd);
+		return 2;
+	}
+	if (gx_campaign_needs_advisor(&R->c, R->use) && access(R->advisor, X_OK) != 0) {
+		warnx("algorithm 'adaptive' needs gridadvisor, which is not built at '%s'",
+		      R->advisor);
+		return 2;
+	}
+	return 0;
+}
+
 int runner_setup(struct runner *R, const struct run_opts *o)
 {
 	struct gb_diag d;
@@ -418,30 +442,7 @@ int runner_setup(struct runner *R, const struct run_opts *o)
 		for (int a = 0; a < R->c.nalgos; a++)
 			R->use[a] = a == algo;
 	}
-	return 0;
-}
-
-int check_tools(const struct runner *R)
-{
-	const char *need[4] = { R->gridemu, R->synthapp, R->libbcast, NULL };
-
-	if (gx_campaign_needs_monitor(&R->c, R->use))
-		need[3] = R->gridmon;
-	for (int i = 0; i < 4; i++)
-		if (need[i] && access(need[i], X_OK | R_OK) != 0) {
-			warnx("'%s' is not built (build gridbed first)", need[i]);
-			return 2;
-		}
-	if (gx_campaign_needs_phoenixd(&R->c, R->use) && access(R->phoenixd, X_OK) != 0) {
-		warnx("algorithm 'phoenix' needs phoenixd, which is not built at '%s'", R->phoenixd);
-		return 2;
-	}
-	if (gx_campaign_needs_advisor(&R->c, R->use) && access(R->advisor, X_OK) != 0) {
-		warnx("algorithm 'adaptive' needs gridadvisor, which is not built at '%s'",
-		      R->advisor);
-		return 2;
-	}
-	return 0;
+	return o->dry ? 0 : check_tools(R);
 }
 
 /* Returns the exit status; *@outdir gets the results directory. */
@@ -468,8 +469,6 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		status = dry_run(R);
 		goto out;
 	}
-	if ((status = check_tools(R)) != 0)
-		goto out;
 	if (geteuid() != 0) {
 		warnx("a campaign builds network namespaces and needs root");
 		status = 2;

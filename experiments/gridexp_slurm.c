@@ -372,8 +372,6 @@ int do_slurm(const struct run_opts *o)
 		status = dry_run(R);
 		goto out;
 	}
-	if ((status = check_tools(R)) != 0)
-		goto out;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!in_path(cmds[i])) {
 			warnx("'%s' is not in PATH: gridexp slurm needs Slurm's commands (Debian: "
