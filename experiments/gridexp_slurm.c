@@ -394,6 +394,14 @@ int do_slurm(const struct run_opts *o)
 		goto out;
 	}
 	snprintf(R->out, sizeof(R->out), "%s", out);
+	if (strpbrk(out, " \t\n'\"")) {    /* sbatch's #SBATCH --output= line cannot quote it */
+		warnx("the results directory '%s' has a blank or a quote in its path, which "
+		      "sbatch's --output cannot take; give another --out-root", out);
+		if (!o->resume)
+			gb_rmtree(out);
+		status = 2;
+		goto out;
+	}
 	if (o->resume && job_still_queued(out, jobid, sizeof(jobid))) {
 		warnx("--resume: slurm job %s of '%s' is still in the queue; wait for it "
 		      "(squeue -j %s) or scancel it", jobid, out, jobid);
