@@ -33,28 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The executable named @prog, searched in PATH like execvp() does. */
-static int find_in_path(const char *prog, char *out, size_t len)
-{
-	if (strchr(prog, '/')) {
-		snprintf(out, len, "%s", prog);
-		return access(prog, X_OK) == 0 ? 0 : -errno;
-	}
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t dl = colon ? (size_t)(colon - path) : strlen(path);
-		snprintf(out, len, "%.*s/%s", (int)dl, dl ? path : ".", prog);
-		struct stat st;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-			return 0;
-		path += dl + (colon ? 1 : 0);
-	}
-	return -ENOENT;
-}
-
 /* ------------------------------------------------------------------ */
 /* Options                                                            */
 /* ------------------------------------------------------------------ */
@@ -530,14 +508,14 @@ int mpirun_launch_main(int argc, char **argv)
 		return rc < 0 ? EX_OK : rc;
 	}
 	const char *mp = getenv("GRIDBED_MPIRUN");
-	if (find_in_path(mp && *mp ? mp : "mpirun", j.mpirun, sizeof(j.mpirun)) < 0) {
+	if (gb_find_in_path(mp && *mp ? mp : "mpirun", j.mpirun, sizeof(j.mpirun)) < 0) {
 		say("'%s' not found (install openmpi-bin, or set GRIDBED_MPIRUN)",
 		    mp && *mp ? mp : "mpirun");
 		rc = EX_FAIL;
 		goto cleanup;
 	}
 	char prog[PATH_MAX];
-	if (find_in_path(o.prog[0], prog, sizeof(prog)) < 0) {
+	if (gb_find_in_path(o.prog[0], prog, sizeof(prog)) < 0) {
 		say("program '%s' not found or not executable", o.prog[0]);
 		rc = EX_USAGE;
 		goto cleanup;

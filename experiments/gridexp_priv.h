@@ -176,6 +176,9 @@ void print_diag(const struct gb_diag *d);
 /** The signal that asked gridexp to stop (SIGINT, SIGTERM, SIGHUP), or 0. */
 extern volatile sig_atomic_t got_signal;
 
+/** catch_signals() - SIGINT, SIGTERM, SIGHUP set got_signal; SIGPIPE is ignored. */
+void catch_signals(void);
+
 /**
  * runner_setup() - load @o's campaign into @R (scale, seed, --only, --task),
  * find the tools and, unless --dry-run, check that the selected algorithms'

@@ -32,6 +32,18 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
+void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 static void find_tools(struct runner *R)
 {
 	char exe[PATH_MAX];
@@ -224,26 +236,14 @@ static int monitor_start(struct runner *R)
 	char dir[PATH_MAX], log[PATH_MAX], period[32], scale[32], rtt[16], conc[16], chg[32];
 	char *argv[32];
 	int n = 0;
-	DIR *d;
-	struct dirent *e;
 
 	snprintf(dir, sizeof(dir), "%s/monitor", R->out);
 	if (gb_mkdir_p(dir, 0755) < 0)
 		return -1;
 	/* a resumed campaign's gridmon counts versions from 1 again: a new session,
-	 * numbered after the directory's others and claimed by creating its log (Slurm
-	 * tasks on several nodes may share the directory) */
+	 * the first number whose log does not exist, claimed by creating it (every
+	 * session has its log; Slurm tasks on several nodes may share the directory) */
 	R->mon_session = 1;
-	if ((d = opendir(dir))) {
-		while ((e = readdir(d))) {
-			int s;
-
-			if ((sscanf(e->d_name, "matrix-s%d-", &s) == 1 ||
-			     sscanf(e->d_name, "gridmon-s%d.log", &s) == 1) && s >= R->mon_session)
-				R->mon_session = s + 1;
-		}
-		closedir(d);
-	}
 	for (;; R->mon_session++) {
 		int fd;
 
@@ -449,20 +449,13 @@ int runner_setup(struct runner *R, const struct run_opts *o)
 int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 {
 	struct runner *R = calloc(1, sizeof(*R));
-	struct sigaction sa;
 	int leftover, status = 0, ret, k_all = -1;
 
 	if (!R) {
 		warnx("out of memory");
 		return 1;
 	}
-	/* from the start: a signal at any point still ends in the teardown */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	catch_signals();        /* from the start: a signal at any point ends in the teardown */
 	if ((status = runner_setup(R, o)) != 0)
 		goto out;
 	if (o->dry) {

@@ -50,29 +50,6 @@
 #define POLL_S 2.0             /* squeue every 2 s */
 #define MAX_TASKS 1001          /* Slurm's default MaxArraySize: task ids 0..1000 */
 
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
-
-/* @name is a program in PATH. */
-static int in_path(const char *name)
-{
-	const char *path = getenv("PATH") ?: "/usr/bin:/bin";
-	char dir[PATH_MAX], f[PATH_MAX];
-
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
-		snprintf(f, sizeof(f), "%s/%s", *dir ? dir : ".", name);
-		if (access(f, X_OK) == 0)
-			return 1;
-		path += n + (path[n] == ':');
-	}
-	return 0;
-}
-
 /* @s in single quotes for sh, its own single quotes as '\'' . */
 static void sh_quote(FILE *f, const char *s)
 {
@@ -359,7 +336,6 @@ int do_slurm(const struct run_opts *o)
 	char sb[4096], jobid[64], err[512];
 	int *task = NULL, n = 0, status = 0, failed = 0, ret;
 	struct gx_summary s;
-	struct sigaction sa;
 	json_t *tj;
 
 	if (!R) {
@@ -373,7 +349,7 @@ int do_slurm(const struct run_opts *o)
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!in_path(cmds[i])) {
+		if (gb_find_in_path(cmds[i], path, sizeof(path)) < 0) {
 			warnx("'%s' is not in PATH: gridexp slurm needs Slurm's commands (Debian: "
 			      "slurm-client)", cmds[i]);
 			status = 2;
@@ -452,12 +428,7 @@ int do_slurm(const struct run_opts *o)
 		status = 1;
 		goto out;
 	}
-	/* a signal from here on: scancel what was submitted */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_signals();        /* from here on a signal scancels what was submitted */
 	{
 		char *argv[] = { "sbatch", "--parsable", script, NULL };
 		char *nl;

@@ -115,6 +115,13 @@ int gb_atomic_close(FILE *f, char *tmp, const char *path, int sync, int err);
 
 /* ---- child processes (proc.c) ------------------------------------------ */
 
+/**
+ * gb_find_in_path() - the executable @prog, searched in PATH as execvp()
+ * does (a @prog with a '/' is taken as it is), into @out.
+ * Return: 0, or -ENOENT / -errno when there is none.
+ */
+int gb_find_in_path(const char *prog, char *out, size_t len);
+
 /** gb_kill_reap() - if @pid > 0, SIGKILL it and wait for it (no zombie left). */
 void gb_kill_reap(pid_t pid);
 

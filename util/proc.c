@@ -1,12 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
- * proc.c - ending child processes and closing their pipes (gbutil.h).
+ * proc.c - finding programs, ending child processes and closing their pipes
+ * (gbutil.h).
  */
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "gbutil.h"
+
+int gb_find_in_path(const char *prog, char *out, size_t len)
+{
+	if (strchr(prog, '/')) {
+		snprintf(out, len, "%s", prog);
+		return access(prog, X_OK) == 0 ? 0 : -errno;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t dl = colon ? (size_t)(colon - path) : strlen(path);
+		snprintf(out, len, "%.*s/%s", (int)dl, dl ? path : ".", prog);
+		struct stat st;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		path += dl + (colon ? 1 : 0);
+	}
+	return -ENOENT;
+}
 
 void gb_kill_reap(pid_t pid)
 {
