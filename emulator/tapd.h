@@ -20,7 +20,7 @@
  *
  *   gridemu-tapd --config FILE [--ready-fd N] [--control PATH] [--pidfile PATH]
  *                [--log PATH] [--threads K] [--foreground] [--spin-us N]
- *                [--spin-budget PCT] [--no-offload] [--no-rt]
+ *                [--spin-budget PCT] [--no-offload] [--no-rt] [--no-pm-qos]
  *   gridemu-tapd --control PATH --send REQUEST      (a client: prints the reply)
  *
  *   --threads K       worker threads (default: 1 per CPU, at most 2, and no
@@ -32,12 +32,15 @@
  *                     100 ms window (default 25); past it, plain timer sleeps
  *   --no-offload      no checksum/TSO offload (for comparison; much slower)
  *   --no-rt           do not try SCHED_FIFO for the workers
+ *   --no-pm-qos       do not hold /dev/cpu_dma_latency at 0 (by default the
+ *                     daemon does, for its lifetime, so that idle CPUs poll
+ *                     instead of halting and wake the workers promptly)
  *   --send REQUEST    be a client: send REQUEST to --control, print the
  *                     reply, exit 1 if it is "err ..." or the exchange failed
  *
  * ## Configuration (JSON)
  *
- *   { "seed": 1, "links": [ { "id": 0, "name": "c1-1-c1",
+ *   { "seed": 1, "pass_ns": 0, "links": [ { "id": 0, "name": "c1-1-c1",
  *       "a": {"netns": "/run/netns/gb-c1-1", "ifname": "l0"},
  *       "b": {"netns": "/run/netns/gb-c1",   "ifname": "l0"},
  *       "ab": {"delay_ns": 50000, "jitter_ns": 0, "loss": 0.0, "limit": 1000},
@@ -46,6 +49,14 @@
  *   - "seed" (integer >= 0, default 1) seeds one PRNG stream per direction
  *     for loss and one for jitter: the same seed and the same packets give
  *     the same drops and the same delays.
+ *   - "pass_ns" (integer >= 0, default 0, at most 3600 s) is the delay
+ *     line's own pass-through cost per traversal: the time a packet spends
+ *     outside the heap, between leaving one device's queue and the next
+ *     daemon read (wake-up, the kernel's forwarding inside write(2), the
+ *     read).  Every direction holds a packet for max(0, delay_ns - pass_ns)
+ *     (jitter then applies around that), so that a traversal takes delay_ns
+ *     in all.  gridemu measures it at `up` (calibrate.h).  Parameters and
+ *     `stats` keep showing the configured delay_ns.
  *   - "id" is a unique integer >= 0 (the `set` requests name links by it);
  *     "name" is any non-empty string, used in messages.
  *   - "ab" is the direction a -> b (packets the kernel sends out of a's
@@ -98,6 +109,8 @@
  *   ping                         -> pong
  *   set <link-id> <ab|ba> [delay_ns=<n>] [jitter_ns=<n>] [loss=<p>] [limit=<n>]
  *                                -> ok | err <message>
+ *   pass <ns>                    -> ok | err <message>  (the "pass_ns" above,
+ *                                   for packets arriving from now on)
  *   stats                        -> one JSON object (below)
  *   quit                         -> ok, then the daemon exits
  *   anything else                -> err <message>
@@ -112,7 +125,7 @@
  *
  * `stats` answers
  *
- *   { "uptime_ns": N, "seed": S, "offload": true,
+ *   { "uptime_ns": N, "seed": S, "pass_ns": N, "offload": true, "pm_qos": true,
  *     "workers": [ { "id": 0, "links": 3, "sched": "fifo"|"other",
  *                    "spin_margin_ns": N, "spin_ns": N, "spin_capped": N,
  *                    "timer_wakeups": N, "wake_late_ns": {<lateness object>} } ],

@@ -218,7 +218,7 @@ static int cfg_unique(struct tapd *t)
 
 int tapd_config_load(struct tapd *t)
 {
-	static const char *const keys[] = { "seed", "links", NULL };
+	static const char *const keys[] = { "seed", "pass_ns", "links", NULL };
 	json_error_t jerr;
 	json_t *root, *links, *v;
 	size_t i;
@@ -240,6 +240,9 @@ int tapd_config_load(struct tapd *t)
 	t->seed = DEFAULT_SEED;
 	if ((v = json_object_get(root, "seed")) &&
 	    (err = cfg_uint(t, "seed", v, INT64_MAX, &t->seed)) < 0)
+		goto cleanup;
+	if ((v = json_object_get(root, "pass_ns")) &&
+	    (err = cfg_uint(t, "pass_ns", v, TAPD_MAX_DELAY_NS, &t->pass_ns)) < 0)
 		goto cleanup;
 	links = json_object_get(root, "links");
 	if (!json_is_array(links)) {

@@ -112,6 +112,20 @@ static struct tapd_link *link_by_id(struct tapd *t, int64_t id)
 #define MAX_TOKENS 16
 
 /* set <link-id> <ab|ba> key=value... : check everything, then apply. */
+/* `pass <ns>`: the pass-through cost subtracted from every delay from now on. */
+static void req_pass(struct tapd *t, char **tok, int ntok, char *reply, size_t len)
+{
+	uint64_t x;
+
+	if (ntok != 2 || tapd_parse_u64(tok[1], TAPD_MAX_DELAY_NS, &x) < 0) {
+		snprintf(reply, len, "err usage: pass <ns> (an integer in [0, %" PRIu64 "])",
+			 (uint64_t)TAPD_MAX_DELAY_NS);
+		return;
+	}
+	TAPD_ST(t->pass_ns, x);
+	snprintf(reply, len, "ok");
+}
+
 static void req_set(struct tapd *t, char **tok, int ntok, char *reply, size_t len)
 {
 	struct tapd_link *l;
@@ -260,7 +274,9 @@ static char *req_stats(struct tapd *t)
 	json_object_set_new(root, "uptime_ns", json_integer((json_int_t)(tapd_now_ns() -
 									   t->start_ns)));
 	json_object_set_new(root, "seed", json_integer((json_int_t)t->seed));
+	json_object_set_new(root, "pass_ns", json_integer((json_int_t)TAPD_LD(t->pass_ns)));
 	json_object_set_new(root, "offload", json_boolean(!t->no_offload));
+	json_object_set_new(root, "pm_qos", json_boolean(t->pm_qos_fd >= 0));
 	json_object_set_new(root, "workers", workers);
 	json_object_set_new(root, "links", links);
 	json_object_set_new(root, "total", total);
@@ -375,9 +391,11 @@ void tapd_ctl_serve(struct tapd *t, int fd)
 			snprintf(reply, sizeof(reply), "err out of memory");
 	} else if (!strcmp(tok[0], "set")) {
 		req_set(t, tok, ntok, reply, sizeof(reply));
+	} else if (!strcmp(tok[0], "pass")) {
+		req_pass(t, tok, ntok, reply, sizeof(reply));
 	} else {
-		snprintf(reply, sizeof(reply), "err unknown request '%.64s' (ping, set, stats, "
-			 "quit)", tok[0]);
+		snprintf(reply, sizeof(reply), "err unknown request '%.64s' (ping, set, pass, "
+			 "stats, quit)", tok[0]);
 	}
 	ctl_reply(fd, big ? big : reply);
 	free(big);

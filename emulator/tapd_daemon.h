@@ -34,11 +34,13 @@ struct tapd {
 	int threads;
 	int foreground, no_offload, no_rt;
 	int persist; /* --persist: devices outlive us and die with their namespaces */
+	int no_pm_qos; /* --no-pm-qos: leave the CPUs' idle states alone */
 	int64_t spin_ns;
 	unsigned spin_pct;
 
 	/* Configuration. */
 	uint64_t seed;
+	uint64_t pass_ns;  /* "pass_ns" / `pass`: subtracted from every delay (relaxed atomic) */
 	struct tapd_link *links;
 	size_t nlinks;
 
@@ -47,6 +49,7 @@ struct tapd {
 	int nworkers;
 	struct tapd_dir **dirv;     /* every direction, grouped by worker */
 	int listen_fd, sig_fd, ep_fd;
+	int pm_qos_fd;              /* /dev/cpu_dma_latency held at 0, or -1 */
 	int ctl_bound, pid_written, quit;
 	uint64_t start_ns;
 	char err[1024];

@@ -115,6 +115,8 @@ struct tapd_worker {
 	uint64_t spin_window;       /**< start of the current window */
 	uint64_t spin_used_ns;      /**< spun so far in it */
 	int fifo;                   /**< runs SCHED_FIFO */
+	const uint64_t *pass_ns;    /**< the daemon's pass-through cost (main writes,
+				         relaxed atomic; NULL: none) */
 
 	/* Worker writes, main reads (relaxed atomics). */
 	uint64_t margin_ns;

@@ -107,7 +107,7 @@ static void dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *
 {
 	const struct tapd_params *p = &d->cur;
 	struct tq_pkt *pkt = big;
-	uint64_t deadline;
+	uint64_t deadline, delay, pass;
 
 	TAPD_ADD(d->c.rx_packets, 1);
 	TAPD_ADD(d->c.rx_bytes, len > VNET_HDR_LEN ? len - VNET_HDR_LEN : 0);
@@ -122,14 +122,19 @@ static void dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *
 		return;
 	}
 
-	deadline = now + p->delay_ns;
+	/* The delay line's own pass-through cost (the time a packet spends
+	 * between two devices outside the heap) is already part of the
+	 * traversal: hold the packet for the rest of its delay only. */
+	pass = w->pass_ns ? TAPD_LD(*w->pass_ns) : 0;
+	delay = p->delay_ns > pass ? p->delay_ns - pass : 0;
+	deadline = now + delay;
 	if (p->jitter_ns) {
 		uint64_t j = tq_rng_below(&d->jitter_rng, 2 * p->jitter_ns + 1);
 
 		/* U[delay - jitter, delay + jitter], never before arrival. */
 		if (j >= p->jitter_ns)
 			deadline += j - p->jitter_ns;
-		else if (p->delay_ns >= p->jitter_ns - j)
+		else if (delay >= p->jitter_ns - j)
 			deadline -= p->jitter_ns - j;
 		else
 			deadline = now;

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib-tapd.sh"
 require_netns
 require_tapd
 
-plan 51
+plan 63
 tapd_netns
 MS=1000000
 
@@ -29,6 +29,18 @@ ok $? "30 ms each way after set: RTT >= 60 ms (min $min)"
 is "$(tapd_stat links.0.ab.delay_ns)/$(tapd_stat links.0.ba.delay_ns)" \
 	$((30 * MS))/$((30 * MS)) "stats report the new delays"
 
+# ---- pass: the daemon's own cost per traversal, taken off every delay -------------------
+is "$(tapd_stat pass_ns)" 0 "pass_ns is 0 unless configured"
+is "$(tapd_ctl pass $((10 * MS)))" ok "pass 10000000"
+is "$(tapd_stat pass_ns)/$(tapd_stat links.0.ab.delay_ns)" $((10 * MS))/$((30 * MS)) \
+	"  stats show the pass and still the configured delay"
+min=$(ping_rtts "$NS_A" "$ADDR_B" 5 0.05 | nums_min)
+num_ge "${min:-0}" 40
+ok $? "30 ms each way less 10 ms per traversal: RTT >= 40 ms (min $min)"
+num_ge "${min:-0}" 55
+ok $((! $?)) "  and below 55 ms (min $min)"
+is "$(tapd_ctl pass 0)" ok "pass 0"
+
 # ---- bad requests -----------------------------------------------------------------
 bad() { # bad REQUEST REGEX
 	local out st
@@ -45,6 +57,9 @@ bad "set 0 ab limit=0" "^err set: limit '0' is not an integer in \[1, "
 bad "set 0 ab foo=1" "^err set: unknown key 'foo'"
 bad "set 0 ab" "^err set: usage"
 bad "ping now" "^err unknown request"
+bad "pass" "^err usage: pass <ns>"
+bad "pass -1" "^err usage: pass <ns>"
+bad "pass 1 2" "^err usage: pass <ns>"
 out=$(tapd_ctl "set 0 ab delay_ns=5 loss=7")
 like "$out" "^err set: loss '7'" "a request with one bad key is refused"
 is "$(tapd_stat links.0.ab.delay_ns)" $((30 * MS)) "  and changes nothing (all or nothing)"
