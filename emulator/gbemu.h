@@ -62,6 +62,7 @@ struct gb_grid {
 struct gb_up_opts {
 	const char *backend;       /**< "auto", "netem" or "tap" */
 	const char *tapd_path;     /**< NULL: next to the running executable */
+	int no_calibrate;          /**< skip the delay line's calibration (calibrate.h) */
 	int verbose;
 };
 

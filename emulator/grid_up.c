@@ -10,6 +10,7 @@
 #include "nl.h"
 #include "shaping.h"
 #include "gbutil.h"
+#include "calibrate.h"
 #include "grid_priv.h"
 
 #include <ctype.h>
@@ -407,6 +408,13 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 		struct gb_cpuctl cc;
 
 		if ((err = gb_cgroup_setup(g, &cc, e)) < 0)
+			goto undo;
+	}
+
+	if (!(o && o->no_calibrate)) {
+		struct gb_calib cal;
+
+		if ((err = gb_grid_calibrate(g, &cal, e)) < 0)
 			goto undo;
 	}
 

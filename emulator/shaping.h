@@ -37,6 +37,11 @@ struct gb_shaper {
 	 * (the kernel does all the work).
 	 */
 	int (*health)(struct gb_grid *g, char *why, size_t whylen);
+	/**
+	 * Subtract @ns, the helper's own cost per link traversal, from every
+	 * delay from now on (calibrate.h).  NULL: the backend has no such cost.
+	 */
+	int (*pass)(struct gb_grid *g, uint64_t ns, struct gb_err *e);
 };
 
 extern const struct gb_shaper gb_shaper_netem;

@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
@@ -375,6 +376,26 @@ static int tap_health(struct gb_grid *g, char *why, size_t whylen)
 	return 0;
 }
 
+/* The daemon's pass-through cost (calibrate.h): `pass <ns>` on its socket. */
+static int tap_pass(struct gb_grid *g, uint64_t ns, struct gb_err *e)
+{
+	char ctl[PATH_MAX], req[64], reply[256];
+	int r;
+
+	path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
+	snprintf(req, sizeof(req), "pass %" PRIu64, ns);
+	r = gb_tapd_request(ctl, req, reply, sizeof(reply));
+	if (r < 0) {
+		gb_err_set(e, "the delay line on %s: %s", ctl, strerror(-r));
+		return r;
+	}
+	if (strcmp(reply, "ok")) {
+		gb_err_set(e, "the delay line refused '%s': %s", req, reply);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const struct gb_shaper gb_shaper_tap = {
 	.name = "tap",
 	.summary = "userspace delay line (gridemu-tapd) over TUN pairs, rate in TBF",
@@ -384,4 +405,5 @@ const struct gb_shaper gb_shaper_tap = {
 	.read = tap_read,
 	.stop = tap_stop,
 	.health = tap_health,
+	.pass = tap_pass,
 };

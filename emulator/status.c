@@ -4,11 +4,14 @@
  * equivalent iproute2 script.
  */
 #include "gbemu.h"
+#include "calibrate.h"
+#include "grid_priv.h"
 #include "shaping.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,13 +152,19 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 				"b", t->nodes[t->links[k].b].name, "ifname", gb_ifname(k, a1),
 				"ab", dir_json(&ab), "ba", dir_json(&ba)));
 		}
-		json_t *root = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:i, s:i, s:o, s:o}",
+		struct gb_calib c;
+		char cpath[PATH_MAX];
+		json_t *cal;
+
+		gb_grid_rpath(g, "calibration.json", cpath, sizeof(cpath));
+		cal = gb_grid_calib_load(g, &c) == 0 ? json_load_file(cpath, 0, NULL) : NULL;
+		json_t *root = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o}",
 			"name", t->name, "prefix", g->prefix,
 			"backend", g->shaper ? g->shaper->name : "",
 			"healthy", healthy == 1, "health", healthy == 1 ? "ok" : why,
 			"mgmt_gateway", gb_fmt_ip(t->mgmt.addr + 1, a1),
 			"nodes", t->nnodes, "clusters", t->nclusters, "sites", t->nsites,
-			"hosts", hosts, "links", links);
+			"hosts", hosts, "links", links, "calibration", cal ? cal : json_null());
 		json_dumpf(root, out, JSON_INDENT(2));
 		fputc('\n', out);
 		json_decref(root);
@@ -177,6 +186,20 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 	}
 	/* after the table: scripts read the hosts from line 3 on */
 	tcp_lines(g, out);
+	{
+		struct gb_calib c;
+		char line[512], warn[512];
+
+		if (gb_grid_calib_load(g, &c) == 0) {
+			gb_calib_describe(t, &c, line, sizeof(line), warn, sizeof(warn));
+			fprintf(out, "%s\n", line);
+			if (warn[0])
+				fprintf(out, "delay line: %s\n", warn);
+		} else if (g->shaper && g->shaper->pass) {
+			fprintf(out, "delay line: not calibrated (up --no-calibrate): each link "
+				"traversal takes its delay plus the delay line's own cost\n");
+		}
+	}
 	fputc('\n', out);
 	gb_grid_link_show(g, out);
 	return healthy == 1 ? 0 : 1;

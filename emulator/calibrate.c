@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calibrate.c - the delay line's cost per link traversal, measured and
+ * subtracted at `up` (calibrate.h says why and how).
+ */
+#include "calibrate.h"
+#include "grid_priv.h"
+#include "probe.h"
+#include "shaping.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbutil.h"
+
+#define CAL_PROBES 40
+#define CAL_INTERVAL 0.001
+#define CAL_PORT 46990
+
+/* The root host and its cluster's first other host, else the nearest host. */
+static int pick_pair(const struct gb_topo *t, int *src, int *dst)
+{
+	int best = -1, besthops = INT_MAX;
+
+	*src = t->root;
+	for (int i = 0; i < t->nhosts; i++) {
+		int h = gb_topo_path(t, *src, i, NULL);
+
+		if (i == *src || h <= 0)
+			continue;
+		if (t->nodes[i].cluster == t->nodes[*src].cluster) {
+			best = i;
+			break;
+		}
+		if (h < besthops) {
+			besthops = h;
+			best = i;
+		}
+	}
+	*dst = best;
+	return best < 0 ? -ENOENT : 0;
+}
+
+static int echo_p50(struct gb_grid *g, int src, int dst, double *p50, struct gb_err *e)
+{
+	struct gb_probe_opts o = { .count = CAL_PROBES, .interval = CAL_INTERVAL,
+				   .port = CAL_PORT };
+	struct gb_probe_result r;
+	int err = gb_probe(g, src, dst, &o, &r, e);
+
+	if (err < 0)
+		return err;
+	if (r.received < CAL_PROBES / 2) {
+		gb_err_set(e, "calibration: only %d of %d echoes from '%s' to '%s' came back",
+			   r.received, r.sent, g->topo->nodes[src].name, g->topo->nodes[dst].name);
+		return -EIO;
+	}
+	*p50 = r.rtt_p50;
+	return 0;
+}
+
+static int calib_save(struct gb_grid *g, const struct gb_calib *c)
+{
+	const struct gb_topo *t = g->topo;
+	char path[PATH_MAX];
+	json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:I, s:i, s:i, s:s, s:I, s:f}",
+			      "src", t->nodes[c->src].name, "dst", t->nodes[c->dst].name,
+			      "traversals", c->traversals, "config_ns", (json_int_t)c->config_ns,
+			      "self_s", c->self_s, "before_s", c->before_s, "after_s", c->after_s,
+			      "pass_ns", (json_int_t)c->pass_ns, "probes", c->probes,
+			      "below", c->below, "below_min",
+			      c->below_min_link >= 0 ? t->links[c->below_min_link].name : "",
+			      "below_min_ns", (json_int_t)c->below_min_ns, "load1", c->load1);
+	char *s = o ? json_dumps(o, JSON_INDENT(1)) : NULL;
+	int err = s ? 0 : -ENOMEM;
+
+	json_decref(o);
+	if (!err) {
+		gb_grid_rpath(g, "calibration.json", path, sizeof(path));
+		err = gb_write_atomic(path, s, strlen(s));
+	}
+	free(s);
+	return err;
+}
+
+int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	int out, back, err;
+	uint64_t d_out = 0, d_back = 0, rate;
+
+	memset(c, 0, sizeof(*c));
+	c->below_min_link = -1;
+	if (!g->shaper || !g->shaper->pass)
+		return 0;
+	if (pick_pair(t, &c->src, &c->dst) < 0)
+		return 0;	/* a single host: no link to calibrate on */
+	out = gb_topo_path(t, c->src, c->dst, NULL);
+	back = gb_topo_path(t, c->dst, c->src, NULL);
+	if (out <= 0 || back <= 0 ||
+	    gb_topo_path_metrics(t, c->src, c->dst, &d_out, &rate) < 0 ||
+	    gb_topo_path_metrics(t, c->dst, c->src, &d_back, &rate) < 0) {
+		gb_err_set(e, "calibration: no route between '%s' and '%s'",
+			   t->nodes[c->src].name, t->nodes[c->dst].name);
+		return -EHOSTUNREACH;
+	}
+	c->traversals = out + back;
+	if (getloadavg(&c->load1, 1) != 1)
+		c->load1 = -1;
+	c->config_ns = d_out + d_back;
+	c->probes = CAL_PROBES;
+
+	if ((err = g->shaper->pass(g, 0, e)) < 0 ||
+	    (err = echo_p50(g, c->src, c->src, &c->self_s, e)) < 0 ||
+	    (err = echo_p50(g, c->src, c->dst, &c->before_s, e)) < 0)
+		return err;
+	double cost = (c->before_s - c->self_s - (double)c->config_ns * 1e-9) / c->traversals;
+	c->pass_ns = cost > 0 ? (uint64_t)llround(cost * 1e6) * 1000u : 0;
+	if ((err = g->shaper->pass(g, c->pass_ns, e)) < 0 ||
+	    (err = echo_p50(g, c->src, c->dst, &c->after_s, e)) < 0)
+		return err;
+
+	for (int dl = 0; dl < 2 * t->nlinks; dl++) {
+		const struct gb_link *l = &t->links[dl / 2];
+		uint64_t d = (dl & 1 ? l->ba : l->ab).delay_ns;
+
+		if (d >= c->pass_ns)
+			continue;
+		if (c->below_min_link < 0 || d < c->below_min_ns) {
+			c->below_min_link = dl / 2;
+			c->below_min_ns = d;
+		}
+		c->below++;
+	}
+	c->done = 1;
+	if ((err = calib_save(g, c)) < 0)
+		gb_err_set(e, "cannot write calibration.json: %s", strerror(-err));
+	return err;
+}
+
+int gb_grid_calib_load(struct gb_grid *g, struct gb_calib *c)
+{
+	const struct gb_topo *t = g->topo;
+	char path[PATH_MAX];
+	json_t *o;
+	const char *src = NULL, *dst = NULL, *bmin = "";
+	json_int_t cfg = 0, pass = 0, bmin_ns = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->src = c->dst = c->below_min_link = -1;
+	gb_grid_rpath(g, "calibration.json", path, sizeof(path));
+	if (!(o = json_load_file(path, 0, NULL)))
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	c->load1 = -1;
+	if (json_unpack(o, "{s:s, s:s, s:i, s:I, s:F, s:F, s:F, s:I, s:i, s:i, s:s, s:I, s?F}", "src",
+			&src, "dst", &dst, "traversals", &c->traversals, "config_ns", &cfg, "self_s",
+			&c->self_s, "before_s", &c->before_s, "after_s", &c->after_s, "pass_ns",
+			&pass, "probes", &c->probes, "below", &c->below, "below_min", &bmin,
+			"below_min_ns", &bmin_ns, "load1", &c->load1) < 0) {
+		json_decref(o);
+		return -EINVAL;
+	}
+	c->config_ns = (uint64_t)cfg;
+	c->pass_ns = (uint64_t)pass;
+	c->below_min_ns = (uint64_t)bmin_ns;
+	for (int i = 0; i < t->nnodes; i++) {
+		if (!strcmp(t->nodes[i].name, src))
+			c->src = i;
+		if (!strcmp(t->nodes[i].name, dst))
+			c->dst = i;
+	}
+	for (int k = 0; k < t->nlinks && c->below_min_link < 0; k++)
+		if (*bmin && !strcmp(t->links[k].name, bmin))
+			c->below_min_link = k;
+	c->done = c->src >= 0 && c->dst >= 0;
+	json_decref(o);
+	return c->done ? 0 : -EINVAL;
+}
+
+void gb_calib_describe(const struct gb_topo *t, const struct gb_calib *c, char *line,
+		       size_t linelen, char *warn, size_t warnlen)
+{
+	snprintf(line, linelen, "delay line: %.0f us per link traversal, subtracted from every "
+		 "delay (measured at up, %s -> %s: %.3f ms before, %.3f ms after, for %.3f ms "
+		 "configured + %.3f ms echo baseline; load %.2f)", (double)c->pass_ns / 1e3,
+		 t->nodes[c->src].name, t->nodes[c->dst].name, c->before_s * 1e3,
+		 c->after_s * 1e3, (double)c->config_ns / 1e6, c->self_s * 1e3, c->load1);
+	warn[0] = '\0';
+	if (c->below && c->below_min_link >= 0)
+		snprintf(warn, warnlen, "%d of %d link directions have a delay below the delay "
+			 "line's %.0f us per traversal (the smallest: %.0f us on %s): paths "
+			 "through them take longer than configured", c->below, 2 * t->nlinks,
+			 (double)c->pass_ns / 1e3, (double)c->below_min_ns / 1e3,
+			 t->links[c->below_min_link].name);
+}
