@@ -4,6 +4,7 @@
  * subtracted at `up` (calibrate.h says why and how).
  */
 #include "calibrate.h"
+#include "dilate.h"
 #include "grid_priv.h"
 #include "probe.h"
 #include "shaping.h"
@@ -60,7 +61,7 @@ static int echo_p50(struct gb_grid *g, int src, int dst, double *p50, struct gb_
 			   r.received, r.sent, g->topo->nodes[src].name, g->topo->nodes[dst].name);
 		return -EIO;
 	}
-	*p50 = r.rtt_p50;
+	*p50 = r.rtt_p50 * gb_dilation(g);	/* back to wire time */
 	return 0;
 }
 
@@ -112,7 +113,7 @@ int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
 	c->traversals = out + back;
 	if (getloadavg(&c->load1, 1) != 1)
 		c->load1 = -1;
-	c->config_ns = d_out + d_back;
+	c->config_ns = gb_wire_ns(g, d_out + d_back);
 	c->probes = CAL_PROBES;
 
 	if ((err = g->shaper->pass(g, 0, e)) < 0 ||
@@ -127,7 +128,7 @@ int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
 
 	for (int dl = 0; dl < 2 * t->nlinks; dl++) {
 		const struct gb_link *l = &t->links[dl / 2];
-		uint64_t d = (dl & 1 ? l->ba : l->ab).delay_ns;
+		uint64_t d = gb_wire_ns(g, (dl & 1 ? l->ba : l->ab).delay_ns);
 
 		if (d >= c->pass_ns)
 			continue;

@@ -24,6 +24,9 @@
  *    own wake-ups, which no link causes.
  *  - cost = (p50(pair) - p50(self) - configured RTT of the routed path) /
  *    traversals (hops out + hops back), floored at 0 and rounded to 1 us.
+ *  - Everything is wire time: under time dilation (dilate.h) the delays
+ *    compared are the dilated ones, and the cost is not dilated (it is the
+ *    machine's).
  *  - The daemon holds each packet for max(0, delay - cost): a link whose
  *    configured delay is below the cost cannot be emulated faithfully and
  *    is reported (`below`), once, by `up`.
@@ -41,7 +44,8 @@ struct gb_calib {
 	int done;              /**< 1: measured and applied; 0: the backend needs none */
 	int src, dst;          /**< the measured pair (host node indices) */
 	int traversals;        /**< link traversals of one round trip */
-	uint64_t config_ns;    /**< the pair's configured RTT (delays out and back) */
+	uint64_t config_ns;    /**< the pair's configured RTT (delays out and back), on the
+				    wire: x k under time dilation, as everything here */
 	double self_s;         /**< p50 echo RTT of src to itself */
 	double before_s;       /**< p50 echo RTT of the pair, nothing subtracted */
 	double after_s;        /**< the same with the cost subtracted */
@@ -51,7 +55,7 @@ struct gb_calib {
 				    a busy box gives a different cost */
 	int below;             /**< link directions whose delay is below pass_ns */
 	int below_min_link;    /**< the link with the smallest such delay, -1 none */
-	uint64_t below_min_ns; /**< that delay */
+	uint64_t below_min_ns; /**< that delay (on the wire) */
 };
 
 /**

@@ -55,6 +55,14 @@ struct gb_grid {
 	struct nl_sock *mgmt_sk;
 	int lockfd;
 	pid_t tapd_pid;            /**< tap backend: the delay-line daemon */
+	/**
+	 * Time dilation k >= 1 (ARCHITECTURE.md decision 9; 1 = none).  The
+	 * topology and every API keep the topology's units; only the wire
+	 * differs: the backends apply delays x k and rates / k (dilate.h), so
+	 * the CPU looks k times faster, and whatever measures time on the grid
+	 * divides by k.
+	 */
+	double dilate;
 	int verbose;
 };
 
@@ -63,6 +71,7 @@ struct gb_up_opts {
 	const char *backend;       /**< "auto", "netem" or "tap" */
 	const char *tapd_path;     /**< NULL: next to the running executable */
 	int no_calibrate;          /**< skip the delay line's calibration (calibrate.h) */
+	double dilate;             /**< time dilation k (0 or 1: none); see struct gb_grid */
 	int verbose;
 };
 

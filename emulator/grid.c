@@ -237,6 +237,7 @@ int gb_grid_write_state(const struct gb_grid *g, const char *status, const char 
 				 "status", status, "topology", topo_path, "name", t->name,
 				 "backend", g->shaper ? g->shaper->name : "", "created_unix",
 				 (json_int_t)time(NULL), "netns", ns, "links", links);
+	json_object_set_new(root, "dilate", json_real(g->dilate >= 1.0 ? g->dilate : 1.0));
 	/* heterogeneous CPUs: which interface enforces the clusters' shares */
 	json_object_set_new(root, "cpu_control",
 			    json_string(gb_cgroup_describe(t, buf, sizeof(buf))));
@@ -436,6 +437,9 @@ int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
 		gb_err_set(e, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
 		goto cleanup;
 	}
+	/* before the links: the backends read them back through it */
+	g->dilate = json_is_number(json_object_get(st, "dilate"))
+		? json_number_value(json_object_get(st, "dilate")) : 1.0;
 	json_t *links = json_object_get(st, "links");
 	size_t i;
 	json_t *lj;

@@ -11,6 +11,7 @@
 #include "shaping.h"
 #include "gbutil.h"
 #include "calibrate.h"
+#include "dilate.h"
 #include "grid_priv.h"
 
 #include <ctype.h>
@@ -326,6 +327,12 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 		snprintf(abspath, sizeof(abspath), "%s", path);
 	if (strcmp(backend, "auto") && !gb_shaper_find(backend)) {
 		gb_err_set(e, "unknown backend '%s' (auto, netem or tap)", backend);
+		err = -EINVAL;
+		goto out_free;
+	}
+	g->dilate = o && o->dilate ? o->dilate : 1.0;
+	if (!(g->dilate >= 1.0 && g->dilate <= GB_DILATE_MAX)) {
+		gb_err_set(e, "dilation %g is not in [1, %g]", g->dilate, GB_DILATE_MAX);
 		err = -EINVAL;
 		goto out_free;
 	}

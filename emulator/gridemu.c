@@ -8,6 +8,7 @@
  */
 #include "calibrate.h"
 #include "capture.h"
+#include "dilate.h"
 #include "cgroup.h"
 #include "gbemu.h"
 #include "mpirun.h"
@@ -59,11 +60,14 @@ static int attach(struct gb_grid *g)
 
 static int usage_up(FILE *f)
 {
-	fprintf(f, "usage: gridemu up FILE [--backend auto|netem|tap] [--no-calibrate] [--quiet]\n"
+	fprintf(f, "usage: gridemu up FILE [--backend auto|netem|tap] [--dilate K] [--no-calibrate]\n"
+		"                 [--quiet]\n"
 		"  Build the grid described by topology FILE (see docs/topology-format.md).\n"
 		"  auto picks netem when the kernel has sch_netem, else the tap delay line.\n"
 		"  The tap delay line's own cost per link traversal is measured and subtracted\n"
-		"  from every delay (~0.1 s); --no-calibrate leaves it in (status shows it).\n");
+		"  from every delay (~0.1 s); --no-calibrate leaves it in (status shows it).\n"
+		"  --dilate K: time dilation (K >= 1): the wire carries every delay x K and every\n"
+		"  rate / K, so the CPUs look K times faster; gridbed's tools report times / K.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -71,16 +75,27 @@ static int cmd_up(int argc, char **argv)
 {
 	static const struct option lo[] = { { "backend", required_argument, 0, 'b' },
 					    { "no-calibrate", no_argument, 0, 'C' },
+					    { "dilate", required_argument, 0, 'd' },
 					    { "quiet", no_argument, 0, 'q' },
 					    { "help", no_argument, 0, 'h' },
 					    { 0, 0, 0, 0 } };
 	struct gb_up_opts o = { .backend = "auto" };
 	int quiet = 0, c;
-	while ((c = getopt_long(argc, argv, "b:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:d:qh", lo, NULL)) != -1) {
 		if (c == 'b')
 			o.backend = optarg;
 		else if (c == 'C')
 			o.no_calibrate = 1;
+		else if (c == 'd') {
+			char *end;
+
+			o.dilate = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.dilate >= 1 && o.dilate <= GB_DILATE_MAX)) {
+				fprintf(stderr, "gridemu: up: --dilate '%s' is not a number in "
+					"[1, %g]\n", optarg, GB_DILATE_MAX);
+				return 2;
+			}
+		}
 		else if (c == 'q')
 			quiet = 1;
 		else
@@ -97,6 +112,10 @@ static int cmd_up(int argc, char **argv)
 	double t0 = gb_now();
 	int err = gb_grid_up(&g, argv[optind], &o, &e);
 	double el = gb_now() - t0;
+	char dil[64] = "";
+
+	if (g.dilate > 1.0)
+		snprintf(dil, sizeof(dil), "time dilated x%g, ", g.dilate);
 	if (err < 0) {
 		gb_grid_close(&g);
 		return die(err == -EINVAL || err == -EEXIST || err == -EADDRINUSE ? 2 : 1, "",
@@ -104,8 +123,8 @@ static int cmd_up(int argc, char **argv)
 	}
 	if (!quiet)
 		printf("grid '%s' up: %d hosts, %d nodes, %d links, backend %s, prefix %s, "
-		       "in %.3f s\n", g.topo->name, g.topo->nhosts, g.topo->nnodes,
-		       g.topo->nlinks, gb_grid_backend(&g), g.prefix, el);
+		       "%sin %.3f s\n", g.topo->name, g.topo->nhosts, g.topo->nnodes,
+		       g.topo->nlinks, gb_grid_backend(&g), g.prefix, dil, el);
 	{
 		struct gb_calib cal;
 		char line[512], warn[512];

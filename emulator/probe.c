@@ -9,6 +9,7 @@
  * Time is CLOCK_MONOTONIC throughout (ARCHITECTURE.md decision 4).
  */
 #include "probe.h"
+#include "dilate.h"
 #include "netns.h"
 #include "probe_child.h"
 #include "gbutil.h"
@@ -204,6 +205,16 @@ int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
 		err = -EIO;
 		gb_err_set(e, "probe: the measurement from '%s' to '%s' failed",
 			   g->topo->nodes[src].name, g->topo->nodes[dst].name);
+	} else {
+		/* wire time -> the topology's (dilate.h) */
+		double k = gb_dilation(g);
+
+		r->rtt_min /= k;
+		r->rtt_p50 /= k;
+		r->rtt_p99 /= k;
+		r->rtt_max /= k;
+		r->tcp_bps *= k;
+		r->tcp_seconds /= k;
 	}
 cleanup:
 	gb_kill_reap(sp);

@@ -11,6 +11,8 @@
 
 #include "gbemu.h"
 
+/* Times and rates are in the topology's units: under time dilation
+ * (dilate.h) the wire's are divided (rates multiplied) by k. */
 struct gb_probe_result {
 	int sent, received;     /**< UDP echo probes */
 	double rtt_min, rtt_p50, rtt_p99, rtt_max; /**< seconds */
@@ -21,8 +23,8 @@ struct gb_probe_result {
 
 struct gb_probe_opts {
 	int count;              /**< UDP echo probes (0: none) */
-	double interval;        /**< seconds between probes */
-	double tcp_seconds;     /**< TCP transfer duration (0: none) */
+	double interval;        /**< seconds between probes (wall clock) */
+	double tcp_seconds;     /**< TCP transfer duration, wall clock (0: none) */
 	int port;               /**< base port (default 47000) */
 };
 

@@ -12,6 +12,7 @@
  * matches what a router's output queue does.
  */
 #include "shaping.h"
+#include "dilate.h"
 #include "netns.h"
 #include "nl.h"
 
@@ -73,12 +74,13 @@ static int netem_apply(struct gb_grid *g, int dl, int replace, struct gb_err *e)
 		if ((err = gb_nl_qdisc_del_root(g->sk[from], ifi)) < 0)
 			goto fail;
 	}
-	err = gb_nl_netem(g->sk[from], ifi, TC_H_ROOT, NETEM_HANDLE, p->delay_ns, p->jitter_ns,
-			  p->loss, nlimit, 0);
+	err = gb_nl_netem(g->sk[from], ifi, TC_H_ROOT, NETEM_HANDLE, gb_wire_ns(g, p->delay_ns),
+			  gb_wire_ns(g, p->jitter_ns), p->loss, nlimit, 0);
 	if (err < 0)
 		goto fail;
 	if (p->rate_bps) {
-		err = gb_nl_tbf(g->sk[from], ifi, TBF_PARENT, TBF_HANDLE, p->rate_bps,
+		/* the burst is bytes: not dilated */
+		err = gb_nl_tbf(g->sk[from], ifi, TBF_PARENT, TBF_HANDLE, gb_wire_rate(g, p->rate_bps),
 				gb_tbf_burst(p->rate_bps, t->mtu), limit * t->mtu, 0);
 		if (err < 0)
 			goto fail;
@@ -101,14 +103,14 @@ static int netem_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	memset(p, 0, sizeof(*p));
 	if (gb_nl_qdisc_get(g->sk[from], ifi, NETEM_HANDLE, &qi) == 0 &&
 	    !strcmp(qi.kind, "netem")) {
-		p->delay_ns = qi.delay_ns;
-		p->jitter_ns = qi.jitter_ns;
+		p->delay_ns = gb_topo_ns(g, qi.delay_ns);
+		p->jitter_ns = gb_topo_ns(g, qi.jitter_ns);
 		p->loss = qi.loss;
 		p->limit = qi.limit;
 		p->set |= GB_LD_DELAY | GB_LD_JITTER | GB_LD_LOSS | GB_LD_LIMIT;
 	}
 	if (gb_nl_qdisc_get(g->sk[from], ifi, TBF_HANDLE, &qi) == 0 && !strcmp(qi.kind, "tbf")) {
-		p->rate_bps = qi.rate_bps;
+		p->rate_bps = gb_topo_rate(g, qi.rate_bps);
 		p->limit = g->topo->mtu ? qi.limit / g->topo->mtu : qi.limit;
 		p->set |= GB_LD_RATE | GB_LD_LIMIT;
 	}

@@ -14,6 +14,7 @@
  * exactly like veths (addresses, routes, TBF).
  */
 #include "shaping.h"
+#include "dilate.h"
 #include "netns.h"
 #include "nl.h"
 #include "tapd.h"
@@ -59,12 +60,14 @@ static uint32_t tapd_limit(const struct gb_topo *t, int dl)
 	return p->rate_bps ? gb_bdp_pkts(t, dl) + limit + 64 : limit;
 }
 
-static json_t *dir_json(const struct gb_topo *t, int dl)
+/* The daemon's parameters for @dl: on the wire, i.e. dilated (dilate.h). */
+static json_t *dir_json(const struct gb_grid *g, int dl)
 {
+	const struct gb_topo *t = g->topo;
 	const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t, dl);
-	return json_pack("{s:I, s:I, s:f, s:i}", "delay_ns", (json_int_t)p->delay_ns,
-			 "jitter_ns", (json_int_t)p->jitter_ns, "loss", p->loss, "limit",
-			 (int)tapd_limit(t, dl));
+	return json_pack("{s:I, s:I, s:f, s:i}", "delay_ns", (json_int_t)gb_wire_ns(g, p->delay_ns),
+			 "jitter_ns", (json_int_t)gb_wire_ns(g, p->jitter_ns), "loss", p->loss,
+			 "limit", (int)tapd_limit(t, dl));
 }
 
 static int write_config(struct gb_grid *g, const char *path)
@@ -85,7 +88,7 @@ static int write_config(struct gb_grid *g, const char *path)
 			"id", k, "name", l->name,
 			"a", "netns", nsa, "ifname", ifn,
 			"b", "netns", nsb, "ifname", ifn,
-			"ab", dir_json(t, 2 * k), "ba", dir_json(t, 2 * k + 1)));
+			"ab", dir_json(g, 2 * k), "ba", dir_json(g, 2 * k + 1)));
 	}
 	json_t *root = json_pack("{s:I, s:o}", "seed", (json_int_t)t->seed, "links", links);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -194,8 +197,8 @@ static int tap_apply(struct gb_grid *g, int dl, int replace, struct gb_err *e)
 	if (replace) {
 		path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
 		snprintf(req, sizeof(req), "set %d %s delay_ns=%llu jitter_ns=%llu loss=%.9f limit=%u",
-			 dl / 2, dl % 2 ? "ba" : "ab", (unsigned long long)p->delay_ns,
-			 (unsigned long long)p->jitter_ns, p->loss, tapd_limit(t, dl));
+			 dl / 2, dl % 2 ? "ba" : "ab", (unsigned long long)gb_wire_ns(g, p->delay_ns),
+			 (unsigned long long)gb_wire_ns(g, p->jitter_ns), p->loss, tapd_limit(t, dl));
 		err = gb_tapd_request(ctl, req, reply, sizeof(reply));
 		if (err < 0)
 			goto fail;
@@ -209,7 +212,8 @@ static int tap_apply(struct gb_grid *g, int dl, int replace, struct gb_err *e)
 	}
 	if (p->rate_bps) {
 		uint32_t limit = gb_limit_of(t, dl);
-		err = gb_nl_tbf(g->sk[from], ifi, TC_H_ROOT, TBF_HANDLE, p->rate_bps,
+		/* the burst is bytes: not dilated */
+		err = gb_nl_tbf(g->sk[from], ifi, TC_H_ROOT, TBF_HANDLE, gb_wire_rate(g, p->rate_bps),
 				gb_tbf_burst(p->rate_bps, t->mtu), limit * t->mtu, 0);
 		if (err < 0)
 			goto fail;
@@ -235,7 +239,7 @@ static int tap_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 		return ifi;
 	p->rate_bps = 0;
 	if (gb_nl_qdisc_get(g->sk[from], ifi, TBF_HANDLE, &qi) == 0 && !strcmp(qi.kind, "tbf")) {
-		p->rate_bps = qi.rate_bps;
+		p->rate_bps = gb_topo_rate(g, qi.rate_bps);
 		p->limit = g->topo->mtu ? qi.limit / g->topo->mtu : qi.limit;
 		p->set |= GB_LD_RATE | GB_LD_LIMIT;
 	}

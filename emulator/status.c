@@ -5,6 +5,7 @@
  */
 #include "gbemu.h"
 #include "calibrate.h"
+#include "dilate.h"
 #include "grid_priv.h"
 #include "shaping.h"
 
@@ -158,10 +159,11 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 
 		gb_grid_rpath(g, "calibration.json", cpath, sizeof(cpath));
 		cal = gb_grid_calib_load(g, &c) == 0 ? json_load_file(cpath, 0, NULL) : NULL;
-		json_t *root = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o}",
+		json_t *root = json_pack("{s:s, s:s, s:s, s:b, s:s, s:f, s:s, s:i, s:i, s:i, s:o, s:o, s:o}",
 			"name", t->name, "prefix", g->prefix,
 			"backend", g->shaper ? g->shaper->name : "",
 			"healthy", healthy == 1, "health", healthy == 1 ? "ok" : why,
+			"dilate", gb_dilation(g),
 			"mgmt_gateway", gb_fmt_ip(t->mgmt.addr + 1, a1),
 			"nodes", t->nnodes, "clusters", t->nclusters, "sites", t->nsites,
 			"hosts", hosts, "links", links, "calibration", cal ? cal : json_null());
@@ -186,6 +188,10 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 	}
 	/* after the table: scripts read the hosts from line 3 on */
 	tcp_lines(g, out);
+	if (gb_dilation(g) > 1.0)
+		fprintf(out, "time dilation: x%g (the wire carries every delay x%g and every rate "
+			"/%g; the values below are the topology's)\n", gb_dilation(g), gb_dilation(g),
+			gb_dilation(g));
 	{
 		struct gb_calib c;
 		char line[512], warn[512];
