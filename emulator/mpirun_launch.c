@@ -22,6 +22,7 @@
  *     orphans would otherwise end up as zombies of the box's init.
  */
 #include "mpirun_priv.h"
+#include "dilate.h"
 
 #include "gbemu.h"
 #include "netns.h"
@@ -63,8 +64,9 @@ static int usage(FILE *f)
 		"  --keep              keep the job directory (TMPDIRs, rank statuses)\n"
 		"  -v, --verbose       print the job id, rank map path and mpirun command\n"
 		"\n"
-		"  Ranks get GRIDBED_PREFIX, GRIDBED_RUNDIR, GRIDBED_NODE, GRIDBED_JOB and\n"
-		"  GRIDBED_RANKMAP (the rank map, $GRIDBED_RUNDIR/PREFIX/mpirun-JOB.json).\n"
+		"  Ranks get GRIDBED_PREFIX, GRIDBED_RUNDIR, GRIDBED_NODE, GRIDBED_JOB,\n"
+		"  GRIDBED_RANKMAP (the rank map, $GRIDBED_RUNDIR/PREFIX/mpirun-JOB.json) and\n"
+		"  GRIDBED_DILATE (the grid's time dilation k; what they time is / k).\n"
 		"  On a rank failure, SIGINT or SIGTERM every process of the job is stopped.\n"
 		"  Exit: 0 ok, 1 job failed (rank and host named), 2 usage, 124 timeout,\n"
 		"  128+N interrupted by signal N.  GRIDBED_MPIRUN overrides the mpirun binary.\n");
@@ -366,6 +368,10 @@ static int prepare(const struct opts *o, struct job *j)
 		json_t *tcp = gb_grid_tcp_json(&g);
 
 		json_object_set_new(j->mapj, "tcp", tcp ? tcp : json_null());
+		/* time dilation (ARCHITECTURE.md decision 9): the ranks divide
+		 * what they time by it ($GRIDBED_DILATE) */
+		j->dilate = gb_dilation(&g);
+		json_object_set_new(j->mapj, "dilate", json_real(j->dilate));
 	}
 	if (!j->mapj || (err = mpirun_write_json(j->mapj, j->map)) < 0) {
 		say("cannot write the rank map '%s'", j->map);
@@ -442,9 +448,11 @@ static void build_argv(const struct opts *o, const struct job *j, struct strv *a
 	strv_pushf(av, "GRIDBED_RUNDIR=%s", j->rundir_base);
 	strv_push(av, "-x");
 	strv_pushf(av, "GRIDBED_RANKMAP=%s", j->map);
+	strv_push(av, "-x");
+	strv_pushf(av, "GRIDBED_DILATE=%.17g", j->dilate >= 1.0 ? j->dilate : 1.0);
 	static const char *const ours[] = { JOB_ENV "=", "GRIDBED_PREFIX=", "GRIDBED_RUNDIR=",
 					    "GRIDBED_RANKMAP=", "GRIDBED_NODE=",
-					    "GRIDBED_PRELOAD=" };
+					    "GRIDBED_PRELOAD=", "GRIDBED_DILATE=" };
 	for (char **e = environ; *e; e++) {
 		if (strncmp(*e, "GRIDBED_", 8))
 			continue;

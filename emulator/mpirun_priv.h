@@ -204,6 +204,7 @@ struct job {
 	char mpirun[PATH_MAX];  /* the mpirun binary (PATH or GRIDBED_MPIRUN) */
 	char rundir_base[PATH_MAX]; /* $GRIDBED_RUNDIR, for the ranks */
 	char prefix[GB_PREFIX_MAX + 1]; /* the grid's prefix */
+	double dilate;          /* the grid's time dilation k (dilate.h), for the ranks */
 	char data_cidr[32], mgmt_cidr[32]; /* the grid's blocks, "A.B.C.D/N" */
 	int n;                  /* ranks */
 	int *node;              /* rank -> topology node */
