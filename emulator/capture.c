@@ -658,12 +658,7 @@ int gb_cmd_capture(int argc, char **argv)
 		rc = err == -EINVAL ? 2 : 1;
 		goto cleanup;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_cli_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	gb_catch_signals(on_cli_signal, 1);
 	fprintf(stderr, ME ": capturing on link '%s' (%s, linktype %s)%s%s%s; %s\n",
 		g.topo->links[k].name, dir < 0 ? "both directions" : o.dirs,
 		dlt_label(gb_capture_datalink(c)), o.filter ? ", filter '" : "",

@@ -481,11 +481,7 @@ static int cmd_demo(int argc, char **argv)
 	int r = open_grid(&g, 1);
 	if (r)
 		return r;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_int;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	gb_catch_signals(on_int, 0);
 
 	double t0 = gb_now();
 	int err = gb_grid_up(&g, file, &o, &e);

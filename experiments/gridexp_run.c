@@ -80,7 +80,6 @@ static int load_start(struct runner *R, struct run *r, int mode)
 					      .stop = &load_stop };
 		struct gb_grid g;
 		struct gb_err e = { "" };
-		struct sigaction sa;
 		int lfd, err;
 
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -88,11 +87,7 @@ static int load_start(struct runner *R, struct run *r, int mode)
 			_exit(126);
 		setpgid(0, 0);
 		close(fd[0]);
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_load_signal;
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		gb_catch_signals(on_load_signal, 1);
 		lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (lfd >= 0) {
 			dup2(lfd, 1);

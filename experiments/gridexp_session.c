@@ -34,13 +34,7 @@ static void on_signal(int sig)
 
 void catch_signals(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	gb_catch_signals(on_signal, 1);
 	signal(SIGPIPE, SIG_IGN);
 }
 

@@ -15,6 +15,7 @@
  */
 #include "gbemu.h"
 #include "gbload.h"
+#include "gbutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -370,14 +371,9 @@ static int run_schedule(struct gb_grid *g, const struct opts *o, const struct gb
 				       .progress = on_progress, .row = on_row, .arg = &v,
 				       .stop = &stop_flag };
 	struct gb_err e = { "" };
-	struct sigaction sa;
 	int err;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	gb_catch_signals(on_signal, 1);
 	if (!o->quiet)
 		printf("gridload: %d load%s on grid '%s' (prefix %s), %s mode, %.3f s%s%s\n", s->n,
 		       s->n == 1 ? "" : "s", g->topo->name, g->prefix, gb_load_mode_name(o->mode),

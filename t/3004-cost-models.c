@@ -174,6 +174,21 @@ static void test_replay(void)
 	ok(agree, "mateescu model == event-driven replay on %d random trees", trees);
 }
 
+/* When the transfer to @v is on the wire: from its send start @st[v] plus
+ * the parent's o (*@t0) to @st[v] plus the parent's delta (*@t1).  Returns
+ * the parent, -1 at the root (no transfer). */
+static int transfer_span(const struct gb_netmodel *m, const struct gb_tree *t, const double *st,
+			 int v, double size, double *t0, double *t1)
+{
+	int p = t->parent[v];
+
+	if (p >= 0) {
+		*t0 = st[v] + m->o[p];
+		*t1 = st[v] + gb_nm_delta(m, p, v, size);
+	}
+	return p;
+}
+
 /* Do two transfers that overlap in time (on the mateescu schedule) share
  * a rate-limited directed link? */
 static int shares_link(const struct gb_netmodel *m, const struct gb_tree *t, double size)
@@ -184,22 +199,16 @@ static int shares_link(const struct gb_netmodel *m, const struct gb_tree *t, dou
 
 	replay(m, t, size, arr, st);
 	for (int a = 0; a < n && !share; a++) {
-		int pa = t->parent[a];
 		double a0, a1;
+		int pa = transfer_span(m, t, st, a, size, &a0, &a1);
 
 		if (pa < 0)
 			continue;
-		a0 = st[a] + m->o[pa];
-		a1 = st[a] + gb_nm_delta(m, pa, a, size);
 		for (int b = a + 1; b < n && !share; b++) {
-			int pb = t->parent[b];
 			double b0, b1;
+			int pb = transfer_span(m, t, st, b, size, &b0, &b1);
 
-			if (pb < 0)
-				continue;
-			b0 = st[b] + m->o[pb];
-			b1 = st[b] + gb_nm_delta(m, pb, b, size);
-			if (!(a0 < b1 && b0 < a1))
+			if (pb < 0 || !(a0 < b1 && b0 < a1))
 				continue;
 			for (int i = 0; i < m->pathlen[(size_t)pa * n + a]; i++) {
 				int l = m->path[(size_t)pa * n + a][i];

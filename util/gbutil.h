@@ -113,7 +113,7 @@ FILE *gb_atomic_open(const char *path, char **tmp);
  */
 int gb_atomic_close(FILE *f, char *tmp, const char *path, int sync, int err);
 
-/* ---- child processes (proc.c) ------------------------------------------ */
+/* ---- processes and signals (proc.c) ------------------------------------ */
 
 /**
  * gb_find_in_path() - the executable @prog, searched in PATH as execvp()
@@ -127,6 +127,14 @@ void gb_kill_reap(pid_t pid);
 
 /** gb_close_pipe() - close both ends of @fd that are open (>= 0). */
 void gb_close_pipe(int fd[2]);
+
+/**
+ * gb_catch_signals() - @handler for SIGINT and SIGTERM, and SIGHUP when
+ * @hup, with no SA_RESTART: a sleep or a blocking call the signal
+ * interrupts ends (EINTR), so the caller's loop sees the flag @handler
+ * sets.
+ */
+void gb_catch_signals(void (*handler)(int), int hup);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * proc.c - finding programs, ending child processes and closing their pipes
- * (gbutil.h).
+ * proc.c - finding programs, ending child processes and closing their pipes,
+ * catching the signals that stop a program (gbutil.h).
  */
 #include <errno.h>
 #include <signal.h>
@@ -48,4 +48,16 @@ void gb_close_pipe(int fd[2])
 	for (int i = 0; i < 2; i++)
 		if (fd[i] >= 0)
 			close(fd[i]);
+}
+
+void gb_catch_signals(void (*handler)(int), int hup)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (hup)
+		sigaction(SIGHUP, &sa, NULL);
 }

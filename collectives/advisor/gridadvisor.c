@@ -611,7 +611,6 @@ static int parse_args(struct adv *A, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct adv A;
-	struct sigaction sa;
 	struct timespec nap = { 0, (long)(POLL_S * 1e9) };
 	int ret, r, waited = 0;
 
@@ -620,10 +619,7 @@ int main(int argc, char **argv)
 	ret = parse_args(&A, argc, argv);
 	if (ret)
 		goto cleanup;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: sleeps end */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	gb_catch_signals(on_signal, 0); /* sleeps end */
 
 	/* The first matrix: --once needs it now; the service waits for
 	 * gridmon's first round (a campaign may start both together). */

@@ -2,8 +2,9 @@
 /*
  * bcast_impl.h - libgridbcast's internals shared by bcast_exec.c (the
  * executor and the per-communicator state), bcast_pipe.c (segmented
- * forwarding) and bcast_tree.c (planning and getting the tree to every
- * rank).  Not installed, not for callers.
+ * forwarding), bcast_tree.c (planning and getting the tree to every
+ * rank) and bcast_adaptive.c (the advisor's trees).  Not installed, not
+ * for callers.
  */
 #ifndef GRIDBED_BCAST_IMPL_H
 #define GRIDBED_BCAST_IMPL_H
@@ -52,6 +53,7 @@ struct gb_bcast_comm {
 	char sm_label[256];
 	struct gb_bcast_entry cache[GB_BCAST_CACHE];
 	int ncache, cache_next;
+	/* bcast_adaptive.c */
 	struct gb_bcast_entry adaptive;  /**< GRIDBED_BCAST=adaptive: the last call's */
 	char adaptive_via[48];           /**< its tree_via when it is "fallback:<planner>" */
 
@@ -99,5 +101,58 @@ int gb_bcast_pipe(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatype dt
 
 /** gb_bcast_planning_release() - bcast_tree.c's part of freeing a state. */
 void gb_bcast_planning_release(struct gb_bcast_comm *c);
+
+/**
+ * gb_bcast_planning_init() - the rank -> host map and the static model of
+ * @c, made on the first call (bcast_tree.c).  Return: 0 or -errno (with
+ * gb_bcast_seterr()).
+ */
+int gb_bcast_planning_init(struct gb_bcast_comm *c);
+
+/**
+ * gb_bcast_rank_name() - rank @i's name into @buf: its host's, else the
+ * rank map's, else "r<world rank>".  After gb_bcast_planning_init().
+ */
+void gb_bcast_rank_name(const struct gb_bcast_comm *c, int i, char *buf, size_t len);
+
+/**
+ * gb_bcast_get_entry() - the cached entry of planner @p's tree for @root
+ * and @size on @c, else a new one planned now (by every rank for a static
+ * planner, by the root for a measured one, through the shared file in the
+ * ablation); *@plan_s gets the time spent planning it.
+ * Return: 0 or -errno (with gb_bcast_seterr()).
+ */
+int gb_bcast_get_entry(struct gb_bcast_comm *c, const struct gb_planner *p, int root,
+		       double size, const struct gb_bcast_opts *o, struct gb_bcast_entry **out,
+		       double *plan_s);
+
+/**
+ * gb_bcast_call_opts() - @o (or the defaults) for one call of @e's tree
+ * with elements of @tsize bytes, GB_SEG_AUTO resolved at the root.
+ */
+struct gb_bcast_opts gb_bcast_call_opts(struct gb_bcast_comm *c, struct gb_bcast_entry *e,
+					const struct gb_bcast_opts *o, int root, int tsize);
+
+/**
+ * gb_bcast_set_info() - fill @info (if not NULL) from @e, or for the MPI
+ * library's own broadcast when @e is NULL.
+ */
+void gb_bcast_set_info(struct gb_bcast_info *info, const struct gb_bcast_entry *e, double plan_s);
+
+/**
+ * gb_bcast_adaptive_prepare() - gb_bcast_prepare() for "adaptive"
+ * (bcast_adaptive.c): the tree this call would take.
+ */
+int gb_bcast_adaptive_prepare(int root, double size, MPI_Comm comm,
+			      const struct gb_bcast_opts *o, struct gb_bcast_info *info);
+
+/**
+ * gb_bcast_adaptive_run() - gb_bcast_run() for "adaptive"
+ * (bcast_adaptive.c): the advisor's tree, or the fallback planner's,
+ * always piggybacked.
+ */
+int gb_bcast_adaptive_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+			  const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
+			  struct gb_bcast_info *info);
 
 #endif

@@ -34,6 +34,8 @@
  *  - Ranks sharing a host are refused (planners need distinct nodes).
  *  - `phoenix` with $GRIDBED_PHOENIX_TREES: the root reads the tree phoenixd
  *    (the real protocol) converged to, instead of planning (see below).
+
+ *  - "adaptive" (the advisor's trees) is not a planner: bcast_adaptive.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,7 +46,6 @@
 #include <unistd.h>
 
 #include "bcast_impl.h"
-#include "gbadvisor.h"
 #include "gbtopo.h"
 
 #define DEFAULT_O 10e-6
@@ -157,7 +158,7 @@ const struct gb_topo *gb_bcast_topology(void)
 }
 
 /* Rank @i's name: its host's, else the rank map's, else "r<world rank>". */
-static void rank_name(const struct gb_bcast_comm *c, int i, char *buf, size_t len)
+void gb_bcast_rank_name(const struct gb_bcast_comm *c, int i, char *buf, size_t len)
 {
 	if (c->host[i] >= 0)
 		snprintf(buf, len, "%s", G.topo->nodes[c->host[i]].name);
@@ -174,7 +175,7 @@ static int uniform_model(struct gb_bcast_comm *c)
 	if (ret < 0)
 		return ret;
 	for (int i = 0; i < n; i++) {
-		rank_name(c, i, c->sm.nodes[i].name, sizeof(c->sm.nodes[i].name));
+		gb_bcast_rank_name(c, i, c->sm.nodes[i].name, sizeof(c->sm.nodes[i].name));
 		c->sm.o[i] = DEFAULT_O;
 		for (int j = 0; j < n; j++) {
 			c->sm.lat[(size_t)i * n + j] = i == j ? 0 : 50e-6;
@@ -186,7 +187,7 @@ static int uniform_model(struct gb_bcast_comm *c)
 }
 
 /* The rank -> host map and the static model of @c (lazily, once). */
-static int planning_init(struct gb_bcast_comm *c)
+int gb_bcast_planning_init(struct gb_bcast_comm *c)
 {
 	char why[256];
 	int ret;
@@ -245,7 +246,7 @@ int gb_bcast_comm_hosts(MPI_Comm comm, int *hosts)
 	int ret = gb_bcast_comm_get(comm, &c);
 
 	if (ret == 0)
-		ret = planning_init(c);
+		ret = gb_bcast_planning_init(c);
 	if (ret < 0)
 		return ret;
 	memcpy(hosts, c->host, sizeof(int) * c->n);
@@ -306,7 +307,7 @@ static int measured_model(struct gb_bcast_comm *c, double size, struct gb_netmod
 	if (!idx)
 		goto cleanup;
 	for (int i = 0; i < c->n; i++) {
-		rank_name(c, i, name, sizeof(name));
+		gb_bcast_rank_name(c, i, name, sizeof(name));
 		idx[i] = gb_nm_find_node(&mx, name);
 		if (idx[i] < 0 && c->host[i] < 0 && !G.rm.n && c->world[i] < mx.n)
 			idx[i] = c->world[i];
@@ -339,7 +340,7 @@ int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double
 	memset(&mm, 0, sizeof(mm));
 	ret = gb_bcast_comm_get(comm, &c);
 	if (ret == 0)
-		ret = planning_init(c);
+		ret = gb_bcast_planning_init(c);
 	if (ret < 0)
 		return ret;
 	if (!t || t->n != c->n)
@@ -389,7 +390,7 @@ static int phoenix_path(const struct gb_bcast_comm *c, const char *dir, int root
 	static const char *const sub[] = { "changed/", "initial/", "" };
 	char name[64];
 
-	rank_name(c, root, name, sizeof(name));
+	gb_bcast_rank_name(c, root, name, sizeof(name));
 	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
 		snprintf(buf, len, "%s/%s%s.json", dir, sub[i], name);
 		if (access(buf, R_OK) == 0)
@@ -544,8 +545,9 @@ static int fill_entry(struct gb_bcast_comm *c, struct gb_bcast_entry *e, unsigne
 	return ret;
 }
 
-static int get_entry(struct gb_bcast_comm *c, const struct gb_planner *p, int root, double size,
-		     const struct gb_bcast_opts *o, struct gb_bcast_entry **out, double *plan_s)
+int gb_bcast_get_entry(struct gb_bcast_comm *c, const struct gb_planner *p, int root,
+		       double size, const struct gb_bcast_opts *o, struct gb_bcast_entry **out,
+		       double *plan_s)
 {
 	unsigned flags = o ? o->flags : 0;
 	int measured = !(p->flags & GB_PLAN_STATIC), ret;
@@ -554,7 +556,7 @@ static int get_entry(struct gb_bcast_comm *c, const struct gb_planner *p, int ro
 	double t0;
 
 	*plan_s = 0;
-	ret = planning_init(c);
+	ret = gb_bcast_planning_init(c);
 	if (ret < 0)
 		return ret;
 	/* Only the root reads the matrix, except in the ablation, where every
@@ -635,8 +637,8 @@ static double auto_segment(struct gb_bcast_comm *c, struct gb_bcast_entry *e, in
 }
 
 /* @o for one call of @e's tree, with GB_SEG_AUTO resolved (at the root). */
-static struct gb_bcast_opts call_opts(struct gb_bcast_comm *c, struct gb_bcast_entry *e,
-				      const struct gb_bcast_opts *o, int root, int tsize)
+struct gb_bcast_opts gb_bcast_call_opts(struct gb_bcast_comm *c, struct gb_bcast_entry *e,
+					const struct gb_bcast_opts *o, int root, int tsize)
 {
 	struct gb_bcast_opts eo = { 0 };
 
@@ -647,7 +649,7 @@ static struct gb_bcast_opts call_opts(struct gb_bcast_comm *c, struct gb_bcast_e
 	return eo;
 }
 
-static void set_info(struct gb_bcast_info *info, const struct gb_bcast_entry *e, double plan_s)
+void gb_bcast_set_info(struct gb_bcast_info *info, const struct gb_bcast_entry *e, double plan_s)
 {
 	if (!info)
 		return;
@@ -673,214 +675,7 @@ static int find_planner(const char *algo, const struct gb_planner **p)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* GRIDBED_BCAST=adaptive: the advisor's trees (gbadvisor.h)           */
-/* ------------------------------------------------------------------ */
-
-/*
- * Seed 000 s2.5: "MPI_Bcast then reads the current best broadcast tree,
- * corresponding to the message size, generated from clusteredSA".
- *
- *	root:   nearest planned size in $GRIDBED_ADVISOR_DIR that is younger
- *	        than $GRIDBED_ADVISOR_MAXAGE s (gb_advtree_pick())
- *	          found: relabel for this root, restrict to the job's hosts
- *	                 (gb_advtree_for_ranks()); tree_via "advisor"
- *	                 ("advisor-oracle" for a tree planned on the oracle)
- *	          none:  plan $GRIDBED_ADVISOR_FALLBACK (mpich-g2) as that
- *	                 planner would; tree_via "fallback:<planner>", counted
- *	others: the tree arrives in the header (bcast_core.h)
- *
- * Choices:
- *  - The tree always travels in the header, the fallback's too (even a
- *    static planner's): only the root knows whether a fresh advisor tree
- *    was there, and its bytes are counted like every piggybacked tree's.
- *  - Nothing is cached: the advisor replaces its trees at any time, and
- *    the lookup (a directory scan and one small JSON file at the root)
- *    happens before the broadcast's t_begin.
- *  - GRIDBED_TREE_SHARED does not apply (the fallback is planned at the
- *    root only, so nobody meets at its barrier).
- */
 #define ADAPTIVE "adaptive"
-#define ADVISOR_MAXAGE 600.0
-#define ADVISOR_FALLBACK "mpich-g2"
-
-static struct gb_bcast_adaptive_stats AS;
-
-void gb_bcast_adaptive_stats(struct gb_bcast_adaptive_stats *s)
-{
-	*s = AS;
-}
-
-uint64_t gb_bcast_adaptive_fallbacks(void)
-{
-	return AS.fallbacks;
-}
-
-/* Every rank checks the environment, so a mistake fails everywhere alike. */
-static int adaptive_env(const struct gb_planner **fallback, double *maxage)
-{
-	const char *f = getenv("GRIDBED_ADVISOR_FALLBACK"), *a = getenv("GRIDBED_ADVISOR_MAXAGE");
-	char *end;
-
-	if (!f || !*f)
-		f = ADVISOR_FALLBACK;
-	*fallback = gb_planner_find(f);
-	if (!*fallback) {
-		gb_bcast_seterr("GRIDBED_ADVISOR_FALLBACK: unknown planner '%s' (see gridtree list)",
-				f);
-		return -ENOENT;
-	}
-	*maxage = ADVISOR_MAXAGE;
-	if (a && *a) {
-		*maxage = strtod(a, &end);
-		if (*end || !(*maxage >= 0)) {
-			gb_bcast_seterr("GRIDBED_ADVISOR_MAXAGE: '%s' is not a number of seconds", a);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* The root's tree from the advisor into @e; -ENOENT (and @why) if none fits. */
-static int advisor_tree(struct gb_bcast_comm *c, struct gb_bcast_entry *e, double maxage,
-			char *why, size_t len)
-{
-	const char *dir = getenv("GRIDBED_ADVISOR_DIR");
-	char (*names)[32] = NULL;
-	struct gb_advtree a;
-	int ret;
-
-	if (!dir || !*dir) {
-		snprintf(why, len, "GRIDBED_ADVISOR_DIR is not set");
-		return -ENOENT;
-	}
-	ret = gb_advtree_pick(dir, e->size, maxage, gb_now(), &a, why, len);
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret < 0)
-		return -ENOENT;     /* an unreadable directory is no tree either */
-	names = malloc(sizeof(*names) * c->n);
-	if (!names) {
-		gb_advtree_release(&a);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < c->n; i++)
-		rank_name(c, i, names[i], sizeof(names[i]));
-	ret = gb_advtree_for_ranks(&a, (const char (*)[32])names, c->n, e->root, &e->t, why,
-				   len);
-	if (ret == 0) {
-		e->tree_via = a.meta.oracle ? "advisor-oracle" : "advisor";
-		snprintf(e->model, sizeof(e->model), "advisor %.150s (%s for %.0f B, %s matrix "
-			 "v%llu%s)", a.path, a.meta.planner, a.meta.size,
-			 a.meta.oracle ? "ORACLE" : "measured",
-			 (unsigned long long)a.meta.matrix_version,
-			 a.n != c->n ? ", restricted to the job's hosts" : "");
-	}
-	free(names);
-	gb_advtree_release(&a);
-	return ret == -ENOMEM ? ret : ret < 0 ? -ENOENT : 0;
-}
-
-/* The adaptive broadcast's tree for this call (collective, local work only). */
-static int adaptive_entry(struct gb_bcast_comm *c, int root, double size,
-			  const struct gb_bcast_opts *o, struct gb_bcast_entry **out,
-			  double *plan_s)
-{
-	struct gb_bcast_entry *e = &c->adaptive, *fe;
-	struct gb_bcast_opts fo;
-	const struct gb_planner *fp = NULL;
-	double t0 = gb_now(), maxage = ADVISOR_MAXAGE, ps;
-	char why[512] = "";
-	int ret;
-
-	*plan_s = 0;
-	ret = planning_init(c);
-	if (ret == 0)
-		ret = adaptive_env(&fp, &maxage);
-	if (ret < 0)
-		return ret;
-	gb_tree_release(&e->t);
-	memset(e, 0, sizeof(*e));
-	e->root = root;
-	e->size = size;
-	*out = e;
-	if (c->rank != root) {
-		e->tree_via = "piggyback";
-		snprintf(e->model, sizeof(e->model), "planned at the root");
-		return 0;
-	}
-	AS.calls++;
-	ret = advisor_tree(c, e, maxage, why, sizeof(why));
-	if (ret == 0) {
-		AS.advisor++;
-		*plan_s = gb_now() - t0;
-		return 0;
-	}
-	if (ret != -ENOENT)
-		return ret;
-	memset(&fo, 0, sizeof(fo));
-	if (o)
-		fo = *o;
-	fo.flags &= ~GB_BCAST_SHARED;
-	ret = get_entry(c, fp, root, size, &fo, &fe, &ps);
-	if (ret == 0)
-		ret = gb_tree_copy(&e->t, &fe->t);
-	if (ret < 0)
-		return ret;
-	AS.fallbacks++;
-	snprintf(AS.last_why, sizeof(AS.last_why), "%s", why);
-	snprintf(c->adaptive_via, sizeof(c->adaptive_via), "fallback:%s", fp->name);
-	e->tree_via = c->adaptive_via;
-	snprintf(e->model, sizeof(e->model), "%.110s (no advisor tree: %.120s)", fe->model, why);
-	*plan_s = gb_now() - t0;
-	return 0;
-}
-
-static int adaptive_prepare(int root, double size, MPI_Comm comm, const struct gb_bcast_opts *o,
-			    struct gb_bcast_info *info)
-{
-	struct gb_bcast_comm *c;
-	struct gb_bcast_entry *e;
-	double plan_s;
-	int ret = gb_bcast_comm_get(comm, &c);
-
-	if (ret < 0)
-		return ret;
-	if (root < 0 || root >= c->n) {
-		gb_bcast_seterr("root %d is not a rank of the communicator (size %d)", root, c->n);
-		return -EINVAL;
-	}
-	ret = adaptive_entry(c, root, size, o, &e, &plan_s);
-	if (ret == 0)
-		set_info(info, e, plan_s);
-	return ret;
-}
-
-static int adaptive_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-			const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
-			struct gb_bcast_info *info)
-{
-	struct gb_bcast_opts eo;
-	struct gb_bcast_comm *c;
-	struct gb_bcast_entry *e;
-	double plan_s;
-	int tsize = 0, ret = gb_bcast_comm_get(comm, &c);
-
-	if (ret < 0)
-		return ret;
-	if (root < 0 || root >= c->n || count < 0 || MPI_Type_size(dt, &tsize) != MPI_SUCCESS) {
-		gb_bcast_seterr("bad root, count or datatype");
-		return -EINVAL;
-	}
-	ret = adaptive_entry(c, root, (double)count * tsize, o, &e, &plan_s);
-	if (ret < 0)
-		return ret;
-	eo = call_opts(c, e, o, root, tsize);
-	eo.flags = (eo.flags & ~GB_BCAST_SHARED) | GB_BCAST_PIGGYBACK;
-	ret = gb_bcast_tree(buf, count, dt, root, comm, e->t.n ? &e->t : NULL, &eo, tm);
-	set_info(info, e, plan_s);
-	return ret;
-}
 
 int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
 		     const struct gb_bcast_opts *o, struct gb_bcast_info *info)
@@ -892,11 +687,11 @@ int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
 	int ret;
 
 	if (algo && !strcmp(algo, "native")) {
-		set_info(info, NULL, 0);
+		gb_bcast_set_info(info, NULL, 0);
 		return 0;
 	}
 	if (algo && !strcmp(algo, ADAPTIVE))
-		return adaptive_prepare(root, size, comm, o, info);
+		return gb_bcast_adaptive_prepare(root, size, comm, o, info);
 	ret = find_planner(algo, &p);
 	if (ret == 0)
 		ret = gb_bcast_comm_get(comm, &c);
@@ -904,9 +699,9 @@ int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
 		return ret;
 	if (root < 0 || root >= c->n)
 		return -EINVAL;
-	ret = get_entry(c, p, root, size, o, &e, &plan_s);
+	ret = gb_bcast_get_entry(c, p, root, size, o, &e, &plan_s);
 	if (ret == 0)
-		set_info(info, e, plan_s);
+		gb_bcast_set_info(info, e, plan_s);
 	return ret;
 }
 
@@ -922,11 +717,11 @@ int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 	int tsize = 0, ret;
 
 	if (algo && !strcmp(algo, "native")) {
-		set_info(info, NULL, 0);
+		gb_bcast_set_info(info, NULL, 0);
 		return gb_bcast_native(buf, count, dt, root, comm, tm);
 	}
 	if (algo && !strcmp(algo, ADAPTIVE))
-		return adaptive_run(buf, count, dt, root, comm, o, tm, info);
+		return gb_bcast_adaptive_run(buf, count, dt, root, comm, o, tm, info);
 	ret = find_planner(algo, &p);
 	if (ret == 0)
 		ret = gb_bcast_comm_get(comm, &c);
@@ -936,14 +731,14 @@ int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		gb_bcast_seterr("bad root, count or datatype");
 		return -EINVAL;
 	}
-	ret = get_entry(c, p, root, (double)count * tsize, o, &e, &plan_s);
+	ret = gb_bcast_get_entry(c, p, root, (double)count * tsize, o, &e, &plan_s);
 	if (ret < 0)
 		return ret;
-	eo = call_opts(c, e, o, root, tsize);
+	eo = gb_bcast_call_opts(c, e, o, root, tsize);
 	eo.flags &= ~GB_BCAST_PIGGYBACK;
 	if (!strcmp(e->tree_via, "piggyback"))
 		eo.flags |= GB_BCAST_PIGGYBACK;
 	ret = gb_bcast_tree(buf, count, dt, root, comm, e->t.n ? &e->t : NULL, &eo, tm);
-	set_info(info, e, plan_s);
+	gb_bcast_set_info(info, e, plan_s);
 	return ret;
 }

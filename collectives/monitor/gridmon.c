@@ -762,11 +762,7 @@ int main(int argc, char **argv)
 			(unsigned long long)cap, npairs, (unsigned long long)po.tcp_bytes);
 	}
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: the sleep must end */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	gb_catch_signals(on_signal, 0); /* the sleep must end */
 
 	M.change = change;
 	struct publisher P = { .out = out, .po = &po, .cap = cap,

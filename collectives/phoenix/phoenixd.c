@@ -864,7 +864,6 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .port = PHX_PORT_DEFAULT, .round_ms = 200, .window = 8,
 			  .timeout_s = 60, .coalesce_ms = 2, .serial_every = 1 };
-	struct sigaction sa;
 	int grid = 0, c;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -914,10 +913,7 @@ int main(int argc, char **argv)
 		fail("an option is out of range (see 'phoenixd --help')");
 		return EXIT_USAGE;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	gb_catch_signals(on_signal, 0);
 	signal(SIGPIPE, SIG_IGN);
 	return run(&o);
 }

@@ -36,18 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bufcheck.h"
 #include "gridbcast.h"
-
-#define GAP 0x5a
 
 /* Cases whose root sent segments (gb_bcast_timing.seg_bytes), per RESULT line. */
 static long seg_cases;
-
-struct ty {
-	const char *name;
-	MPI_Datatype dt;
-	int nblk, blk, stride, extent;
-};
 
 struct args {
 	const char *planners, *roots, *types;
@@ -57,51 +50,6 @@ struct args {
 	int split, relabel;
 	long big_from;          /* sizes above: MPI_BYTE, first root (-1: no limit) */
 };
-
-/*
- * mode 1: the pattern into the data bytes; 2: its complement; 0: count the
- * data bytes that differ from the pattern and the gap bytes that are not
- * GAP.  The pattern is made packed, once, and compared block by block.
- */
-static long walk(uint8_t *buf, const struct ty *t, int count, uint64_t seed, int mode)
-{
-	size_t blk = (size_t)t->blk, data = (size_t)count * t->nblk * blk, k = 0;
-	uint8_t *pk = malloc(data ? data : 1), gap[64];
-	long bad = 0;
-
-	if (!pk)
-		MPI_Abort(MPI_COMM_WORLD, 2);
-	gb_pattern_fill(pk, data, seed);
-	if (mode == 2)
-		for (size_t i = 0; i < data; i++)
-			pk[i] = (uint8_t)~pk[i];
-	memset(gap, GAP, sizeof(gap));
-	for (int e = 0; e < count; e++) {
-		uint8_t *el = buf + (size_t)e * t->extent;
-
-		for (int b = 0; b < t->nblk; b++, k += blk) {
-			uint8_t *p = el + (size_t)b * t->stride;
-
-			if (mode)
-				memcpy(p, pk + k, blk);
-			else if (memcmp(p, pk + k, blk))
-				for (size_t y = 0; y < blk; y++)
-					bad += p[y] != pk[k + y];
-			/* the gap after this block, up to the next one or the extent */
-			if (!mode) {
-				size_t end = b + 1 < t->nblk ? (size_t)(b + 1) * t->stride :
-							      (size_t)t->extent;
-				size_t g = end - (size_t)b * t->stride - blk;
-
-				if (g && memcmp(p + blk, gap, g))
-					for (size_t y = 0; y < g; y++)
-						bad += p[blk + y] != GAP;
-			}
-		}
-	}
-	free(pk);
-	return bad;
-}
 
 static int in_list(const char *list, const char *name)
 {
@@ -158,8 +106,8 @@ static long one_case(MPI_Comm comm, const char *algo, const struct gb_tree *t, i
 	rec = calloc(n, sizeof(*rec));
 	if (!buf || !rec)
 		MPI_Abort(MPI_COMM_WORLD, 2);
-	memset(buf, GAP, len);
-	walk(buf, ty, count, seed, rank == root ? 1 : 2);
+	memset(buf, BUFCHECK_GAP, len);
+	bufcheck_walk(buf, ty, count, seed, rank == root ? 1 : 2, gb_pattern_fill);
 	if (t)
 		ret = gb_bcast_tree(buf, count, ty->dt, root, comm, t, o, &tm);
 	else
@@ -168,7 +116,7 @@ static long one_case(MPI_Comm comm, const char *algo, const struct gb_tree *t, i
 		fprintf(stderr, "bcast_matrix: rank %d: %s: %s\n", rank, algo, gb_bcast_strerror());
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	bad = walk(buf, ty, count, seed, 0);
+	bad = bufcheck_walk(buf, ty, count, seed, 0, gb_pattern_fill);
 	if (bad)
 		snprintf(why, whylen, "%ld bad bytes on rank %d", bad, rank);
 	if (gb_bcast_gather(&tm, root, comm, rec) < 0)
@@ -383,11 +331,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
-	MPI_Type_commit(&vec);
-	types[0] = (struct ty){ "byte", MPI_BYTE, 1, 1, 1, 1 };
-	types[1] = (struct ty){ "int", MPI_INT, 1, 4, 4, 4 };
-	types[2] = (struct ty){ "vector", vec, 3, 8, 12, 32 };
+	bufcheck_types(types, &vec);
 
 	run_comm(MPI_COMM_WORLD, "world", &a, types, 3, &cases, &bad);
 	if (a.split) {

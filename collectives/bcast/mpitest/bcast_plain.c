@@ -26,17 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GAP 0x5a
-
-struct ty {
-	const char *name;
-	MPI_Datatype dt;
-	int nblk, blk, stride, extent;   /* bytes */
-};
+#include "bufcheck.h"
 
 /* A cheap pattern: byte i of word i/8 of a splitmix-like sequence. */
-static void pattern(uint8_t *out, size_t len, uint64_t seed)
+static void pattern(void *buf, size_t len, uint64_t seed)
 {
+	uint8_t *out = buf;
+
 	for (size_t i = 0; i < len; i += 8) {
 		uint64_t x = seed + (i / 8 + 1) * 0x9e3779b97f4a7c15ull;
 
@@ -45,49 +41,6 @@ static void pattern(uint8_t *out, size_t len, uint64_t seed)
 		for (size_t b = 0; b < 8 && i + b < len; b++)
 			out[i + b] = (uint8_t)(x >> (8 * b));
 	}
-}
-
-/*
- * fill 1: the pattern into the data bytes; 2: its complement; 0: count the
- * data bytes that differ from the pattern and the gap bytes that are not
- * GAP.
- */
-static long walk(uint8_t *buf, const struct ty *t, int count, uint64_t seed, int fill)
-{
-	size_t blk = (size_t)t->blk, data = (size_t)count * t->nblk * blk, k = 0;
-	uint8_t *pk = malloc(data ? data : 1), gap[64];
-	long bad = 0;
-
-	if (!pk)
-		MPI_Abort(MPI_COMM_WORLD, 2);
-	pattern(pk, data, seed);
-	if (fill == 2)
-		for (size_t i = 0; i < data; i++)
-			pk[i] = (uint8_t)~pk[i];
-	memset(gap, GAP, sizeof(gap));
-	for (int e = 0; e < count; e++) {
-		uint8_t *el = buf + (size_t)e * t->extent;
-
-		for (int b = 0; b < t->nblk; b++, k += blk) {
-			uint8_t *p = el + (size_t)b * t->stride;
-			size_t end = b + 1 < t->nblk ? (size_t)(b + 1) * t->stride :
-						      (size_t)t->extent;
-			size_t g = end - (size_t)b * t->stride - blk;
-
-			if (fill) {
-				memcpy(p, pk + k, blk);
-				continue;
-			}
-			if (memcmp(p, pk + k, blk))
-				for (size_t y = 0; y < blk; y++)
-					bad += p[y] != pk[k + y];
-			if (g && memcmp(p + blk, gap, g))
-				for (size_t y = 0; y < g; y++)
-					bad += p[blk + y] != GAP;
-		}
-	}
-	free(pk);
-	return bad;
 }
 
 static int run(MPI_Comm comm, const char *cname, struct ty *types, int ntypes,
@@ -115,11 +68,11 @@ static int run(MPI_Comm comm, const char *cname, struct ty *types, int ntypes,
 				if (!buf)
 					MPI_Abort(MPI_COMM_WORLD, 2);
 				/* the root writes the pattern, the others its complement
-				 * (stale data must not pass); gaps are GAP everywhere */
-				memset(buf, GAP, len);
-				walk(buf, t, count, seed, rank == roots[ri] ? 1 : 2);
+				 * (stale data must not pass); gaps are BUFCHECK_GAP everywhere */
+				memset(buf, BUFCHECK_GAP, len);
+				bufcheck_walk(buf, t, count, seed, rank == roots[ri] ? 1 : 2, pattern);
 				MPI_Bcast(buf, count, t->dt, roots[ri], comm);
-				bad = walk(buf, t, count, seed, 0);
+				bad = bufcheck_walk(buf, t, count, seed, 0, pattern);
 				MPI_Allreduce(&bad, &tot, 1, MPI_LONG, MPI_SUM, comm);
 				if (tot && rank == 0)
 					printf("bcast_plain: BAD %s root %d size %ld type %s: "
@@ -158,11 +111,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
-	MPI_Type_commit(&vec);
-	types[0] = (struct ty){ "byte", MPI_BYTE, 1, 1, 1, 1 };
-	types[1] = (struct ty){ "int", MPI_INT, 1, 4, 4, 4 };
-	types[2] = (struct ty){ "vector", vec, 3, 8, 12, 32 };
+	bufcheck_types(types, &vec);
 
 	run(MPI_COMM_WORLD, "world", types, 3, sizes, nsizes, &nb, &nbad);
 	/* even/odd world ranks, each in reverse rank order */
