@@ -707,7 +707,7 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 
 static int parse_top(struct ctx *c, const yaml_node_t *root)
 {
-	static const char *const keys[] = { "name", "topology", "backend", "scale",
+	static const char *const keys[] = { "name", "topology", "backend", "scale", "dilate",
 					    "repetitions", "seed", "algorithms", "app", "load",
 					    "monitor", "advisor", "timeout", "ranks", "phoenixd",
 					    NULL };
@@ -747,6 +747,13 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 	cp->scale = 1;
 	if ((x = get(c, root, "scale")) && (ret = get_number(c, x, "scale", &cp->scale)) < 0)
 		return ret;
+	cp->dilate = 1;
+	if ((x = get(c, root, "dilate"))) {
+		if ((ret = get_number(c, x, "dilate", &cp->dilate)) < 0)
+			return ret;
+		if (!(cp->dilate >= 1 && cp->dilate <= 1000))
+			return fail(c, x, "dilate %g is not in [1, 1000]", cp->dilate);
+	}
 	cp->repetitions = 1;
 	if ((x = get(c, root, "repetitions")) &&
 	    (ret = get_int(c, x, "repetitions", 1, 1000, &cp->repetitions)) < 0)

@@ -153,6 +153,7 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 	json_object_set_new(j, "topology_name", json_string(c->topo->name));
 	json_object_set_new(j, "backend_requested", json_string(c->backend));
 	json_object_set_new(j, "scale", json_real(c->scale));
+	json_object_set_new(j, "dilate", json_real(c->dilate));
 	json_object_set_new(j, "repetitions", json_integer(c->repetitions));
 	json_object_set_new(j, "seed", json_integer((json_int_t)c->seed));
 	for (int i = 0; i < c->nalgos; i++) {

@@ -144,6 +144,8 @@ struct gx_campaign {
 	char topology[PATH_MAX];  /**< resolved against the campaign file's folder */
 	char backend[16];
 	double scale;
+	double dilate;            /**< time dilation k of the grid (`dilate:`, default 1;
+				       ARCHITECTURE.md decision 9) */
 	int repetitions;
 	uint64_t seed;
 	struct gx_algo algos[GX_MAX_ALGOS];

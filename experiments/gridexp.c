@@ -68,7 +68,7 @@ void print_diag(const struct gb_diag *d)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gridexp run FILE.yaml [--scale F] [--seed N] [--resume DIR]\n"
+		"usage: gridexp run FILE.yaml [--scale F] [--dilate K] [--seed N] [--resume DIR]\n"
 		"                   [--only ALGO[,ALGO...]]\n"
 		"                   [--out-root DIR] [--prefix P] [--no-plots] [--dry-run]\n"
 		"       gridexp report DIR [--no-plots]\n"
@@ -80,7 +80,9 @@ static void usage(FILE *f)
 		"          machine to plotted results in OUT-ROOT/<campaign>/<UTC time>/\n"
 		"          (OUT-ROOT: ./results); --resume DIR skips its complete runs and\n"
 		"          runs the others again from scratch; --only runs some algorithms;\n"
-		"          --scale overrides the campaign's time scale, --seed its seed\n"
+		"          --scale overrides the campaign's time scale, --dilate its time\n"
+		"          dilation (delays x K, rates / K on the wire, times reported / K),\n"
+		"          --seed its seed\n"
 		"          (repetition k uses seed + k - 1); --prefix names the\n"
 		"          grid (default: gx + a hash of the campaign's name); --dry-run\n"
 		"          checks the campaign and prints its runs and load schedules\n"
@@ -105,6 +107,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 {
 	static const struct option lo[] = {
 		{ "scale", required_argument, NULL, 's' },
+		{ "dilate", required_argument, NULL, 'd' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "resume", required_argument, NULL, 'r' },
 		{ "only", required_argument, NULL, 'o' },
@@ -134,6 +137,13 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			o->scale = strtod(optarg, &end);
 			if (*end || !(o->scale > 0) || !isfinite(o->scale)) {
 				warnx("--scale: '%s' is not a positive number", optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			o->dilate = strtod(optarg, &end);
+			if (*end || !(o->dilate >= 1 && o->dilate <= 1000)) {
+				warnx("--dilate: '%s' is not a number in [1, 1000]", optarg);
 				return 2;
 			}
 			break;

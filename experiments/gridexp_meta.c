@@ -101,6 +101,7 @@ int write_meta(struct runner *R, int fresh, int session)
 		json_object_set_new(j, "created", json_string(when));
 		json_object_set_new(j, "campaign", gx_campaign_json(&R->c));
 		json_object_set_new(j, "scale", json_real(R->scale));
+		json_object_set_new(j, "dilate", json_real(R->dilate));
 		for (int rep = 1; rep <= R->c.repetitions; rep++)
 			for (int c = 0; c < R->c.nconds; c++)
 				for (int a = 0; a < R->c.nalgos; a++) {
@@ -196,6 +197,18 @@ int prepare_out(struct runner *R, const char *out_root, const char *resume)
 				return -2;
 			}
 			R->scale = json_number_value(json_object_get(m, "scale"));
+		}
+		/* results from before dilation existed were taken at k = 1 */
+		json_t *jd = json_object_get(m, "dilate");
+		double mk = json_is_number(jd) ? json_number_value(jd) : 1.0;
+
+		if (R->dilate != mk) {
+			if (R->dilate != R->c.dilate) {
+				warnx("--resume: '%s' ran at dilation %g, not %g", resume, mk, R->dilate);
+				json_decref(m);
+				return -2;
+			}
+			R->dilate = mk;
 		}
 		json_t *js = json_object_get(json_object_get(m, "seeds"), "campaign");
 		if (json_is_integer(js) && (uint64_t)json_integer_value(js) != R->c.seed) {

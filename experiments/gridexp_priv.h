@@ -62,6 +62,7 @@ struct runner {
 	struct gx_campaign c;        /* the campaign file, loaded (gx_campaign_load()) */
 	int use[GX_MAX_ALGOS];       /* 1: algorithm a runs this time (all, or --only's) */
 	double scale;                /* the time scale: --scale, the campaign's, or --resume's */
+	double dilate;               /* time dilation k: --dilate, the campaign's, or --resume's */
 	int seed_given;              /* --seed was given (the campaign's seed is it) */
 	char prefix[GB_PREFIX_MAX + 1]; /* the grid's prefix: --prefix or derive_prefix() */
 	char rundir[PATH_MAX];       /* $GRIDBED_RUNDIR */
@@ -131,6 +132,7 @@ struct run_opts {
 	const char *prefix;          /* --prefix, or NULL: derive_prefix() */
 	char only[512];              /* --only's algorithms, comma-separated, or "" (all) */
 	double scale;                /* --scale, or 0: the campaign's */
+	double dilate;               /* --dilate, or 0: the campaign's */
 	int seed_set;                /* --seed given */
 	uint64_t seed;               /* --seed: the campaign's seed instead of its file's */
 	int plots;                   /* 0 with --no-plots */

@@ -23,10 +23,12 @@ void fmt_dur(double s, char *buf, size_t len)
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* Planned real seconds of one run's application (the sum of its gaps). */
+/* Planned real seconds of one run's application (the sum of its gaps, on
+ * the wall clock: x the dilation, as synthapp stretches them). */
 double planned_app(const struct runner *R)
 {
-	return gx_pattern_offset(&R->c.app.pat, gx_pattern_count(&R->c.app.pat), R->scale);
+	return gx_pattern_offset(&R->c.app.pat, gx_pattern_count(&R->c.app.pat),
+				 R->scale * (R->dilate >= 1 ? R->dilate : 1.0));
 }
 
 /*
@@ -92,8 +94,8 @@ int dry_run(struct runner *R)
 		lo = fmin(lo, gx_pattern_size(&c->app.pat, i));
 	fmt_dur(planned_app(R), d1, sizeof(d1));
 	fmt_dur(n * (planned_app(R) + 15), d2, sizeof(d2));
-	printf("campaign %s (%s): topology %s, %d hosts, root %s, scale %g\n", c->name, c->path,
-	       c->topology, c->topo->nhosts, c->app.root, R->scale);
+	printf("campaign %s (%s): topology %s, %d hosts, root %s, scale %g, time dilation x%g\n",
+	       c->name, c->path, c->topology, c->topo->nhosts, c->app.root, R->scale, R->dilate);
 	printf("application: %d broadcasts, %.0f .. %.0f bytes, planned %s per run (the sum of "
 	       "the scaled gaps)\n", gx_pattern_count(&c->app.pat), lo,
 	       gx_pattern_max_size(&c->app.pat), d1);

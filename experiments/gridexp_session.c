@@ -172,11 +172,13 @@ static void grid_down(struct runner *R)
 
 static int grid_up(struct runner *R)
 {
+	char dil[32];
 	char *argv[] = { R->gridemu, "--prefix", R->prefix, "up", R->c.topology, "--backend",
-			 R->c.backend, "--quiet", NULL };
+			 R->c.backend, "--dilate", dil, "--quiet", NULL };
 	struct gb_err e = { "" };
 	int ret;
 
+	snprintf(dil, sizeof(dil), "%.17g", R->dilate >= 1 ? R->dilate : 1.0);
 	R->grid_up = 1;              /* a half-built grid is taken down too */
 	ret = run_tool(argv, R->emulog);
 	if (ret != 0) {
@@ -402,6 +404,7 @@ int runner_setup(struct runner *R, const struct run_opts *o)
 		return 2;
 	}
 	R->scale = o->scale > 0 ? o->scale : R->c.scale;
+	R->dilate = o->dilate > 0 ? o->dilate : R->c.dilate;
 	if (o->seed_set) {
 		R->c.seed = o->seed;
 		R->seed_given = 1;

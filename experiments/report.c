@@ -294,6 +294,14 @@ static json_t *incomplete_json(const struct coll *C, FILE *f)
 	return a;
 }
 
+/* The time dilation the results were taken at (1 for results from before it existed). */
+static double meta_dilate(const struct coll *C)
+{
+	json_t *d = json_object_get(C->meta, "dilate");
+
+	return json_is_number(d) ? json_number_value(d) : 1.0;
+}
+
 static json_t *summary_json(const struct coll *C, const struct gx_summary *s, int complete,
 			    int failed)
 {
@@ -308,6 +316,7 @@ static json_t *summary_json(const struct coll *C, const struct gx_summary *s, in
 	json_object_set_new(j, "reference", s->ref >= 0 ? json_string(GX_REFERENCE) :
 			    json_null());
 	json_object_set(j, "tcp", json_object_get(C->meta, "tcp") ?: json_null());
+	json_object_set_new(j, "dilate", json_real(meta_dilate(C)));
 	for (int a = 0; a < s->nalgos; a++) {
 		const struct gx_algo_summary *as = &s->a[a];
 		json_t *o = json_object(), *me = json_object(), *bs = json_array();
@@ -444,7 +453,9 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		s.a[r->algo].failed_runs += r->complete && r->failed;
 	}
 	snprintf(title, sizeof(title), "campaign %s (results %s): %d of %d runs complete, %d "
-		 "failed, %d broadcasts", C.name, C.stamp, complete, C.nruns, failed, C.nrows);
+		 "failed, %d broadcasts, time dilation x%g%s", C.name, C.stamp, complete, C.nruns,
+		 failed, C.nrows, meta_dilate(&C), meta_dilate(&C) > 1 ? " (times are the "
+		 "topology's: measured / k)" : " (none)");
 	if (!(f = open_memstream(&text, &tlen))) {
 		ret = -ENOMEM;
 		goto cleanup;

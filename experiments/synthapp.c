@@ -18,6 +18,14 @@
  * then starts at once.  The `late` column is the planned start to t_begin:
  * the barrier's time, and any such delay.
  *
+ * Time dilation (ARCHITECTURE.md decision 9): on a grid brought up with
+ * `--dilate K` ($GRIDBED_DILATE from gridemu mpirun) the schedule is
+ * stretched by K on the wall clock, as the load's and the monitor's are,
+ * and every duration written (completion_time, late, the *_after_root
+ * columns) is divided by K; absolute times (start_time, planned_start,
+ * t_begin, t_end) stay on the one clock, where they meet the load's
+ * intervals.  broadcasts.csv says K in its `dilate` column.
+ *
  * Choices where the paper is silent: the gaps are start to start (so the
  * timelines of two algorithms stay aligned with the load's); the
  * exponential decrease is a factor per broadcast (the campaign's); the
@@ -118,6 +126,7 @@ struct opts {
 	int rep;
 	struct gx_pattern pat;
 	double scale, go_timeout;
+	double dilate;          /* the grid's time dilation k: durations written / k */
 	int warmup, fail_rank, fail_at;
 	int start_clock;        /* --start-clock: no barrier before a broadcast */
 	uint64_t seed;
@@ -321,11 +330,11 @@ static void rows_put(FILE *f, char **buf, size_t *len, const struct opts *o, con
 	*buf = NULL;
 }
 
-/* ",<t - t0>", or "," when t is unknown */
-static void after(FILE *f, double t, double t0)
+/* ",<(t - t0) / k>", or "," when t is unknown */
+static void after(FILE *f, double t, double t0, double k)
 {
 	if (isfinite(t))
-		fprintf(f, ",%.9f", t - t0);
+		fprintf(f, ",%.9f", (t - t0) / k);
 	else
 		fputc(',', f);
 }
@@ -344,19 +353,19 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 	for (int m = 0; m < gb_ncostmodels; m++)
 		fprintf(f, ",pred_%s", gb_costmodels[m].name);
 	fprintf(f, ",load_state,condition,rep,planned_start,late,bcast,used,tree_via,model,"
-		"pred_model,hdr_bytes,fallback,mismatches,ranks,seg_bytes\n");
+		"pred_model,hdr_bytes,fallback,mismatches,ranks,seg_bytes,dilate\n");
 	for (int i = 0; i < nrows; i++) {
 		const struct brow *r = &rows[i];
 
 		run_fields(f, o);
 		fputc(',', f);
 		gb_csv_field(f, host[root]);
-		fprintf(f, ",%.0f,%d,%.9f,%.9f", r->size, i, r->start, r->completion);
+		fprintf(f, ",%.0f,%d,%.9f,%.9f", r->size, i, r->start, r->completion / o->dilate);
 		for (int m = 0; m < gb_ncostmodels; m++)
 			csv_num(f, r->pred[m]);
 		fprintf(f, ",%s,", r->loaded < 0 ? "none" : r->loaded ? "loaded" : "unloaded");
 		gb_csv_field(f, o->cond);
-		fprintf(f, ",%d,%.9f,%.9f,", o->rep, r->planned, r->late);
+		fprintf(f, ",%d,%.9f,%.9f,", o->rep, r->planned, r->late / o->dilate);
 		gb_csv_field(f, getenv("GRIDBED_BCAST") ? getenv("GRIDBED_BCAST") : "native");
 		fputc(',', f);
 		gb_csv_field(f, r->used);
@@ -366,8 +375,8 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 		gb_csv_field(f, r->model);
 		fputc(',', f);
 		gb_csv_field(f, r->pred_model);
-		fprintf(f, ",%llu,%d,%lld,%d,%.0f\n", r->hdr_bytes, r->fallback, r->mismatches,
-			nranks, r->seg_bytes);
+		fprintf(f, ",%llu,%d,%lld,%d,%.0f,%g\n", r->hdr_bytes, r->fallback, r->mismatches,
+			nranks, r->seg_bytes, o->dilate);
 	}
 	rows_put(f, &buf, &len, o, "broadcasts.csv", sync);
 
@@ -385,11 +394,11 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 			fprintf(f, ",%d,%.0f,%d,", i, r->size, k);
 			gb_csv_field(f, host[k]);
 			fprintf(f, ",%d,%.9f,%.9f,%.9f", r->parent[k], r->t[k].t_begin,
-				r->t[k].t_end, r->t[k].t_end - t0);
-			after(f, r->t[k].t_recv, t0);
-			after(f, r->psend[k], t0);
-			after(f, r->t[k].t_send_start, t0);
-			after(f, r->t[k].t_send_done, t0);
+				r->t[k].t_end, (r->t[k].t_end - t0) / o->dilate);
+			after(f, r->t[k].t_recv, t0, o->dilate);
+			after(f, r->psend[k], t0, o->dilate);
+			after(f, r->t[k].t_send_start, t0, o->dilate);
+			after(f, r->t[k].t_send_done, t0, o->dilate);
 			fputc('\n', f);
 		}
 	rows_put(f, &buf, &len, o, "ranks.csv", sync);
@@ -759,6 +768,14 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	parse_args(argc, argv, &o);
+	if (gb_env_dilation(&o.dilate) < 0) {
+		if (!world_rank)
+			fprintf(stderr, "synthapp: GRIDBED_DILATE '%s' is not a number in [1, 1000]\n",
+				getenv("GRIDBED_DILATE"));
+		MPI_Finalize();
+		return 2;
+	}
+	o.scale *= o.dilate;    /* the schedule on the wall clock */
 	models_init(&M);
 	root = find_root(o.root, &M);
 	if (root < 0) {

@@ -35,6 +35,16 @@ int64_t gb_now_ns(void);
  */
 char *gb_utc_iso(char *buf, size_t len);
 
+/**
+ * gb_env_dilation() - the time dilation k of the grid a program runs on,
+ * from $GRIDBED_DILATE (set by `gridemu mpirun`; ARCHITECTURE.md decision
+ * 9): 1 when unset or empty.  A program on a dilated grid divides every
+ * duration it reports by k (and stretches its own schedule by k).
+ * Return: 0, or -EINVAL when the variable is not a number in [1, 1000]
+ * (*@k is then 1).
+ */
+int gb_env_dilation(double *k);
+
 /* ---- random numbers (rng.c) --------------------------------------------- */
 
 /**
