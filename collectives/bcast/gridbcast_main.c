@@ -57,6 +57,10 @@ struct opts {
 	struct gb_bcast_opts bo;
 	int quiet;
 	double window_s;        /* --window-ms: 0 = barriers */
+	/* the grid's time dilation k (ARCHITECTURE.md decision 9,
+	 * $GRIDBED_DILATE): windows are k times longer on the wall clock and
+	 * every duration written or printed is divided by k */
+	double dilate;
 };
 
 /* What the start windows saw, counted at the root (--window-ms). */
@@ -440,6 +444,7 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 	json_object_set_new(j, "segment", o->bo.segment < 0 ? json_string("auto") :
 			    json_real(o->bo.segment));
 	json_object_set_new(j, "window_s", json_real(o->window_s));
+	json_object_set_new(j, "dilate", json_real(o->dilate));
 	json_object_set_new(j, "window_late_starts", json_integer(window_late));
 	json_object_set_new(j, "window_overruns", json_integer(window_over));
 	json_object_set_new(j, "tree_shared_ablation",
@@ -495,14 +500,14 @@ static int sync_start(const struct opts *o, int root, double *t, long long *late
 	if (o->window_s <= 0)
 		return gb_bcast_barrier(MPI_COMM_WORLD, o->bo.flags);
 	if (world_rank == root)
-		*t = gb_now() + o->window_s;
+		*t = gb_now() + o->window_s * o->dilate;
 	if (MPI_Ibcast(t, 1, MPI_DOUBLE, root, MPI_COMM_WORLD, &r) != MPI_SUCCESS ||
 	    gb_bcast_wait(&r, NULL, o->bo.flags) < 0)
 		return -EIO;
 	*late = gb_now() > *t;
 	/* the others are waiting for the data, asleep, by T: 168 ranks
 	 * waking at T would take the CPU from the root's first sends */
-	sleep_until(world_rank == root ? *t : *t - o->window_s / 2);
+	sleep_until(world_rank == root ? *t : *t - o->window_s * o->dilate / 2);
 	return 0;
 }
 
@@ -515,8 +520,8 @@ static int sync_end(const struct opts *o, double t, long long *over)
 {
 	*over = 0;
 	if (o->window_s > 0) {
-		*over = gb_now() > t + o->window_s;
-		sleep_until(t + o->window_s);
+		*over = gb_now() > t + o->window_s * o->dilate;
+		sleep_until(t + o->window_s * o->dilate);
 		return 0;
 	}
 	if (o->bo.flags & GB_BCAST_SLEEP)
@@ -547,6 +552,8 @@ int main(int argc, char **argv)
 	rank = world_rank;
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
+	if (gb_env_dilation(&o.dilate) < 0)
+		die("GRIDBED_DILATE '%s' is not a number in [1, 1000]", getenv("GRIDBED_DILATE"));
 	mode = o.bo.flags & GB_BCAST_ISEND ? "isend" : "blocking";
 
 	hosts = malloc(sizeof(int) * n);
@@ -594,7 +601,7 @@ int main(int argc, char **argv)
 			fprintf(of, ",pred_%s", gb_costmodels[m].name);
 		fprintf(of, ",load_state,rep,root_rank,ranks,mode,tree_via,model,pred_model,"
 			"hdr_bytes,all_returned,lower_bound,mismatches,order_violations,"
-			"plan_time,segment\n");
+			"plan_time,segment,dilate\n");
 		if (rf)
 			fprintf(rf, "campaign,run_id,algorithm,size,index,rank,host,parent,t_begin,"
 				"t_recv_done,t_send_done,t_send_start,parent_send_start,"
@@ -689,8 +696,8 @@ int main(int argc, char **argv)
 					r->rep = rep;
 					r->index = index;
 					r->start = rec[root].t_begin;
-					r->completion = gb_bcast_completion(rec, n, root);
-					r->all_returned = gb_bcast_all_returned(rec, n, root);
+					r->completion = gb_bcast_completion(rec, n, root) / o.dilate;
+					r->all_returned = gb_bcast_all_returned(rec, n, root) / o.dilate;
 					r->mismatches = tbad;
 					r->violations = gb_bcast_order_violations(rec, n);
 					for (int i = 0; i < n; i++)
@@ -720,7 +727,7 @@ int main(int argc, char **argv)
 					csv_num(of, lb_cache);
 					fprintf(of, ",%lld,%d", tbad, r->violations);
 					csv_num(of, rep == 0 ? p->plan_s : 0);
-					fprintf(of, ",%.0f\n", p->seg);
+					fprintf(of, ",%.0f,%g\n", p->seg, o.dilate);
 					for (int i = 0; rf && i < n; i++) {
 						host_name(hosts, i, name, sizeof(name));
 						fprintf(rf, "%s,%s,%s,%.0f,%d,%d,", o.campaign,
@@ -732,7 +739,8 @@ int main(int argc, char **argv)
 						csv_num2(rf, rec[i].t_send_done, 1);
 						csv_num2(rf, rec[i].t_send_start, 1);
 						csv_num2(rf, rec[i].parent_send_start, 1);
-						csv_num(rf, rec[i].t_recv_done - rec[root].t_begin);
+						csv_num(rf, (rec[i].t_recv_done - rec[root].t_begin) /
+							o.dilate);
 						fprintf(rf, ",%d,%llu\n", rec[i].nchild,
 							(unsigned long long)rec[i].hdr_bytes);
 					}
@@ -755,6 +763,9 @@ int main(int argc, char **argv)
 		       n, name, root, mode, o.reps, o.warmup);
 		printf("trees planned from: %s\n", plans[o.nalgos > 1 ? o.nsizes : 0].model);
 		printf("predictions from:   %s\n", plans[o.nalgos > 1 ? o.nsizes : 0].pred_model);
+		if (o.dilate > 1)
+			printf("time dilation x%g: the times below are the topology's (measured / %g)\n",
+			       o.dilate, o.dilate);
 		printf("%-14s %9s %10s %10s %10s %8s %8s %10s %10s %10s %9s\n", "algorithm", "size",
 		       "median_s", "p10_s", "p90_s", "x_native", "x_lb", "pred_mat", "pred_plogp",
 		       "pred_cont", "hdr_B");
