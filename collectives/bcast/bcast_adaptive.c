@@ -54,6 +54,7 @@ static int adaptive_env(const struct gb_planner **fallback, double *maxage)
 {
 	const char *f = getenv("GRIDBED_ADVISOR_FALLBACK"), *a = getenv("GRIDBED_ADVISOR_MAXAGE");
 	char *end;
+	double k;
 
 	if (!f || !*f)
 		f = ADVISOR_FALLBACK;
@@ -71,6 +72,14 @@ static int adaptive_env(const struct gb_planner **fallback, double *maxage)
 			return -EINVAL;
 		}
 	}
+	/* the age is the topology's time; the files age on the wall clock,
+	 * k times faster on a dilated grid (ARCHITECTURE.md decision 9) */
+	if (gb_env_dilation(&k) < 0) {
+		gb_bcast_seterr("GRIDBED_DILATE: '%s' is not a number in [1, 1000]",
+				getenv("GRIDBED_DILATE"));
+		return -EINVAL;
+	}
+	*maxage *= k;
 	return 0;
 }
 

@@ -51,7 +51,9 @@
  *   GRIDBED_ADVISOR_DIR       "adaptive": gridadvisor's --out directory
  *   GRIDBED_ADVISOR_MAXAGE    "adaptive": a tree older than this many
  *                             seconds is stale (default 600: two gridmon
- *                             periods of the paper)
+ *                             periods of the paper; x GRIDBED_DILATE on the
+ *                             wall clock)
+ *   GRIDBED_DILATE      the grid's time dilation k (gridemu mpirun sets it)
  *   GRIDBED_ADVISOR_FALLBACK  "adaptive": the planner used when no fresh
  *                             tree is there (default mpich-g2)
  *
