@@ -15,7 +15,12 @@
 #       [--topology FILE] [--scale F] [--wait sleep|spin] [--window-ms W]
 #       [--phoenixd-args "ARGS" | --phoenix-trees DIR]
 #       [--phoenixd-timeout S] [--job-timeout S] [--backend B] [--prefix P]
-#       [--out DIR] [--keep-grid]
+#       [--dilate K] [--out DIR] [--keep-grid]
+#
+# --dilate K brings the grid up time-dilated (`gridemu up --dilate K`,
+# ARCHITECTURE.md decision 9: delays x K, rates / K on the wire): gridbcast
+# then stretches its windows by K and every time below is the topology's
+# (measured / K).
 #
 # --scale F (0 < F < 1) runs the same topology with fewer hosts per cluster
 # in the same proportions: every `hosts: N` of the file becomes
@@ -98,7 +103,7 @@ me=phoenix-fig5
 
 reps=11; seed=1; order=shuffle; topo=$src/topologies/phoenix.yaml; wait_mode="sleep"
 scale=; window=auto; ptrees=
-pargs=; ptimeout=; jtimeout=1200; backend=auto; prefix=; out=; keep=0
+pargs=; ptimeout=; jtimeout=1200; backend=auto; prefix=; out=; keep=0; dilate=1
 usage() { awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0" | sed 's/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "$me: $1: needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -115,6 +120,7 @@ while [ $# -gt 0 ]; do
 		--phoenixd-timeout) need "$@"; ptimeout=$2; shift ;;
 		--job-timeout) need "$@"; jtimeout=$2; shift ;;
 		--backend) need "$@"; backend=$2; shift ;;
+		--dilate) need "$@"; dilate=$2; shift ;;
 		--prefix) need "$@"; prefix=$2; shift ;;
 		--out) need "$@"; out=$2; shift ;;
 		--keep-grid) keep=1 ;;
@@ -130,6 +136,9 @@ case $wait_mode in sleep|spin) ;; *) echo "$me: --wait: '$wait_mode' is neither 
 case $window in auto) ;; ''|*[!0-9]*) echo "$me: --window-ms: '$window' is not a whole number of ms" >&2; exit 2 ;; esac
 if [ -n "$scale" ] && ! awk -v f="$scale" 'BEGIN {exit !(f + 0 == f && f > 0 && f < 1)}'; then
 	echo "$me: --scale: '$scale' is not a number between 0 and 1" >&2; exit 2
+fi
+if ! awk -v k="$dilate" 'BEGIN {exit !(k + 0 == k && k >= 1 && k <= 1000)}'; then
+	echo "$me: --dilate: '$dilate' is not a number in [1, 1000]" >&2; exit 2
 fi
 case $jtimeout in ''|*[!0-9]*|0) echo "$me: --job-timeout: '$jtimeout' is not a positive integer" >&2; exit 2 ;; esac
 case ${ptimeout:-1} in *[!0-9]*|0) echo "$me: --phoenixd-timeout: '$ptimeout' is not a positive integer" >&2; exit 2 ;; esac
@@ -186,11 +195,11 @@ PY
 	topo=$out/topology.yaml
 fi
 echo "$me: topology $topo, reps $reps, rank order $order (seed $seed), wait $wait_mode," \
-	"window-ms $window, prefix $GRIDBED_PREFIX, files in $out"
+	"window-ms $window, time dilation x$dilate, prefix $GRIDBED_PREFIX, files in $out"
 
 # ---- 1. the grid ----------------------------------------------------------
 step 1 "gridemu up $(basename "$topo")"
-"$GRIDEMU" up --backend "$backend" "$topo" | head -1 || { echo "$me: gridemu up failed" >&2; exit 1; }
+"$GRIDEMU" up --backend "$backend" --dilate "$dilate" "$topo" | head -1 || { echo "$me: gridemu up failed" >&2; exit 1; }
 "$GRIDEMU" status --json >"$out/grid.json" || exit 1
 nhosts=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["hosts"]))' "$out/grid.json")
 [ "$window" = auto ] && window=$(( nhosts * 10 > 400 ? nhosts * 10 : 400 ))
@@ -353,6 +362,9 @@ python3 - "$out" <<'PY'
 import csv, json, os, statistics as st, sys
 out = sys.argv[1]
 grid = json.load(open(os.path.join(out, "grid.json")))
+# time dilation (ARCHITECTURE.md decision 9): ranks.csv's clock readings
+# are raw; every duration below is the topology's, measured / k
+K = float(grid.get("dilate", 1))
 hosts = [h["name"] for h in grid["hosts"]]
 cl = {h["name"]: h["cluster"] for h in grid["hosts"]}
 label = {"binomial": "binomial-unaware", "native": "native-unaware", "phoenix": "phoenix",
@@ -374,8 +386,8 @@ for (a, idx), rr in by.items():
     L = label[a]
     rets, recvs = [], []
     for r in rr:
-        ret = float(r["t_send_done"]) - t0
-        rcv = float(r["t_recv_done"]) - t0
+        ret = (float(r["t_send_done"]) - t0) / K
+        rcv = (float(r["t_recv_done"]) - t0) / K
         d = per.setdefault((L, r["host"]), ([], []))
         d[0].append(ret); d[1].append(rcv)
         rets.append(ret); recvs.append(rcv)
@@ -400,8 +412,8 @@ for (a, idx), rr in by.items():
             continue
         p = rr[int(r["parent"])]
         if cl[p["host"]] == cl[r["host"]]:
-            hop.setdefault(label[a], []).append(float(r["t_recv_done"]) -
-                                               float(r["parent_send_start"]))
+            hop.setdefault(label[a], []).append((float(r["t_recv_done"]) -
+                                                float(r["parent_send_start"])) / K)
 pred = {}
 for r in bc:
     if r.get("pred_mateescu", "") not in ("", "nan"):
@@ -423,6 +435,7 @@ with open(os.path.join(out, "algorithms.csv"), "w") as f:
                     "%.4f" % (cm / mg[1]), "%.4f" % (lr / mg[3])])
 
 print()
+print("time dilation x%g%s" % (K, ": times are the topology's (measured / k)" if K > 1 else " (none)"))
 print("%-18s %5s %14s %14s %16s %16s %9s %9s" % ("algorithm", "reps", "completion_med",
       "completion_max", "last_return_med", "node_return_med", "x_magpie", "x_magpie"))
 print("%-18s %5s %14s %14s %16s %16s %9s %9s" % ("", "", "(ms)", "(ms)", "(ms)", "(ms)",

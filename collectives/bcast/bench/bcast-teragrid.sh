@@ -4,7 +4,11 @@
 #
 #   collectives/bcast/bench/bcast-teragrid.sh [--reps N] [--sizes LIST] [--algo LIST]
 #       [--segment LIST] [--wait spin|sleep] [--out DIR] [--only teragrid|overhead]
-#       [--overhead-reps N] [--backend B] [--tcp "KEYS"]
+#       [--overhead-reps N] [--backend B] [--tcp "KEYS"] [--dilate K]
+#
+# --dilate K: the teragrid grid comes up time-dilated (gridemu up --dilate,
+# ARCHITECTURE.md decision 9): delays x K and rates / K on the wire, and
+# every time gridbcast reports is the topology's (measured / K).
 #
 # --wait: how libgridbcast's ranks wait (gridbcast --wait; default spin).
 # With 64 ranks on a small box, spinning ranks take the CPU from the delay
@@ -48,7 +52,7 @@ GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
 GB=$build/collectives/gridbcast
 GT=$build/collectives/gridtree
 reps=5; oreps=21; sizes=1K,64K,1M,8M; algo=all; out=; only=; backend=auto; stack=
-segs=0,auto; wait=spin
+segs=0,auto; wait=spin; dilate=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--reps) reps=$2; shift ;;
@@ -61,7 +65,8 @@ while [ $# -gt 0 ]; do
 		--only) only=$2; shift ;;
 		--backend) backend=$2; shift ;;
 		--tcp) stack=$2; shift ;;
-		-h|--help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		--dilate) dilate=$2; shift ;;
+		-h|--help) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "bcast-teragrid.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -100,8 +105,8 @@ if [ -z "$only" ] || [ "$only" = teragrid ]; then
 	topo=$out/teragrid.yaml
 	cp "$src/topologies/teragrid.yaml" "$topo"
 	[ -n "$stack" ] && echo "tcp: {$stack}" >>"$topo"
-	"$GRIDEMU" up --backend "$backend" "$topo" | head -3 || exit 1
-	"$GRIDEMU" status | grep '^tcp:'
+	"$GRIDEMU" up --backend "$backend" --dilate "$dilate" "$topo" | head -3 || exit 1
+	"$GRIDEMU" status | grep '^tcp:\|^time dilation\|^delay line'
 	"$GRIDEMU" status --json | python3 -c 'import json, sys
 print(json.dumps([h["tcp"] for h in json.load(sys.stdin)["hosts"]][0], indent=1))' >"$out/tcp.json"
 	# bytes of a size with a K/M/G suffix (1K = 1024)
