@@ -14,6 +14,7 @@
  * that is not a host of the grid, no grid up), 130 interrupted.
  */
 #include "gbemu.h"
+#include "dilate.h"
 #include "gbload.h"
 
 #include <arpa/inet.h>
@@ -309,8 +310,9 @@ static int cmd_plan(int argc, char **argv)
 		attached = 1;
 		t = g.topo;
 	}
+	/* a live grid's dilation; a topology file alone has none */
 	if (!(r = build_schedule(&o, t, &s)))
-		gb_load_plan_write(&s, t, stdout, o.json);
+		gb_load_plan_write(&s, t, attached ? gb_dilation(&g) : 1.0, stdout, o.json);
 	gb_load_sched_release(&s);
 	if (attached)
 		gb_grid_close(&g);
