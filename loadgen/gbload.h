@@ -228,7 +228,7 @@ uint64_t gb_load_capacity(const struct gb_topo *t, const struct gb_load_iv *iv, 
  * (@json), with scaled times, for a grid dilated @dilate times (0 or 1:
  * none): times and rates stay virtual (topology units); the plan states the
  * dilation, and JSON adds "dilate", each interval's wall_start_s and
- * wall_end_s and each flow's wire_rate_bps.
+ * wall_end_s and, when @dilate > 1, each flow's wire_rate_bps.
  */
 int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, double dilate,
 		       FILE *out, int json);

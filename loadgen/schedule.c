@@ -391,15 +391,16 @@ static json_t *plan_json(const struct gb_load_sched *s, const struct gb_topo *t,
 				"capacity_bps", (json_int_t)cap,
 				"rate_bps", iv->fraction * (double)cap);
 
-			if (f)
-				json_object_set_new(f, "wire_rate_bps",
-						    json_real(iv->fraction * (double)cap / dk));
 			if (f && iv->fdl[k] >= 0) {
 				dir_name(t, iv->fdl[k], dn, sizeof(dn));
 				json_object_set_new(f, "link",
 						    json_string(t->links[iv->fdl[k] / 2].name));
 				json_object_set_new(f, "dir", json_string(dn));
 			}
+			/* only on a dilated grid: the flows of an undilated plan are unchanged */
+			if (f && dk > 1.0)
+				json_object_set_new(f, "wire_rate_bps",
+						    json_real(iv->fraction * (double)cap / dk));
 			json_array_append_new(flows, f);
 		}
 		json_array_append_new(ivs, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:o, "
