@@ -133,13 +133,14 @@ static int write_go(struct runner *R, struct run *r)
 	for (int i = 0; r->load.pid > 0 && i < r->sched.n; i++) {
 		const struct gb_load_iv *v = &r->sched.iv[i];
 
-		json_array_append_new(iv, json_pack("[f,f]", r->load_t0 + v->start * r->sched.scale,
-						    r->load_t0 + (v->start + v->duration) *
-								 r->sched.scale));
+		/* on the wall clock: the load runs k times longer on a dilated grid */
+		json_array_append_new(iv, json_pack("[f,f]", r->load_t0 +
+						    gb_load_wall(&r->sched, R->dilate, v->start),
+						    r->load_t0 + gb_load_wall(&r->sched, R->dilate,
+									      v->start + v->duration)));
 	}
 	snprintf(path, sizeof(path), "%s/go.json", r->tmp);
 	r->t_go = gb_now();
-	(void)R;
 	return write_json(path, json_pack("{s:b,s:o,s:o,s:f}", "load", r->load.pid > 0,
 					  "load_t0", r->load.pid > 0 ? json_real(r->load_t0) :
 					  json_null(), "intervals", iv, "t_go", r->t_go));

@@ -30,6 +30,15 @@
  *     the grid's run directory, so `gridload restore` repairs the links after
  *     a crash.
  *
+ * Time dilation (ARCHITECTURE.md decision 9, emulator/dilate.h): on a grid
+ * brought up with `--dilate K`, a schedule describes the same *virtual*
+ * experiment as at K = 1.  Every schedule time, after the time scale, lasts
+ * K times as long on the wall clock, and every flow sends its topology rate
+ * / K on the wire; rates, times and fractions that the library reports stay
+ * in the topology's (virtual) units, except where a field says "wall".
+ * Shape mode changes links in topology units (the emulator dilates them).
+ * The time scale (decision 8) and the dilation are two separate factors.
+ *
  * Conventions: functions return 0 or a negative errno and print nothing
  * (except the *_write functions, which print to the FILE they are given).
  * Bad input is explained in a struct gb_diag ("file:line:col: message").
@@ -139,10 +148,22 @@ void gb_load_sched_init(struct gb_load_sched *s);
 /** gb_load_sched_release() - free the intervals; idempotent. */
 void gb_load_sched_release(struct gb_load_sched *s);
 
-/** Scaled (real) seconds of a paper time: exactly @paper * s->scale. */
+/**
+ * Scaled seconds of a paper time: exactly @paper * s->scale.  Virtual
+ * (topology) seconds: real seconds on an undilated grid.
+ */
 static inline double gb_load_scaled(const struct gb_load_sched *s, double paper)
 {
 	return paper * s->scale;
+}
+
+/**
+ * gb_load_wall() - wall-clock seconds of a paper time on a grid dilated
+ * @dilate times (0 or 1: none): gb_load_scaled() x @dilate (decision 9).
+ */
+static inline double gb_load_wall(const struct gb_load_sched *s, double dilate, double paper)
+{
+	return gb_load_scaled(s, paper) * (dilate > 1.0 ? dilate : 1.0);
 }
 
 /** Options of gb_load_random(). */
@@ -204,17 +225,25 @@ uint64_t gb_load_capacity(const struct gb_topo *t, const struct gb_load_iv *iv, 
 
 /**
  * gb_load_plan_write() - print schedule @s (resolved) as a table, or as JSON
- * (@json), with scaled times.
+ * (@json), with scaled times, for a grid dilated @dilate times (0 or 1:
+ * none): times and rates stay virtual (topology units); the plan states the
+ * dilation, and JSON adds "dilate", each interval's wall_start_s and
+ * wall_end_s and, when @dilate > 1, each flow's wire_rate_bps.
  */
-int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, FILE *out,
-		       int json);
+int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, double dilate,
+		       FILE *out, int json);
 
 /* ---- flows (traffic mode) ------------------------------------------------ */
 
-/** What one flow should do. */
+/**
+ * What one flow should do, *on the wire*: the rate the sender paces at and
+ * wall-clock times.  On a dilated grid gb_load_run() gives it the topology
+ * rate / k (decision 9); its counters (struct gb_load_flow_result) are on
+ * the wire too.
+ */
 struct gb_load_flow_spec {
 	int src, dst;           /**< node indices of the attached grid (any kind) */
-	double rate_bps;        /**< IP-layer rate (payload + headers) */
+	double rate_bps;        /**< IP-layer rate (payload + headers) on the wire */
 	int proto;              /**< enum gb_load_proto */
 	int size;               /**< bytes per datagram / write; 0: MTU - 28 */
 	int port;               /**< destination port; 0: GB_LOAD_PORT */
@@ -290,22 +319,27 @@ int gb_load_restore(const char *prefix, int *nrestored, struct gb_err *e);
 
 /** Progress of a run, for a caller's status line. */
 struct gb_load_progress {
-	double elapsed, total;  /**< real seconds */
+	double elapsed, total;  /**< wall-clock (real) seconds, dilated */
+	double vt_elapsed, vt_total; /**< virtual (topology) seconds: elapsed, total / dilate */
+	double dilate;          /**< the grid's time dilation k (1: none) */
 	int done, n;            /**< intervals finished, in the schedule */
 	int active;             /**< intervals running now */
-	double load_bps;        /**< sum of the planned rates of active intervals */
+	double load_bps;        /**< sum of the planned rates of active intervals (topology units) */
 };
 
 /** One logged result: a flow (traffic) or a shaped direction (shape) of an interval. */
 struct gb_load_row {
 	int interval;           /**< 1-based */
 	int mode;               /**< enum gb_load_mode */
-	double start, end;      /**< scheduled, real seconds from the start of the run */
+	double start, end;      /**< scheduled, virtual (scaled, undilated) seconds from the
+				     start of the run; x @dilate on the wall clock */
+	double dilate;          /**< the grid's time dilation k (1: none) */
 	double fraction;
 	const char *link, *dir; /**< link name and "A>B": shape: the one shaped; traffic: the
 				     one the flow is sized for ("" for a path's bottleneck) */
 	const char *src, *dst;  /**< traffic: the endpoints (hosts or a link's ends); else "" */
 	int port;               /**< traffic: destination port */
+	/* Rates in topology units: traffic mode's measured rates are the wire's x k. */
 	uint64_t capacity_bps;  /**< the rate the fraction is of */
 	double planned_bps;     /**< traffic: the load's rate; shape: the link's target rate */
 	double achieved_bps;    /**< traffic: received; shape: the rate read back */
@@ -331,6 +365,11 @@ struct gb_load_run_opts {
  * gb_load_run() - apply resolved schedule @s to attached grid @g, in real
  * time from now; returns when the last interval has ended (or *o->stop).
  *
+ * On a grid dilated k times (gb_dilation(), decision 9) every interval
+ * starts and ends at k x its scaled time on the wall clock, and a flow
+ * sends fraction x capacity / k on the wire; the rows report virtual
+ * times, topology-unit rates and k.
+ *
  * The caller should not hold the grid's lock (gb_grid_open's): shape mode
  * takes it exclusively for each change, and other commands (status,
  * mpirun, link set) must keep working during a run.  Shape mode first
@@ -338,8 +377,8 @@ struct gb_load_run_opts {
  * $rundir/gridload.lock for the whole run.
  *
  * The log gets one row per flow (traffic) or per directed link (shape) of
- * every interval, rewritten atomically (temporary file + rename) as each
- * interval ends.
+ * every interval, with the grid's k in its last column, rewritten
+ * atomically (temporary file + rename) as each interval ends.
  * Return: 0, -EINTR (stopped), -EBUSY, or -errno; @e explains.
  */
 int gb_load_run(struct gb_grid *g, const struct gb_load_sched *s,

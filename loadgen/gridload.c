@@ -14,6 +14,7 @@
  * that is not a host of the grid, no grid up), 130 interrupted.
  */
 #include "gbemu.h"
+#include "dilate.h"
 #include "gbload.h"
 #include "gbutil.h"
 
@@ -109,7 +110,11 @@ static int usage(FILE *f)
 		"Times: 90s, 6min, 1h, 250ms.  --scale F multiplies every time of the\n"
 		"  schedule: --scale 0.01 turns a 6 min load into 3.6 s.\n"
 		"traffic mode: CBR UDP flows at fraction x the path's bottleneck.\n"
-		"shape mode:   link rate = (1 - fraction) x its rate, then restored.\n",
+		"shape mode:   link rate = (1 - fraction) x its rate, then restored.\n"
+		"Time dilation: on a grid up with --dilate K, gridload follows the grid's K\n"
+		"  automatically: every time lasts K x as long on the wall clock (on top of\n"
+		"  --scale), flows send rate / K on the wire; times and rates printed and\n"
+		"  logged stay virtual (the topology's), and every output states K.\n",
 		GB_LOAD_PORT, GB_LOAD_PORTS - 1);
 	return f == stdout ? 0 : 2;
 }
@@ -310,8 +315,9 @@ static int cmd_plan(int argc, char **argv)
 		attached = 1;
 		t = g.topo;
 	}
+	/* a live grid's dilation; a topology file alone has none */
 	if (!(r = build_schedule(&o, t, &s)))
-		gb_load_plan_write(&s, t, stdout, o.json);
+		gb_load_plan_write(&s, t, attached ? gb_dilation(&g) : 1.0, stdout, o.json);
 	gb_load_sched_release(&s);
 	if (attached)
 		gb_grid_close(&g);
@@ -334,8 +340,10 @@ static void on_progress(void *arg, const struct gb_load_progress *p)
 
 	if (!v->tty || v->quiet)
 		return;
-	fprintf(stderr, "\r" ME ": %7.1f / %.1f s  %d/%d loads done, %d active, %.2f Mbit/s "
-		"planned   ", p->elapsed, p->total, p->done, p->n, p->active, p->load_bps / 1e6);
+	/* virtual seconds, as the schedule and the rows count them */
+	fprintf(stderr, "\r" ME ": %7.1f / %.1f s%s  %d/%d loads done, %d active, %.2f Mbit/s "
+		"planned   ", p->vt_elapsed, p->vt_total, p->dilate > 1.0 ? " virtual" : "",
+		p->done, p->n, p->active, p->load_bps / 1e6);
 	v->printed = 1;
 }
 
@@ -374,11 +382,19 @@ static int run_schedule(struct gb_grid *g, const struct opts *o, const struct gb
 	int err;
 
 	gb_catch_signals(on_signal, 1);
-	if (!o->quiet)
-		printf("gridload: %d load%s on grid '%s' (prefix %s), %s mode, %.3f s%s%s\n", s->n,
+	if (!o->quiet) {
+		double k = gb_dilation(g);
+		double end = s->n ? gb_load_scaled(s, s->iv[s->n - 1].start +
+						   s->iv[s->n - 1].duration) : 0.0;
+		char dil[160] = "";
+
+		if (k > 1.0)
+			snprintf(dil, sizeof(dil), " virtual, time dilated x%g: %.3f s on the wall "
+				 "clock; times and rates below are virtual", k, end * k);
+		printf("gridload: %d load%s on grid '%s' (prefix %s), %s mode, %.3f s%s%s%s\n", s->n,
 		       s->n == 1 ? "" : "s", g->topo->name, g->prefix, gb_load_mode_name(o->mode),
-		       s->n ? gb_load_scaled(s, s->iv[s->n - 1].start + s->iv[s->n - 1].duration)
-			    : 0.0, o->log ? ", log " : "", o->log ? o->log : "");
+		       end, dil, o->log ? ", log " : "", o->log ? o->log : "");
+	}
 	fflush(stdout);
 	err = gb_load_run(g, s, &ro, &e);
 	if (v.printed)

@@ -9,6 +9,20 @@
 #include "gbemu.h"
 #include "gbload.h"
 
+#include <jansson.h>
+#include <math.h>
+
+/**
+ * gbl_json_dilate() - a grid's time dilation k as JSON (decision 9): an
+ * integer when k is one (10, not 10.0), else a real; 1 when none.
+ */
+static inline json_t *gbl_json_dilate(double k)
+{
+	if (!(k > 1.0))
+		k = 1.0;
+	return k == floor(k) && k < 1e15 ? json_integer((json_int_t)k) : json_real(k);
+}
+
 /**
  * gbl_dirlock() - take the run directory's flock (exclusive, non-blocking):
  * one shaping gridload per grid.  A directory lock leaves no file behind.
@@ -25,13 +39,18 @@ int gbl_dirlock(const char *rundir, struct gb_err *e);
  * (so that a crash after the change can be repaired).
  * @before, @readback: the live rate before, and the rate the shaper reads
  * back from the kernel (or the delay line) after; either may be NULL.
+ * Every rate is in topology units, also on a dilated grid (the emulator
+ * converts; ARCHITECTURE.md decision 9).
  * Return: 0 or -errno; @e explains.
  */
 int gbl_shape_apply(const char *prefix, const char *link, int dir, uint64_t rate, double factor,
 		    int note, uint64_t *before, uint64_t *readback, struct gb_err *e);
 
-/** gbl_state_forget() - drop @link/@dir from the state file (removed when empty). */
-int gbl_state_forget(const char *rundir, const char *link, int dir);
+/**
+ * gbl_state_forget() - drop @link/@dir from the state file (removed when
+ * empty); @dilate: the grid's k, recorded in what remains.
+ */
+int gbl_state_forget(const char *rundir, const char *link, int dir, double dilate);
 
 /**
  * gbl_restore_locked() - gb_load_restore() for a caller that holds

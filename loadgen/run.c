@@ -16,12 +16,22 @@
  *       log finished intervals (CSV, atomic rewrite); report progress
  *       sleep until the next event, at most 0.1 s (flows are polled)
  *
+ * Time dilation (ARCHITECTURE.md decision 9): on a grid dilated k times
+ * (emulator/dilate.h), the loop runs on wall-clock times = scaled times x k
+ * (wall()), and a flow's rate is divided by k once, where its sender's spec
+ * is filled (traffic_start()); what it measured on the wire is multiplied
+ * by k back (traffic_collect()).  Everything else here (rows, progress
+ * rates, the log) is in virtual, topology units.  Shape mode needs no
+ * conversion of rates: the emulator's link change takes topology units and
+ * dilates them itself.
+ *
  * Overlapping shape intervals on one directed link compose additively, as
  * the traffic they stand for would: rate = orig x max(1 - sum of active
  * fractions, GB_LOAD_SHAPE_FLOOR).  The floor exists because a rate of 0
  * means "unlimited" to the emulator.
  */
 #include "load_priv.h"
+#include "dilate.h"
 #include "gbutil.h"
 
 #include <errno.h>
@@ -65,7 +75,8 @@ struct run {
 	struct gb_grid *g;
 	const struct gb_load_sched *s;
 	const struct gb_load_run_opts *o;
-	double t0;
+	double t0;              /* CLOCK_MONOTONIC at the start */
+	double k;               /* the grid's time dilation, >= 1 */
 	int *state;             /* per interval */
 	struct row *rows;
 	int nrows, crows;
@@ -75,6 +86,12 @@ struct run {
 	int failed;
 	struct gb_err first_err;
 };
+
+/* Wall-clock seconds from the start of paper time @paper: scaled x k (decision 9). */
+static double wall(const struct run *R, double paper)
+{
+	return gb_load_wall(R->s, R->k, paper);
+}
 
 static __attribute__((format(printf, 2, 3))) void row_status(struct row *r, const char *fmt, ...)
 {
@@ -133,6 +150,7 @@ static void row_view(const struct run *R, const struct row *r, struct gb_load_ro
 	v->mode = R->o->mode;
 	v->start = gb_load_scaled(R->s, iv->start);
 	v->end = gb_load_scaled(R->s, iv->start + iv->duration);
+	v->dilate = R->k;
 	v->fraction = iv->fraction;
 	v->link = r->dl >= 0 ? t->links[r->dl / 2].name : "";
 	v->dir = dir;
@@ -175,7 +193,7 @@ static int write_log(struct run *R)
 	if (!(f = fopen(tmp, "we")))
 		return -errno;
 	fprintf(f, "interval,mode,start_s,end_s,fraction,link,dir,src,dst,port,capacity_bps,"
-		"planned_bps,achieved_bps,sent_bps,tx_packets,rx_packets,status\n");
+		"planned_bps,achieved_bps,sent_bps,tx_packets,rx_packets,status,dilate\n");
 	for (int i = 0; i < R->nrows; i++) {
 		struct gb_load_row v;
 		char dir[80];
@@ -183,12 +201,12 @@ static int write_log(struct run *R)
 		if (R->state[R->rows[i].iv] != IV_DONE)
 			continue;
 		row_view(R, &R->rows[i], &v, dir, sizeof(dir));
-		fprintf(f, "%d,%s,%.6f,%.6f,%.6f,%s,%s,%s,%s,%d,%llu,%.0f,%.0f,%.0f,%llu,%llu,%s\n",
+		fprintf(f, "%d,%s,%.6f,%.6f,%.6f,%s,%s,%s,%s,%d,%llu,%.0f,%.0f,%.0f,%llu,%llu,%s,%g\n",
 			v.interval, gb_load_mode_name(v.mode), v.start, v.end, v.fraction, v.link,
 			v.dir, v.src, v.dst, v.port, (unsigned long long)v.capacity_bps,
 			v.planned_bps, v.achieved_bps, v.sent_bps,
 			(unsigned long long)v.tx_packets, (unsigned long long)v.rx_packets,
-			v.status);
+			v.status, v.dilate);
 	}
 	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
 		err = -errno;
@@ -227,7 +245,7 @@ static int shape_update(struct run *R, struct dlstate *d, uint64_t *readback, st
 		if (err < 0)
 			return err;
 		d->touched = 0;
-		return gbl_state_forget(R->g->rundir, name, d->dl % 2);
+		return gbl_state_forget(R->g->rundir, name, d->dl % 2, R->k);
 	}
 	if (d->touched)
 		return gbl_shape_apply(R->g->prefix, name, d->dl % 2,
@@ -307,7 +325,7 @@ static void traffic_start(struct run *R, int i)
 {
 	const struct gb_topo *t = R->g->topo;
 	const struct gb_load_iv *iv = &R->s->iv[i];
-	double end = R->t0 + gb_load_scaled(R->s, iv->start + iv->duration);
+	double end = R->t0 + wall(R, iv->start + iv->duration);
 
 	for (int k = 0; k < iv->nflows; k++) {
 		struct row *r = add_row(R);
@@ -325,11 +343,18 @@ static void traffic_start(struct run *R, int i)
 		r->port = free_port(R, r->dst);
 		gb_topo_path_metrics(t, r->src, r->dst, &fw, &rt);
 		gb_topo_path_metrics(t, r->dst, r->src, &bw, &rt);
+		/*
+		 * ARCHITECTURE.md decision 9: the planned rate is in topology
+		 * units; the wire of a grid dilated k times carries it / k (its
+		 * shapers run at rate / k), and so does the sender: this is the
+		 * one place the rate is converted.  Path delays are x k on the
+		 * wire, and so is the time in-flight packets still need.
+		 */
 		struct gb_load_flow_spec sp = {
-			.src = r->src, .dst = r->dst, .rate_bps = r->planned,
+			.src = r->src, .dst = r->dst, .rate_bps = r->planned / R->k,
 			.proto = R->s->proto, .size = R->s->size, .port = r->port, .end = end,
 			/* in-flight and queued packets still arrive after the end */
-			.grace = 0.25 + 2.0 * (double)(fw + bw) / 1e9,
+			.grace = 0.25 + 2.0 * R->k * (double)(fw + bw) / 1e9,
 		};
 		if (r->port < 0) {
 			fail_row(R, r, "no free port for another flow to this node");
@@ -343,15 +368,16 @@ static void traffic_start(struct run *R, int i)
 	}
 }
 
-static void traffic_collect(struct row *r)
+/* The flow's counters (wire bytes, wall seconds) as topology rates: x k (decision 9). */
+static void traffic_collect(struct row *r, double k)
 {
 	const struct gb_load_flow_result *res = &r->flow.res;
 	double dt = res->tx_t1 - res->tx_t0;
 
 	r->tx_pkts = res->tx_pkts;
 	r->rx_pkts = res->rx_pkts;
-	r->sent = dt > 0 ? (double)res->tx_bytes * 8.0 / dt : 0;
-	r->achieved = dt > 0 ? (double)res->rx_bytes * 8.0 / dt : 0;
+	r->sent = dt > 0 ? k * (double)res->tx_bytes * 8.0 / dt : 0;
+	r->achieved = dt > 0 ? k * (double)res->rx_bytes * 8.0 / dt : 0;
 	if (r->status[0])
 		return;
 	if (!res->tx_done || !res->rx_done)
@@ -380,7 +406,7 @@ static int traffic_poll(struct run *R, int i)
 			continue;
 		if (gb_load_flow_poll(&r->flow)) {
 			r->running = 0;
-			traffic_collect(r);
+			traffic_collect(r, R->k);
 			if (!strncmp(r->status, "error", 5) && !R->failed++)
 				gb_err_set(&R->first_err, "interval %d %s>%s: %s", i + 1,
 					   R->g->topo->nodes[r->src].name,
@@ -403,14 +429,14 @@ static void sleep_until(double t)
 
 static void progress(struct run *R, double now)
 {
-	struct gb_load_progress p = { .n = R->s->n };
+	struct gb_load_progress p = { .n = R->s->n, .dilate = R->k };
 	const struct gb_load_sched *s = R->s;
 
 	if (!R->o->progress)
 		return;
 	p.elapsed = now - R->t0;
 	for (int i = 0; i < s->n; i++) {
-		double end = gb_load_scaled(s, s->iv[i].start + s->iv[i].duration);
+		double end = wall(R, s->iv[i].start + s->iv[i].duration);
 
 		p.total = fmax(p.total, end);
 		if (R->state[i] == IV_DONE)
@@ -422,6 +448,8 @@ static void progress(struct run *R, double now)
 					p.load_bps += R->rows[k].planned;
 		}
 	}
+	p.vt_elapsed = p.elapsed / R->k;
+	p.vt_total = p.total / R->k;
 	R->o->progress(R->o->arg, &p);
 }
 
@@ -434,7 +462,7 @@ static void abort_all(struct run *R)
 		if (r->running) {
 			gb_load_flow_stop(&r->flow);
 			r->running = 0;
-			traffic_collect(r);
+			traffic_collect(r, R->k);
 			row_status(r, "%s", "stopped");
 		}
 	}
@@ -455,7 +483,7 @@ static void abort_all(struct run *R)
 int gb_load_run(struct gb_grid *g, const struct gb_load_sched *s,
 		const struct gb_load_run_opts *o, struct gb_err *e)
 {
-	struct run R = { .g = g, .s = s, .o = o };
+	struct run R = { .g = g, .s = s, .o = o, .k = gb_dilation(g) };
 	int err = 0, lockfd = -1, shape = o->mode == GB_LOAD_SHAPE;
 	double last_progress = 0;
 
@@ -498,8 +526,8 @@ int gb_load_run(struct gb_grid *g, const struct gb_load_sched *s,
 		}
 		for (int i = 0; i < s->n; i++) {
 			const struct gb_load_iv *iv = &s->iv[i];
-			double ts = R.t0 + gb_load_scaled(s, iv->start);
-			double te = R.t0 + gb_load_scaled(s, iv->start + iv->duration);
+			double ts = R.t0 + wall(&R, iv->start);
+			double te = R.t0 + wall(&R, iv->start + iv->duration);
 
 			if (R.state[i] == IV_PENDING && ts <= now) {
 				R.state[i] = IV_RUNNING;

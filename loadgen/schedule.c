@@ -54,6 +54,7 @@
  *     rand(), so a seed means the same schedule on every libc.
  */
 #include "gbload.h"
+#include "load_priv.h"
 #include "gbutil.h"
 
 #include <errno.h>
@@ -356,7 +357,12 @@ static const char *proto_name(int p)
 	return p == GB_LOAD_TCP ? "tcp" : "udp";
 }
 
-static json_t *plan_json(const struct gb_load_sched *s, const struct gb_topo *t)
+/*
+ * Times and rates in virtual (topology) units; on a grid dilated @dk times
+ * (ARCHITECTURE.md decision 9) the plan adds the wall clock's times (x dk)
+ * and the wire's rates (/ dk) beside them, and says dk.
+ */
+static json_t *plan_json(const struct gb_load_sched *s, const struct gb_topo *t, double dk)
 {
 	json_t *ivs = json_array();
 	char dn[80];
@@ -391,15 +397,21 @@ static json_t *plan_json(const struct gb_load_sched *s, const struct gb_topo *t)
 						    json_string(t->links[iv->fdl[k] / 2].name));
 				json_object_set_new(f, "dir", json_string(dn));
 			}
+			/* only on a dilated grid: the flows of an undilated plan are unchanged */
+			if (f && dk > 1.0)
+				json_object_set_new(f, "wire_rate_bps",
+						    json_real(iv->fraction * (double)cap / dk));
 			json_array_append_new(flows, f);
 		}
 		json_array_append_new(ivs, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:o, "
-						     "s:o}",
+						     "s:o, s:f, s:f}",
 			"index", i + 1, "start_s", gb_load_scaled(s, iv->start),
 			"end_s", gb_load_scaled(s, iv->start + iv->duration),
 			"duration_s", gb_load_scaled(s, iv->duration),
 			"paper_start_s", iv->start, "paper_duration_s", iv->duration,
-			"fraction", iv->fraction, "shape", shape, "flows", flows));
+			"fraction", iv->fraction, "shape", shape, "flows", flows,
+			"wall_start_s", gb_load_wall(s, dk, iv->start),
+			"wall_end_s", gb_load_wall(s, dk, iv->start + iv->duration)));
 	}
 	json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:f, s:s, s:i, s:i, s:o}",
 		"format", "gridload-plan", "grid", t->name, "source", s->source,
@@ -409,16 +421,19 @@ static json_t *plan_json(const struct gb_load_sched *s, const struct gb_topo *t)
 		"port", s->port ? s->port : GB_LOAD_PORT, "intervals", ivs);
 	if (root && s->target >= 0)
 		json_object_set_new(root, "target", json_string(t->clusters[s->target].name));
+	if (root)
+		json_object_set_new(root, "dilate", gbl_json_dilate(dk));
 	return root;
 }
 
-int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, FILE *out,
-		       int json)
+int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, double dilate,
+		       FILE *out, int json)
 {
 	char dn[80], buf[160];
+	double dk = dilate > 1.0 ? dilate : 1.0;
 
 	if (json) {
-		json_t *root = plan_json(s, t);
+		json_t *root = plan_json(s, t, dk);
 
 		if (!root)
 			return -ENOMEM;
@@ -436,6 +451,9 @@ int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, F
 	fprintf(out, "\ntimes in seconds from the start (scaled); %s, %d-byte packets, port %d\n",
 		proto_name(s->proto), s->size ? s->size : (int)t->mtu - 28,
 		s->port ? s->port : GB_LOAD_PORT);
+	if (dk > 1.0)
+		fprintf(out, "time dilated x%g (the grid's): times and rates below are virtual; the "
+			"wall clock takes x%g and flows send rate / %g on the wire\n", dk, dk, dk);
 	fprintf(out, "%3s %10s %10s %9s %5s  %-36s %s\n", "#", "START", "END", "DURATION",
 		"LOAD", "SHAPE (link dir: rate -> target)",
 		"FLOW (src>dst: rate of capacity, capacity of)");

@@ -16,10 +16,16 @@
  * after the link is back, so whenever gridload dies a link can be wrong
  * only if it is listed:
  *
- *   {"format": "gridload-shape",
+ *   {"format": "gridload-shape", "dilate": 1,
  *    "links": [{"link": "LA-CHI", "dir": 0, "rate_bps": 30000000, "pid": 4242}]}
+ *
+ * Rates are in topology units, on a dilated grid too ("dilate" says its k,
+ * ARCHITECTURE.md decision 9): the emulator's link change takes and reads
+ * back topology units and puts rate / k on the wire itself, so neither
+ * shaping nor restoring converts anything.
  */
 #include "load_priv.h"
+#include "dilate.h"
 #include "shaping.h"
 
 #include <errno.h>
@@ -87,8 +93,8 @@ static json_t *state_load(const char *rundir)
 	return links;
 }
 
-/* Write the list atomically, or remove the file when the list is empty. */
-static int state_store(const char *rundir, json_t *links)
+/* Write the list atomically (with the grid's dilation), or remove the file when it is empty. */
+static int state_store(const char *rundir, json_t *links, double dilate)
 {
 	char p[PATH_MAX], tmp[PATH_MAX];
 	int err = 0, fd;
@@ -97,7 +103,8 @@ static int state_store(const char *rundir, json_t *links)
 	if (!json_array_size(links))
 		return unlink(p) < 0 && errno != ENOENT ? -errno : 0;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
-	json_t *root = json_pack("{s:s, s:O}", "format", "gridload-shape", "links", links);
+	json_t *root = json_pack("{s:s, s:o, s:O}", "format", "gridload-shape", "dilate",
+				 gbl_json_dilate(dilate), "links", links);
 	if (!root)
 		return -ENOMEM;
 	if (json_dump_file(root, tmp, JSON_INDENT(1)) < 0)
@@ -128,7 +135,8 @@ static int entry_index(json_t *links, const char *link, int dir)
 	return -1;
 }
 
-static int state_note(const char *rundir, const char *link, int dir, uint64_t rate)
+static int state_note(const char *rundir, const char *link, int dir, uint64_t rate,
+		      double dilate)
 {
 	json_t *links = state_load(rundir);
 	int err = 0;
@@ -138,20 +146,20 @@ static int state_note(const char *rundir, const char *link, int dir, uint64_t ra
 		json_array_append_new(links, json_pack("{s:s, s:i, s:I, s:i}", "link", link, "dir",
 						       dir, "rate_bps", (json_int_t)rate, "pid",
 						       (int)getpid()));
-		err = state_store(rundir, links);
+		err = state_store(rundir, links, dilate);
 	}
 	json_decref(links);
 	return err;
 }
 
-int gbl_state_forget(const char *rundir, const char *link, int dir)
+int gbl_state_forget(const char *rundir, const char *link, int dir, double dilate)
 {
 	json_t *links = state_load(rundir);
 	int i = entry_index(links, link, dir), err = 0;
 
 	if (i >= 0) {
 		json_array_remove(links, (size_t)i);
-		err = state_store(rundir, links);
+		err = state_store(rundir, links, dilate);
 	}
 	json_decref(links);
 	return err;
@@ -186,7 +194,8 @@ int gbl_shape_apply(const char *prefix, const char *link, int dir, uint64_t rate
 		gb_err_set(e, "link '%s' has no rate limit to lower", link);
 		goto cleanup;
 	}
-	if (note && (err = state_note(g.rundir, link, dir, live)) < 0) {
+	/* @rate and @live are topology units, as link set takes them (decision 9) */
+	if (note && (err = state_note(g.rundir, link, dir, live, gb_dilation(&g))) < 0) {
 		gb_err_set(e, "cannot write '%s/%s': %s", g.rundir, GB_LOAD_STATE_FILE,
 			   strerror(-err));
 		goto cleanup;

@@ -138,14 +138,14 @@ run_traffic() {
 }
 run_traffic 'a>siteA' up a a-1 "$A21" a2-1
 check_loaded "traffic a>siteA" "$got" "$up0"
-like "$(tail -n 1 "$tmp/up.csv")" "^1,traffic,.*,a-siteA,a>siteA,a,siteA,9000,${cap_bps},${load_bps},[0-9]+,[0-9]+,[0-9]+,[0-9]+,ok\$" \
+like "$(tail -n 1 "$tmp/up.csv")" "^1,traffic,.*,a-siteA,a>siteA,a,siteA,9000,${cap_bps},${load_bps},[0-9]+,[0-9]+,[0-9]+,[0-9]+,ok,1\$" \
 	"the log: flow a>siteA, sized for a-siteA, $load of $RATE Mbit/s"
 diag "load row: $(tail -n 1 "$tmp/up.csv")"
 
 schedule 'siteA>a' down
 run_traffic 'siteA>a' down siteA a2-1 "$A1" a-1
 check_loaded "traffic siteA>a" "$got" "$down0"
-like "$(tail -n 1 "$tmp/down.csv")" "^1,traffic,.*,a-siteA,siteA>a,siteA,a,9000,${cap_bps},${load_bps},.*,ok\$" \
+like "$(tail -n 1 "$tmp/down.csv")" "^1,traffic,.*,a-siteA,siteA>a,siteA,a,9000,${cap_bps},${load_bps},.*,ok,1\$" \
 	"the log: flow siteA>a (the router sends), $load of $RATE Mbit/s"
 
 # --- shape mode ------------------------------------------------------------------------
