@@ -54,6 +54,20 @@
  *   - the probe budget: --max-bytes-per-period caps the round's bytes by
  *     capping the TCP transfer of every pair alike (never below 64 KiB).
  *
+ * Time dilation (ARCHITECTURE.md decision 9; emulator/dilate.h): on a grid
+ * brought up with `gridemu up --dilate K`, the wire is K times slower and the
+ * matrices stay in the topology's units.  Two places convert, nowhere else:
+ *   - what a pair measured (latency / K, bandwidth x K, o / K): the probe,
+ *     gb_mon_pair() (mon_probe.c, to_topology()), with its own echo gaps
+ *     and waits x K;
+ *   - the schedule: --period (times --scale, decision 8's separate factor)
+ *     and --timeout are virtual seconds, wall_s() makes them K times
+ *     longer on the wall clock; a round's measured duration is reported
+ *     virtual (virtual_s()).
+ * Thresholds (--publish-change, the unsteady halves, the history range)
+ * compare bandwidths in the topology's units with each other, or are
+ * ratios.  Every matrix says "dilate": K (1 when none).
+ *
  * It never reads the emulator's link configuration: only the host list,
  * cluster membership and data addresses of the live grid (decision 6).
  * --print-configured is the labelled exception: an oracle for the accuracy
@@ -61,6 +75,7 @@
  */
 #include "gbplan.h"
 #include "gbemu.h"
+#include "dilate.h"
 #include "gridmon.h"
 #include "probe_child.h"
 #include "gbutil.h"
@@ -105,10 +120,26 @@ struct mon {
 	int unsteady, unsteady_last; /* readings refused as unsteady: this round, the last */
 	double change;        /* --publish-change */
 	int changed;          /* a reading since the last version was news */
-	double round_s;       /* the last whole round's duration */
+	double round_s;       /* the last whole round's duration (virtual s) */
+	double dilate;        /* the grid's time dilation k (gb_dilation()) */
 };
 
 static volatile sig_atomic_t stop;
+
+/*
+ * ARCHITECTURE.md decision 9: gridmon's schedule in virtual seconds on the
+ * wall clock of a grid dilated by k, and back.  The only conversions of
+ * time in gridmon.c; measured values are converted by gb_mon_pair().
+ */
+static double wall_s(const struct mon *M, double virt)
+{
+	return virt * M->dilate;
+}
+
+static double virtual_s(const struct mon *M, double wall)
+{
+	return wall / M->dilate;
+}
 
 static void on_signal(int sig)
 {
@@ -180,6 +211,8 @@ static json_t *matrix_json(struct mon *M, const double *clat, const double *cbw,
 	if (oracle)
 		json_object_set_new(root, "oracle", json_true());
 	json_object_set_new(root, "units", json_pack("{s:s,s:s}", "time", "s", "bandwidth", "B/s"));
+	/* the k the values were taken at; they are in the topology's units */
+	json_object_set_new(root, "dilate", json_real(M->dilate));
 	json_object_set_new(root, "nodes", nodes);
 	json_object_set_new(root, "o", o);
 	json_object_set_new(root, "lat", lat);
@@ -496,7 +529,7 @@ static int round_once(struct mon *M, const struct gb_mon_opts *po, int verbose,
 	}
 	if (stop)
 		return failed;
-	M->round_s = gb_now() - t0;
+	M->round_s = virtual_s(M, gb_now() - t0);
 	M->bytes_last = M->bytes_round;
 	M->unsteady_last = M->unsteady;
 	if ((err = publish(M, 1, ctx)) < 0)
@@ -715,6 +748,7 @@ int main(int argc, char **argv)
 	/* Long runs must not keep `gridemu link set` waiting. */
 	gb_grid_unlock(&M.g);
 	M.nc = M.g.topo->nclusters;
+	M.dilate = gb_dilation(&M.g);
 	if (oracle) {
 		err = print_configured(&M, out);
 		if (err < 0)
@@ -749,6 +783,9 @@ int main(int argc, char **argv)
 	}
 	if (verbose)
 		fprintf(stderr, "gridmon: %d pairs in %d stages\n", M.npairs, M.nstages);
+	if (M.dilate > 1)
+		fprintf(stderr, "gridmon: time dilated x%g: periods and timeouts x%g on the "
+			"wall clock, matrices in the topology's units\n", M.dilate, M.dilate);
 	for (int a = 0; a < M.nc; a++)
 		M.co[a] = NAN;
 
@@ -768,6 +805,11 @@ int main(int argc, char **argv)
 	struct publisher P = { .out = out, .po = &po, .cap = cap,
 			       .verbose = verbose,
 			       .period = (double)period_ns / 1e9 * scale };
+	/* the period (virtual, as reported) and the pair's timeout on the
+	 * wall clock; the probe's own gaps follow po.dilate (decision 9) */
+	double period_wall = wall_s(&M, P.period);
+	po.timeout = wall_s(&M, po.timeout);
+	po.dilate = M.dilate;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (long k = 0; !stop && (!rounds || k < rounds); k++) {
@@ -786,7 +828,7 @@ int main(int argc, char **argv)
 			break;
 		/* Rounds start on a fixed grid: start + k * period.  A round
 		 * longer than the period is followed at once by the next. */
-		double ns = (double)next.tv_nsec + P.period * 1e9;
+		double ns = (double)next.tv_nsec + period_wall * 1e9;
 		next.tv_sec += (time_t)(ns / 1e9);
 		next.tv_nsec = (long)fmod(ns, 1e9);
 		while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)

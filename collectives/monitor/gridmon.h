@@ -35,10 +35,22 @@ struct gb_mon_opts {
 	double steady_rtts;   /**< steady: round trips measured (>= 1) */
 	double warm_frac;     /**< share of tcp_bytes that is warm-up (0 .. 0.9) */
 	int port;             /**< UDP port; TCP uses port + 1 */
-	double timeout;       /**< seconds for the whole pair before -ETIMEDOUT */
+	double timeout;       /**< seconds of wall clock for the whole pair
+				   before -ETIMEDOUT (a caller on a dilated
+				   grid gives its virtual timeout x k) */
+	double dilate;        /**< the grid's time dilation k (emulator/dilate.h;
+				   0 or 1: none): the probe's own gaps and waits
+				   are k times longer on the wall clock, as the
+				   wire's delays are, and its result is in the
+				   topology's units (ARCHITECTURE.md decision 9) */
 };
 
-/** What one pair measurement found.  Times in s, bandwidth in B/s. */
+/**
+ * What one pair measurement found.  Times in s, bandwidth in B/s, in the
+ * topology's units: on a grid dilated by k (gb_mon_opts.dilate) the wire's
+ * times are divided by k and its rates multiplied by k (ARCHITECTURE.md
+ * decision 9); bytes and the ratio @halves are not dilated.
+ */
 struct gb_mon_result {
 	int rtt_sent, rtt_received;
 	double rtt_min, rtt_p50;  /**< round-trip times of the echoes */
@@ -73,6 +85,12 @@ struct gb_mon_result {
  * median time the source
  * spends inside send() for a 64-byte UDP datagram (pLogP's o_s, seed 002
  * s2.1, measured as the sender's CPU-side injection cost).
+ *
+ * On a grid dilated by @o->dilate = k, the echo gap, the wait for a lost
+ * echo and the transfer's minimum round trip and measurement window are
+ * k times longer on the wall clock, so that the probe does on the dilated
+ * wire what it does undilated, and @r is converted to the topology's units
+ * in one place (mon_probe.c, to_topology()).
  *
  * Return: 0, -ETIMEDOUT, -EHOSTUNREACH (no echo came back), -EIO (a child
  * failed), or -errno.

@@ -33,6 +33,15 @@
  * because only the latter can be stamped late: a sender descheduled while
  * the last ACK arrives reads the final count later than it happened.
  * Time is CLOCK_MONOTONIC (ARCHITECTURE.md decision 4).
+ *
+ * Time dilation (ARCHITECTURE.md decision 9, emulator/dilate.h): on a grid
+ * dilated by k the wire's delays are k times longer and its rates k times
+ * lower, so the probe's own gaps and waits that are about the network (the
+ * echo gap, the wait for a lost echo, the transfer's minimum round trip and
+ * measurement window) are k times longer on the wall clock (wire_s()), and
+ * gb_mon_pair() converts what it measured to the topology's units in one
+ * place, to_topology().  The sampling period SAMPLE_S is about the CPU, not
+ * the network, and stays as it is.
  */
 #include "gridmon.h"
 #include "probe_child.h"
@@ -58,6 +67,35 @@
 struct sink_report {
 	uint64_t total; /* bytes read */
 };
+
+/* The grid's k (1 when none). */
+static double dilation(const struct gb_mon_opts *o)
+{
+	return o->dilate >= 1 ? o->dilate : 1;
+}
+
+/* A network duration of @s seconds as the dilated wire takes it (x k). */
+static double wire_s(const struct gb_mon_opts *o, double s)
+{
+	return s * dilation(o);
+}
+
+/*
+ * ARCHITECTURE.md decision 9: what the pair measured on the wire, in the
+ * topology's units: every time / k, the bandwidth x k.  o_send is a CPU
+ * time; it is divided too, as the CPU looks k times faster.  Bytes and
+ * the ratio halves are not dilated.
+ */
+static void to_topology(struct gb_mon_result *r, double k)
+{
+	if (k == 1)
+		return;
+	r->rtt_min /= k;
+	r->rtt_p50 /= k;
+	r->o_send /= k;
+	r->bw *= k;
+	r->bw_seconds /= k;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -163,7 +201,7 @@ static int ack_sample(struct ack_track *k, int s)
  * The steady transfer (o->steady): send until the delivery rate stops
  * growing, then measure it; o->tcp_bytes is only a cap.
  *
- *	W    = max(the echoes' median RTT, 2 ms)   (one round trip, unloaded
+ *	W    = max(the echoes' median RTT, 2 ms x k) (one round trip, unloaded
  *	      by this transfer: its srtt grows with the queue it builds)
  *	ramp: ends when TCP leaves slow start (cwnd >= ssthresh: a loss or
  *	      HyStart ended it), or when r1 <= 1.2 r0, r1 the rate over the
@@ -171,7 +209,7 @@ static int ack_sample(struct ack_track *k, int s)
  *	      path's bandwidth-delay product from the start: slow start would
  *	      quadruple the rate in 2 W; windows of one W are not enough, as
  *	      ACKs come in bursts a round trip apart)
- *	measure: the next max(K W, 30 ms), K = o->steady_rtts (default 4:
+ *	measure: the next max(K W, 30 ms x k), K = o->steady_rtts (default 4:
  *	      the first round trips after slow start are the loss recovery
  *	      and the trough after it, which a shorter window reads alone);
  *	      bw = least-squares slope of the
@@ -239,7 +277,8 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 	uint64_t written = 0;
 	/* one round trip: the echoes' (the path before this transfer queued
 	 * anything), not srtt, which the transfer's own queue inflates */
-	double t_ramp_end = -1, span = 0, w = r->rtt_p50 > 2e-3 ? r->rtt_p50 : 2e-3;
+	double t_ramp_end = -1, span = 0, w = r->rtt_p50 > wire_s(o, 2e-3) ? r->rtt_p50 :
+									     wire_s(o, 2e-3);
 	int err = 0, writing = 1;
 
 	if (!tr.s)
@@ -262,7 +301,8 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 			}
 			if (ramped) {
 				t_ramp_end = t;
-				span = o->steady_rtts * w > 0.03 ? o->steady_rtts * w : 0.03;
+				span = o->steady_rtts * w > wire_s(o, 0.03) ? o->steady_rtts * w :
+									      wire_s(o, 0.03);
 			}
 		}
 		if (writing && t_ramp_end >= 0 && t - t_ramp_end >= span) {
@@ -391,6 +431,7 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	double *rtt = calloc((size_t)n, sizeof(double));
 	double *os = calloc((size_t)n, sizeof(double));
 	int nos = 0;
+	double gap = wire_s(o, ECHO_GAP), lost = wire_s(o, 1.0);
 
 	memset(&r, 0, sizeof(r));
 	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -408,7 +449,7 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	double t_last = gb_now();
 	for (int i = 0; i < n || r.received < r.sent; ) {
 		double now = gb_now();
-		if (i < n && now >= t_last + (i ? ECHO_GAP : 0)) {
+		if (i < n && now >= t_last + (i ? gap : 0)) {
 			uint64_t seq = (uint64_t)i;
 			memcpy(buf, &seq, sizeof(seq));
 			double t0 = gb_now();
@@ -423,7 +464,7 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 			i++;
 			continue;
 		}
-		double until = i < n ? t_last + ECHO_GAP : t_last + 1.0; /* a lost echo: 1 s */
+		double until = i < n ? t_last + gap : t_last + lost; /* a lost echo: 1 s x k */
 		if (now >= until && i >= n)
 			break;
 		struct pollfd pf = { u, POLLIN, 0 };
@@ -552,6 +593,7 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 		r->tcp_bytes = srep.tcp_bytes;
 	}
 cleanup:
+	to_topology(r, dilation(o));
 	gb_kill_reap(sk);
 	gb_kill_reap(so);
 	gb_close_pipe(rp);

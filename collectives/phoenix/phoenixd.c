@@ -63,6 +63,15 @@
  * wan_optimal and per root {valid, wan_optimal, wan_edges, entered_from:
  * {cluster: cluster its wide-area edge comes from}}.
  *
+ * Time dilation (ARCHITECTURE.md decision 9): on a grid brought up with
+ * `gridemu up --dilate K`, the launcher reads K from the grid
+ * (gb_dilation()) and every process runs on the virtual clock of
+ * phoenixd.h, CLOCK_MONOTONIC / K: latencies, thresholds and trees are in
+ * the topology's units, --round-ms, --coalesce-ms, --timeout and --change's
+ * AT_S are virtual (K times longer on the wall clock), and so is every
+ * reported time.  summary.json and every tree file say "dilate": K (1 when
+ * none); the first line says it when K > 1.
+ *
  * Exit status: 0 converged (and re-converged after --change), 1 not, or an
  * error, 2 usage.
  *
@@ -83,6 +92,7 @@
 
 #include "gbio.h"
 #include "gbemu.h"
+#include "dilate.h"
 
 #define EXIT_USAGE 2
 #define NS_PER_S 1000000000ULL
@@ -195,19 +205,19 @@ static int read_report(struct run *R, int i)
 static int pump(struct run *R, uint64_t until, struct phase *ph)
 {
 	struct pollfd *pf = calloc(R->n, sizeof(*pf));
-	uint64_t next_progress = (uint64_t)gb_now_ns() + 5 * NS_PER_S;
+	uint64_t next_progress = (uint64_t)gb_now_ns() + 5 * NS_PER_S; /* wall clock */
 	int ret = 0;
 
 	if (!pf)
 		return -ENOMEM;
 	for (;;) {
-		uint64_t now = (uint64_t)gb_now_ns();
+		uint64_t now = phxd_now(R->o);
 
 		if (stop) {
 			ret = -EINTR;
 			break;
 		}
-		if (ph && R->o->verbose && now >= next_progress) {
+		if (ph && R->o->verbose && (uint64_t)gb_now_ns() >= next_progress) {
 			uint64_t m, d, b, c, s;
 			int settled = 0, conn = 0;
 
@@ -226,7 +236,7 @@ static int pump(struct run *R, uint64_t until, struct phase *ph)
 				ph->last_change > ph->start ?
 				(double)(ph->last_change - ph->start) / 1e9 : 0.0,
 				conn, R->n, settled, (unsigned long long)d);
-			next_progress = now + 5 * NS_PER_S;
+			next_progress = (uint64_t)gb_now_ns() + 5 * NS_PER_S;
 		}
 		if (ph) {
 			uint64_t last = ph->start;
@@ -317,7 +327,7 @@ static int collect(struct run *R)
 			return 0;
 		if ((uint64_t)gb_now_ns() > until)
 			return -ETIMEDOUT;
-		if ((ret = pump(R, (uint64_t)gb_now_ns() + 50000000ULL, NULL)) < 0)
+		if ((ret = pump(R, phxd_now(R->o) + 50000000ULL, NULL)) < 0)
 			return ret;
 	}
 }
@@ -378,10 +388,18 @@ static int judge_trees(struct run *R, struct phase *ph, const char *dir)
 			printf("\n");
 		}
 		if (dir && valid) {
+			json_t *j = gb_tree_to_json(&t, &R->m, "phoenixd", 1024);
+
 			snprintf(path, sizeof(path), "%s/%s", dir, R->m.nodes[r].name);
 			strcat(path, ".json");
-			if ((ret = gb_tree_save_json(&t, &R->m, "phoenixd", 1024, path)) < 0)
+			/* the k its latencies were measured at (decision 9) */
+			if (j)
+				json_object_set_new(j, "dilate", json_real(R->o->dilate));
+			if (!j || (ret = gb_json_save_atomic(j, path)) < 0) {
+				ret = j ? ret : -ENOMEM;
 				fail("cannot write '%s': %s", path, strerror(-ret));
+			}
+			json_decref(j);
 		}
 		gb_tree_release(&t);
 	}
@@ -610,8 +628,10 @@ static int pick_hosts(const struct gb_topo *t, int want, int *idx)
 	return k == want ? 0 : -EINVAL;
 }
 
-static int run(const struct opts *o)
+static int run(const struct opts *cmdline)
 {
+	struct opts od = *cmdline;      /* plus the grid's k, below */
+	const struct opts *o = &od;
 	struct run R;
 	struct gb_err e = { "" };
 	struct phx_params pp;
@@ -637,6 +657,8 @@ static int run(const struct opts *o)
 		fail("%s", e.msg);
 		goto cleanup;
 	}
+	/* decision 9: every process runs on the grid's virtual clock (phoenixd.h) */
+	od.dilate = gb_dilation(&R.g);
 	if (o->change && gb_topo_find_link(R.g.topo, link) < 0) {
 		fail("--change: no link '%s' in grid '%s'", link, R.g.prefix);
 		goto cleanup;
@@ -698,10 +720,14 @@ static int run(const struct opts *o)
 	R.quiet = o->quiet_rounds > 0 ? o->quiet_rounds : phx_max_int(2 * cycle + 3, 10);
 	R.quiet_change = o->quiet_rounds > 0 ? o->quiet_rounds : phx_max_int(cycle * pp.window + 3, 10);
 
-	printf("phoenixd: %d processes on grid '%s' (%s, %s backend), UDP port %d; round %d ms, "
+	char dil[64] = "";
+
+	if (o->dilate > 1)
+		snprintf(dil, sizeof(dil), ", time dilated x%g: every time virtual", o->dilate);
+	printf("phoenixd: %d processes on grid '%s' (%s, %s backend%s), UDP port %d; round %d ms, "
 	       "fanout %d, window %d, serial every %d rounds, quiet %d rounds (%d after a "
 	       "change), shortcut %s, serials %s\n",
-	       R.n, R.g.prefix, R.g.topo->name, gb_grid_backend(&R.g), o->port, o->round_ms,
+	       R.n, R.g.prefix, R.g.topo->name, gb_grid_backend(&R.g), dil, o->port, o->round_ms,
 	       pp.fanout, pp.window, pp.serial_every, R.quiet, R.quiet_change,
 	       pp.use_shortcut ? "on" : "off", pp.use_serial ? "on" : "off");
 	fflush(stdout);
@@ -716,7 +742,7 @@ static int run(const struct opts *o)
 		int ready = 0;
 
 		while (ready < R.n) {
-			if ((ret = pump(&R, (uint64_t)gb_now_ns() + 50000000ULL, NULL)) < 0)
+			if ((ret = pump(&R, phxd_now(R.o) + 50000000ULL, NULL)) < 0)
 				goto cleanup;
 			ready = 0;
 			for (int i = 0; i < R.n; i++)
@@ -727,7 +753,7 @@ static int run(const struct opts *o)
 			}
 		}
 	}
-	ph1.start = ((uint64_t)gb_now_ns() / R.round + 2) * R.round;
+	ph1.start = (phxd_now(R.o) / R.round + 2) * R.round;
 	ph1.quiet = R.quiet;
 	ph2.quiet = R.quiet_change;
 	if (send_cmd(&R, CMD_GO, &ph1.start, sizeof(ph1.start)) < 0) {
@@ -750,12 +776,12 @@ static int run(const struct opts *o)
 	if (o->change) {
 		struct gb_link_change lc = { .dir = -1 };
 
-		if ((ret = pump(&R, (uint64_t)gb_now_ns() + (uint64_t)(at * 1e9), NULL)) < 0)
+		if ((ret = pump(&R, phxd_now(R.o) + (uint64_t)(at * 1e9), NULL)) < 0)
 			goto cleanup;
 		lc.p.delay_ns = delay;
 		lc.p.set = GB_LD_DELAY;
 		ret = gb_grid_link_set(&R.g, link, &lc, &e);
-		ph2.start = (uint64_t)gb_now_ns();
+		ph2.start = phxd_now(R.o);
 		if (ret < 0) {
 			fail("%s", e.msg);
 			status = 1;
@@ -783,6 +809,8 @@ static int run(const struct opts *o)
 				    "fanout", pp.fanout, "window", pp.window, "quiet_rounds",
 				    R.quiet, "shortcut", pp.use_shortcut, "serial", pp.use_serial,
 				    "initial", phase_json(&R, &ph1));
+		if (summary)
+			json_object_set_new(summary, "dilate", json_real(o->dilate));
 		if (summary && o->change)
 			json_object_set_new(summary, "after_change",
 					    json_pack("{s:s, s:f, s:o}", "link", link, "delay_s",

@@ -8,7 +8,10 @@
 #ifndef GRIDBED_PHOENIXD_H
 #define GRIDBED_PHOENIXD_H
 
+#include <math.h>
 #include <stdint.h>
+
+#include "gbutil.h"
 
 #include "phoenix.h"
 
@@ -26,7 +29,43 @@ struct opts {
 	int no_shortcut, no_serial;
 	int serial_every;
 	int verbose;
+	double dilate;        /* the grid's time dilation k (gb_dilation()), set by
+				 the launcher from the grid, not the command line */
 };
+
+/*
+ * The virtual clock (ARCHITECTURE.md decision 9; emulator/dilate.h): on a
+ * grid dilated by k every time phoenixd deals in, the launcher's and the
+ * host processes', is CLOCK_MONOTONIC / k, shared by all of them as the
+ * monotonic clock is (decision 4).  So measured round trips and the hold
+ * times taken off them are in the topology's units, and the protocol's
+ * latencies, thresholds (shortcut_s, the margins) and the trees built on
+ * them are too; rounds, coalescing, the convergence timeout and --change's
+ * AT_S are virtual, k times longer on the wall clock; every reported time
+ * is virtual.  These three functions are the only conversions; timeouts
+ * that guard the processes themselves (readiness, collecting parents,
+ * reaping, progress lines) stay on the wall clock.
+ */
+
+/** phxd_virtual_ns() - a CLOCK_MONOTONIC time (ns) on the virtual clock (/ k). */
+static inline uint64_t phxd_virtual_ns(const struct opts *o, uint64_t wall_ns)
+{
+	return o->dilate > 1 ? (uint64_t)((double)wall_ns / o->dilate) : wall_ns;
+}
+
+/** phxd_now() - now on the virtual clock, ns. */
+static inline uint64_t phxd_now(const struct opts *o)
+{
+	return phxd_virtual_ns(o, (uint64_t)gb_now_ns());
+}
+
+/** phxd_wall_ms() - a virtual duration (ns) in wall-clock ms for poll(), rounded up. */
+static inline int phxd_wall_ms(const struct opts *o, uint64_t virt_ns)
+{
+	double ms = ceil((double)virt_ns * (o->dilate > 1 ? o->dilate : 1) / 1e6);
+
+	return ms > 1e9 ? 1000000000 : (int)ms;
+}
 
 static inline int phx_max_int(int a, int b)
 {

@@ -2,7 +2,9 @@
 /*
  * phoenixd_host.c - one phoenixd host process: seed 001's protocol
  * (phoenix.h) on one emulated host, over UDP in its namespace, driven by the
- * launcher through two pipes (phoenixd.h).
+ * launcher through two pipes (phoenixd.h).  Every time here is on the
+ * virtual clock of phoenixd.h (phxd_now(): CLOCK_MONOTONIC / k on a grid
+ * dilated by k, ARCHITECTURE.md decision 9).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -20,6 +22,7 @@
 /* ------------------------------------------------------------------ */
 
 struct host {
+	const struct opts *o;
 	struct phx_node nd;
 	int self, n, sock, rep, cmd;
 	const uint32_t *addr;
@@ -34,7 +37,7 @@ static void host_sendto(struct host *h, struct phx_msg *m)
 {
 	uint8_t buf[PHX_MSG_MAX];
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	uint64_t now = (uint64_t)gb_now_ns();
+	uint64_t now = phxd_now(h->o);
 	int len;
 
 	/* [choice 1] stamp probes, and time how long answers were held, at
@@ -100,7 +103,7 @@ static void host_report(struct host *h, int kind, int err)
 	r.kind = (uint8_t)kind;
 	r.node = (uint16_t)h->self;
 	r.err = err;
-	r.now = (uint64_t)gb_now_ns();
+	r.now = phxd_now(h->o);
 	if (kind == REP_STAT || kind == REP_PARENTS) {
 		r.round = nd->round;
 		r.msgs = nd->st.msgs;
@@ -188,6 +191,7 @@ int phxd_host_main(int self, int n, const uint32_t *addr, const struct opts *o,
 
 	memset(&h, 0, sizeof(h));
 	gb_rng_seed(&rng, pp->seed + (uint64_t)self);
+	h.o = o;
 	h.self = self;
 	h.n = n;
 	h.addr = addr;
@@ -242,16 +246,16 @@ int phxd_host_main(int self, int n, const uint32_t *addr, const struct opts *o,
 
 	for (;;) {
 		struct pollfd pf[2] = { { h.sock, POLLIN, 0 }, { cmd, POLLIN, 0 } };
-		uint64_t now = (uint64_t)gb_now_ns(), deadline = next;
+		uint64_t now = phxd_now(o), deadline = next;
 		int timeout;
 
 		for (int d = 0; d < n; d++)
 			if (h.pend_since[d] && h.pend_since[d] + h.coalesce < deadline)
 				deadline = h.pend_since[d] + h.coalesce;
-		timeout = deadline <= now ? 0 : (int)((deadline - now + 999999) / 1000000);
+		timeout = deadline <= now ? 0 : phxd_wall_ms(o, deadline - now);
 		if (poll(pf, 2, timeout) < 0 && errno != EINTR)
 			return 1;
-		now = (uint64_t)gb_now_ns();
+		now = phxd_now(o);
 		if (pf[1].revents) {
 			char c;
 
@@ -268,13 +272,14 @@ int phxd_host_main(int self, int n, const uint32_t *addr, const struct opts *o,
 
 			if (len < 0)
 				break;
+			rx = phxd_virtual_ns(o, rx); /* decision 9: the virtual clock */
 			if (phx_decode(msg, buf, (size_t)len) < 0)
 				continue;
 			if (phx_node_recv(&h.nd, msg, rx) < 0)
 				return 1;
-			host_drain(&h, (uint64_t)gb_now_ns());
+			host_drain(&h, phxd_now(o));
 		}
-		now = (uint64_t)gb_now_ns();
+		now = phxd_now(o);
 		if (now >= next) {
 			if (phx_node_tick(&h.nd, now) < 0)
 				return 1;
