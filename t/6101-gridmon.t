@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # gridmon on a live two-clusters grid (a-1..a-4 | 5ms 100mbit | b-1..b-4):
 #   - one round (--once) writes a versioned matrix file whose inter-cluster
-#     latency is at least the configured one-way path delay and below twice
-#     it plus 1 ms, and whose bandwidth is 30-110 % of the path bottleneck;
+#     latency is at least the configured one-way path delay less 50 us (the
+#     delay line subtracts its measured cost per hop, emulator/calibrate.h,
+#     and issue 16's per-hop target is max(2 %, 50 us)) and below twice it
+#     plus 1 ms, and whose bandwidth is 30-110 % of the path bottleneck;
 #   - the file loads with the planner library (gridtree plan --matrix);
 #   - the probe traffic it records is what the budget allows;
 #   - a 70 % capacity cut of the WAN link shows up within two periods.
@@ -37,8 +39,9 @@ is "$(jq '.nodes | length' "$m")" 8 "one row per host"
 for pair in "0 4 a-1>b-1" "4 0 b-1>a-1"; do
 	set -- $pair
 	lat=$(jq ".lat[$1][$2]" "$m"); bw=$(jq ".bw[$1][$2]" "$m")
-	ok $(between "$lat_cfg" "$(awk -v l=$lat_cfg 'BEGIN{print 2*l+0.001}')" "$lat"; echo $?) \
-		"$3 latency $lat s within [configured $lat_cfg, 2x + 1 ms)"
+	ok $(between "$(awk -v l=$lat_cfg 'BEGIN{print l-0.00005}')" \
+		"$(awk -v l=$lat_cfg 'BEGIN{print 2*l+0.001}')" "$lat"; echo $?) \
+		"$3 latency $lat s within [configured $lat_cfg - 50 us, 2x + 1 ms)"
 	# Timed at the sender from acknowledged bytes (mon_probe.c), a round
 	# no longer reads more than the link carries (TCP's payload ceiling is
 	# 96.5 %); when the box starves the delay line, the link really
