@@ -112,6 +112,14 @@
  *   pass <ns>                    -> ok | err <message>  (the "pass_ns" above,
  *                                   for packets arriving from now on)
  *   stats                        -> one JSON object (below)
+ *   fidelity                     -> { "t_ns": N (CLOCK_MONOTONIC), "rx_packets",
+ *                                   "tx_packets", "late", "dropped_nomem",
+ *                                   "tx_errors": totals over every direction,
+ *                                   "max_ns": the largest lateness so far,
+ *                                   "hist": [[bucket, count], ...] } - the
+ *                                   merged lateness histogram's non-empty
+ *                                   buckets (tapd_queue.h), for quantiles
+ *                                   over any interval by subtraction
  *   quit                         -> ok, then the daemon exits
  *   anything else                -> err <message>
  *

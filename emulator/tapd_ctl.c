@@ -334,6 +334,53 @@ cleanup:
 	return out;
 }
 
+/*
+ * `fidelity`: what a run's fidelity monitor samples (issue 16), small and
+ * cheap enough to ask for every 100 ms: the clock, the totals that tell
+ * whether the delay line kept up, and the merged lateness histogram as
+ * [bucket, count] pairs of its non-empty buckets (tapd_queue.h's layout),
+ * so that the caller can take quantiles over any interval by subtraction.
+ */
+static char *req_fidelity(struct tapd *t)
+{
+	struct tq_hist *h = malloc(sizeof(*h)), *all = calloc(1, sizeof(*all));
+	json_t *root = NULL, *hist = json_array();
+	uint64_t tx = 0, late = 0, nomem = 0, txerr = 0, rx = 0;
+	char *out = NULL;
+
+	if (!h || !all || !hist)
+		goto cleanup;
+	for (size_t i = 0; i < t->nlinks; i++)
+		for (int s = 0; s < 2; s++) {
+			struct tapd_dir *d = &t->links[i].dir[s];
+
+			rx += TAPD_LD(d->c.rx_packets);
+			tx += TAPD_LD(d->c.tx_packets);
+			late += TAPD_LD(d->c.late);
+			nomem += TAPD_LD(d->c.dropped_nomem);
+			txerr += TAPD_LD(d->c.tx_errors);
+			tq_hist_snapshot(&d->lateness, h);
+			tq_hist_merge(all, h);
+		}
+	for (unsigned b = 0; b < TQ_HIST_BUCKETS; b++)
+		if (all->b[b])
+			json_array_append_new(hist, json_pack("[i, I]", (int)b, (json_int_t)all->b[b]));
+	root = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			 "t_ns", (json_int_t)tapd_now_ns(), "rx_packets", (json_int_t)rx,
+			 "tx_packets", (json_int_t)tx, "late", (json_int_t)late,
+			 "dropped_nomem", (json_int_t)nomem, "tx_errors", (json_int_t)txerr,
+			 "max_ns", (json_int_t)all->max, "hist", hist);
+	hist = NULL;
+	if (root)
+		out = json_dumps(root, JSON_COMPACT);
+cleanup:
+	json_decref(hist);
+	json_decref(root);
+	free(h);
+	free(all);
+	return out;
+}
+
 /* Send @msg as messages of at most REPLY_CHUNK bytes. */
 static void ctl_reply(int fd, const char *msg)
 {
@@ -393,9 +440,13 @@ void tapd_ctl_serve(struct tapd *t, int fd)
 		req_set(t, tok, ntok, reply, sizeof(reply));
 	} else if (!strcmp(tok[0], "pass")) {
 		req_pass(t, tok, ntok, reply, sizeof(reply));
+	} else if (!strcmp(tok[0], "fidelity") && ntok == 1) {
+		big = req_fidelity(t);
+		if (!big)
+			snprintf(reply, sizeof(reply), "err out of memory");
 	} else {
 		snprintf(reply, sizeof(reply), "err unknown request '%.64s' (ping, set, pass, "
-			 "stats, quit)", tok[0]);
+			 "stats, fidelity, quit)", tok[0]);
 	}
 	ctl_reply(fd, big ? big : reply);
 	free(big);
