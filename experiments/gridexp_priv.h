@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "gbemu.h"
+#include "fidelity.h"
 #include "gbexp.h"
 #include "gbload.h"
 
@@ -122,6 +123,10 @@ struct run {
 	long applog_off;             /* how much of applog.txt count_applog() has read */
 	int bcasts;                  /* broadcasts started (lines of applog.txt) */
 	char status[160];            /* "ok", "interrupted" or "failed: ..." (+ the reason) */
+	struct gb_fid_sample *fid;   /* the fidelity monitor's samples (gridexp_fidelity.c) */
+	int nfid, cfid;              /* ... taken, room for */
+	struct tq_hist *fid_h0;      /* the delay line's lateness histogram at the first one */
+	double fid_last;             /* when the last periodic one was taken */
 };
 
 /** What `run` and `check` were asked (parse_run_opts()). */
@@ -234,6 +239,21 @@ void capture_sample(struct runner *R, struct run *r, int force);
 
 /** capture_finish() - stop the capture; capture.csv and capture-links.csv. */
 void capture_finish(struct runner *R, struct run *r);
+
+/* gridexp_fidelity.c */
+
+/** fidelity_start() - the fidelity monitor's first sample (when the broadcasts may start). */
+void fidelity_start(struct runner *R, struct run *r);
+
+/** fidelity_tick() - a sample when FID_PERIOD has passed since the last (after _start()). */
+void fidelity_tick(struct runner *R, struct run *r);
+
+/**
+ * fidelity_finish() - the last sample; fidelity.csv (one row per broadcast
+ * of broadcasts.csv) and the run's verdict for run.json, or NULL when the
+ * monitor never started.  Frees the samples.
+ */
+json_t *fidelity_finish(struct runner *R, struct run *r);
 
 /* gridexp_meta.c */
 

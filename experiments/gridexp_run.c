@@ -491,8 +491,11 @@ int run_one(struct runner *R, struct run *r)
 			}
 			if (r->go && write_go(R, r) < 0)
 				warnx("cannot write %s/go.json", r->tmp);
+			if (r->go)
+				fidelity_start(R, r);
 		}
 		capture_sample(R, r, 0);
+		fidelity_tick(R, r);
 		if (t - last_mon > 0.25) {
 			matrix_poll(R);
 			last_mon = t;
@@ -523,6 +526,7 @@ int run_one(struct runner *R, struct run *r)
 	snprintf(path, sizeof(path), "%s/broadcasts.csv", r->tmp);
 	if (exists(path))
 		gx_wan_compute(r->tmp);
+	json_t *fid = fidelity_finish(R, r);
 	matrix_poll(R);
 	status_of(&r->mpirun, r->status, sizeof(r->status), interrupted);
 	reason[0] = '\0';
@@ -559,7 +563,9 @@ int run_one(struct runner *R, struct run *r)
 		json_object_set_new(j, "mpirun_status", json_integer(r->mpirun.status));
 		json_t *tcp = gb_grid_tcp_json(&R->g);
 		json_object_set_new(j, "tcp", tcp ? tcp : json_null());
+		json_object_set(j, "fidelity", fid ? fid : json_null());
 	}
+	json_decref(fid);
 	ret = write_json(path, j);
 	for (int i = 0; argv[i]; i++)
 		free(argv[i]);

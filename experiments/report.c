@@ -37,6 +37,7 @@
 #include "gbyaml.h"
 #include "results.h"
 #include "report_priv.h"
+#include "fidelity.h"
 
 /* ------------------------------------------------------------------ */
 /* Collecting the rows (struct coll: report_priv.h)                   */
@@ -137,6 +138,14 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 	if (!rj)
 		return rfail(err, errlen, "%s: %s", path, ret == -EINVAL ? je.text : strerror(-ret));
 	r->failed = strcmp(json_string_value(json_object_get(rj, "status")) ?: "", "ok") != 0;
+	{
+		json_t *fj = json_object_get(rj, "fidelity");
+
+		r->fid_strayed = json_is_object(fj) ? json_is_true(json_object_get(fj, "strayed")) : -1;
+		r->fid_bcasts = (int)json_integer_value(json_object_get(fj, "broadcasts"));
+		r->fid_bcasts_strayed = (int)json_integer_value(json_object_get(fj,
+									"broadcasts_strayed"));
+	}
 	json_decref(rj);
 	snprintf(path, sizeof(path), "%s/runs/%s/broadcasts.csv", C->dir, r->id);
 	ret = gx_csv_read(path, &b);
@@ -292,6 +301,50 @@ static json_t *incomplete_json(const struct coll *C, FILE *f)
 			fprintf(f, "%s%s: %s\n", n++ ? "" : "\nruns not complete:\n", r->id, why);
 	}
 	return a;
+}
+
+/* The fidelity monitor's counts over the complete runs (gridexp_fidelity.c). */
+static void fidelity_count(const struct coll *C, int *runs, int *rs, int *bc, int *bs)
+{
+	*runs = *rs = *bc = *bs = 0;
+	for (int k = 0; k < C->nruns; k++) {
+		const struct run *r = &C->runs[k];
+
+		if (!r->complete || r->fid_strayed < 0)
+			continue;
+		(*runs)++;
+		*rs += r->fid_strayed;
+		*bc += r->fid_bcasts;
+		*bs += r->fid_bcasts_strayed;
+	}
+}
+
+static json_t *fidelity_json(const struct coll *C)
+{
+	int runs, rs, bc, bs;
+
+	fidelity_count(C, &runs, &rs, &bc, &bs);
+	return json_pack("{s:i, s:i, s:i, s:i, s:f, s:f}", "runs_monitored", runs,
+			 "runs_strayed", rs, "broadcasts_monitored", bc, "broadcasts_strayed", bs,
+			 "max_late_share", GB_FID_MAX_LATE_SHARE, "max_cpu_some_share",
+			 GB_FID_MAX_CPU_SOME);
+}
+
+/* One line: how many runs and broadcasts the machine did not emulate faithfully. */
+static void fidelity_text(const struct coll *C, FILE *f)
+{
+	int runs, rs, bc, bs;
+
+	fidelity_count(C, &runs, &rs, &bc, &bs);
+	if (!runs) {
+		fprintf(f, "\nfidelity: no run was monitored\n");
+		return;
+	}
+	fprintf(f, "\nfidelity: %d of %d runs and %d of %d broadcasts strayed (more than %.0f %% "
+		"of the packets released late, a packet lost by the machine, or CPU pressure more "
+		"than %.0f %% of the time)%s\n", rs, runs, bs, bc, GB_FID_MAX_LATE_SHARE * 100,
+		GB_FID_MAX_CPU_SOME * 100, rs || bs ? ": their times are the machine's as much as "
+		"the network's; see runs/*/fidelity.csv and run.json \"fidelity\"" : "");
 }
 
 /* The time dilation the results were taken at (1 for results from before it existed). */
@@ -461,6 +514,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		goto cleanup;
 	}
 	gx_summary_write_text(&s, title, f);
+	fidelity_text(&C, f);
 	notdone = incomplete_json(&C, f);
 	ret = gx_report_branches(&C, f, &branches);
 	write_setup_text(&C, f);
@@ -469,6 +523,8 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		goto cleanup;
 	}
 	j = summary_json(&C, &s, complete, failed);
+	if (j)
+		json_object_set_new(j, "fidelity", fidelity_json(&C));
 	if (j && notdone)
 		json_object_set(j, "incomplete", notdone);
 	if (j && branches)

@@ -14,6 +14,9 @@ struct run {
 	char id[128];
 	int algo, cond, rep;
 	int complete, failed;
+	/* the fidelity monitor's verdict (run.json "fidelity"; gridexp_fidelity.c):
+	 * -1 not monitored, 0 faithful, 1 strayed; broadcasts judged and strayed */
+	int fid_strayed, fid_bcasts, fid_bcasts_strayed;
 };
 
 struct coll {
