@@ -412,13 +412,21 @@ static int cmd_probe(int argc, char **argv)
 			o.count = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tcp") && i + 1 < argc)
 			o.tcp_seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
+			char *end;
+
+			o.interval = strtod(argv[++i], &end);
+			if (*end || !(o.interval >= 0 && o.interval <= 10))
+				return die(2, "probe: ", "--interval must be seconds in [0, 10]");
+		}
 		else if (argv[i][0] != '-' && np < 2)
 			pos[np++] = argv[i];
 		else {
 			int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
 			fprintf(help ? stdout : stderr,
-				"usage: gridemu probe SRC DST [--count N] [--tcp SECONDS]\n"
-				"  UDP echo RTTs and TCP goodput from SRC to DST over the data plane.\n");
+				"usage: gridemu probe SRC DST [--count N] [--interval S] [--tcp SECONDS]\n"
+				"  UDP echo RTTs (N echoes, S seconds apart, default 20 and 0.01) and\n"
+				"  TCP goodput from SRC to DST over the data plane.\n");
 			return help ? 0 : 2;
 		}
 	}

@@ -5,12 +5,12 @@
 #
 #   emulator/bench/hop-accuracy.sh [--topologies "two-clusters teragrid ..."]
 #                                  [--count N] [--csv FILE] [--modes "cal nocal"]
-#                                  [--dilate K]
+#                                  [--dilate K] [--interval S]
 #
 # For each topology and mode it brings the grid up (mode nocal: `up
 # --no-calibrate`), then, from the topology's root host, measures the p50
-# of N UDP echoes (`gridemu probe`, 10 ms apart, default 50) to one host of
-# each class:
+# of N UDP echoes (`gridemu probe`, S seconds apart: default 50 and 0.01) to
+# one host of each class:
 #   cluster  the first other host of the root's cluster
 #   site     the first host of another cluster of the root's site
 #   wan      the host of another site with the longest configured path
@@ -28,7 +28,7 @@ src=$(cd "$here/../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
 topos="two-clusters three-clusters phoenix transatlantic teragrid grid5000"
-count=50; csv=""; modes="cal nocal"; dilate=1
+count=50; csv=""; modes="cal nocal"; dilate=1; interval=0.01
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--topologies) topos=$2; shift ;;
@@ -36,6 +36,7 @@ while [ $# -gt 0 ]; do
 		--csv) csv=$2; shift ;;
 		--modes) modes=$2; shift ;;
 		--dilate) dilate=$2; shift ;;
+		--interval) interval=$2; shift ;;
 		-h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "hop-accuracy.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
@@ -55,11 +56,11 @@ trap 'exit 130' INT TERM
 
 # p50 of N UDP echoes (gridemu probe, 10 ms apart) from node $1 to node $2, in ms
 echo_p50() {
-	"$GRIDEMU" probe "$1" "$2" --count "$count" --tcp 0 |
+	"$GRIDEMU" probe "$1" "$2" --count "$count" --interval "$interval" --tcp 0 |
 		sed -n 's|.*rtt min/p50/p99/max [0-9.]*/\([0-9.]*\)/.*|\1|p'
 }
 
-echo "topology,mode,dilate,class,src,dst,configured_ms,p50_ms,self_ms,err_us,err_net_us,limit_us,within,pass_us,load1" > "$csv"
+echo "topology,mode,dilate,interval_s,class,src,dst,configured_ms,p50_ms,self_ms,err_us,err_net_us,limit_us,within,pass_us,load1" > "$csv"
 printf '%-14s %-5s %-7s %-16s %10s %9s %8s %8s %11s %6s\n' TOPOLOGY MODE CLASS PAIR \
 	CONFIG_MS P50_MS SELF_MS ERR_US ERR-SELF_US WITHIN
 for topo in $topos; do
@@ -119,7 +120,7 @@ err = (m - c) * 1e3; net = (m - b - c) * 1e3; lim = max(0.02 * c * 1e3, 50.0)
 print('%.0f %.0f %.0f %s' % (err, net, lim, 'yes' if abs(err) <= lim else 'no'))")
 			printf '%-14s %-5s %-7s %-16s %10s %9s %8s %8s %11s %6s\n' "$topo" "$mode" "$cls" \
 				"$s>$d" "$cfg" "$p50" "$selfp" "$err" "$errnet" "$ok"
-			echo "$topo,$mode,$dilate,$cls,$s,$d,$cfg,$p50,$selfp,$err,$errnet,$lim,$ok,$pass,$load" >> "$csv"
+			echo "$topo,$mode,$dilate,$interval,$cls,$s,$d,$cfg,$p50,$selfp,$err,$errnet,$lim,$ok,$pass,$load" >> "$csv"
 		done < "$tmp/sel"
 		[ "$mode" = cal ] && echo "  ($topo: delay line cost ${pass} us per traversal, load $(cut -d' ' -f1 /proc/loadavg))"
 	done
