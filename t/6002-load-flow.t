@@ -14,8 +14,7 @@ source "$(dirname "$0")/lib-netns.sh"
 require_netns
 require_gridemu
 require_cmd tc
-GRIDLOAD=${GRIDLOAD:-$GRIDBED_BUILD/loadgen/gridload}
-[ -x "$GRIDLOAD" ] || bail "gridload not built at $GRIDLOAD"
+require_built GRIDLOAD loadgen/gridload
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; gb_cleanup' EXIT

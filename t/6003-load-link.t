@@ -36,8 +36,7 @@ require_netns
 require_gridemu
 require_cmd iperf3
 require_cmd tc
-GRIDLOAD=${GRIDLOAD:-$GRIDBED_BUILD/loadgen/gridload}
-[ -x "$GRIDLOAD" ] || bail "gridload not built at $GRIDLOAD"
+require_built GRIDLOAD loadgen/gridload
 
 RATE=100  # Mbit/s, a's uplink (teragrid's)
 FRAC=0.7

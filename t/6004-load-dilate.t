@@ -21,8 +21,7 @@ require_netns
 require_gridemu
 require_cmd jq
 require_cmd tc
-GRIDLOAD=${GRIDLOAD:-$GRIDBED_BUILD/loadgen/gridload}
-[ -x "$GRIDLOAD" ] || bail "gridload not built at $GRIDLOAD"
+require_built GRIDLOAD loadgen/gridload
 
 K=10
 FRAC=0.4

@@ -14,8 +14,7 @@ source "$(dirname "$0")/lib-netns.sh"
 require_netns
 require_gridemu
 require_cmd jq
-GRIDMON=${GRIDMON:-$GRIDBED_BUILD/collectives/gridmon}
-[ -x "$GRIDMON" ] || bail "gridmon not built at $GRIDMON"
+require_built GRIDMON collectives/gridmon
 
 tmp=$(mktemp -d /tmp/gb-6106.XXXXXX)
 trap 'st=$?; rm -rf "$tmp"; (exit $st); gb_cleanup' EXIT

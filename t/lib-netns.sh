@@ -80,6 +80,13 @@ require_netns() {
 }
 require_gridemu() { [ -x "$GRIDEMU" ] || bail "gridemu not built at $GRIDEMU"; }
 require_cmd() { command -v "$1" >/dev/null || skip_all "$1 is not installed"; }
+# require_built VAR PATH: $VAR (if set) or $GRIDBED_BUILD/PATH must be an
+# executable; VAR is set to it (e.g. require_built GRIDLOAD loadgen/gridload).
+require_built() {
+	local v=${!1:-$GRIDBED_BUILD/$2}
+	[ -x "$v" ] || bail "${2##*/} not built at $v"
+	printf -v "$1" '%s' "$v"
+}
 # What every campaign test needs: a grid, gridexp (in $GX), synthapp, mpirun
 # and jq, and OpenMPI told that root and many orteds on one box are fine.
 require_gridexp() {
