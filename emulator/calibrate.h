@@ -7,10 +7,13 @@
  * Why: under the tap backend a packet crossing a link spends time outside
  * the daemon's heap - the daemon's wake-up, the kernel's forwarding inside
  * write(2), the next read - on top of its configured delay.  Measured on
- * the 2-core CI VM: 45-60 us per traversal, so a 14-traversal path is
- * ~0.7 ms longer than configured and a 4-traversal path inside a cluster
- * (80 us configured) takes ~0.3 ms.  The netem backend has no such daemon
- * (the kernel holds the packets), so there is nothing to calibrate.
+ * the 2-core CI VM: 45-60 us per traversal while idle vCPUs could halt (a
+ * 14-traversal path ~0.7 ms longer than configured, a 4-traversal path
+ * inside a cluster, 80 us configured, ~0.3 ms), 11-23 us since the daemon
+ * holds their wake-up latency at 0 (tapd.h, --no-pm-qos); more when the
+ * box idles longer between packets (docs/measurements.md, issue 16).  The
+ * netem backend has no such daemon (the kernel holds the packets), so
+ * there is nothing to calibrate.
  *
  * How (choices, since no paper describes this):
  *  - One pair, measured with the delay line compensating nothing: the

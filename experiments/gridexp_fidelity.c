@@ -96,7 +96,7 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 	struct tq_hist *h1 = calloc(1, sizeof(*h1));
 	struct gb_fid_verdict run, b;
 	struct gx_csv t = { 0 };
-	char path[PATH_MAX];
+	char path[PATH_MAX], *ftmp = NULL;
 	FILE *f = NULL;
 	json_t *j = NULL;
 	int nb = 0, strayed = 0, cs, cc;
@@ -108,7 +108,7 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 	snprintf(path, sizeof(path), "%s/broadcasts.csv", r->tmp);
 	if (gx_csv_read(path, &t) == 0) {
 		snprintf(path, sizeof(path), "%s/fidelity.csv", r->tmp);
-		f = fopen(path, "we");
+		f = gb_atomic_open(path, &ftmp);
 	}
 	cs = gx_csv_col(&t, "start_time");
 	cc = gx_csv_col(&t, "completion_time");
@@ -135,7 +135,7 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 		gb_csv_field(f, b.why);
 		fputc('\n', f);
 	}
-	if (f && fclose(f) != 0)
+	if (f && gb_atomic_close(f, ftmp, path, 0, 0) < 0)
 		warnx("cannot write %s", path);
 	j = verdict_json(&run);
 	if (j) {
