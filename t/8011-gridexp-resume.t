@@ -63,8 +63,11 @@ gx=$!
 for _ in $(seq 300); do dir=$(ls -d "$tmp"/res/t8011/2* 2>/dev/null); [ -n "$dir" ] && break; sleep 0.1; done
 wait_app binomial "$tmp/1.log"; ok $? "run 2 (binomial) started after run 1" || sed 's/^/#   /' "$tmp/1.log"
 kill -9 "$gx"; wait "$gx" 2>/dev/null; gx=
-sleep 2
-is "$(ours)" 0 "after SIGKILL, every process of the run died with gridexp"
+# they die by themselves (parent-death signals, then mpirun's teardown of
+# its orteds and ranks): give them up to 10 s on a busy box
+for _ in $(seq 100); do [ "$(ours)" = 0 ] && break; sleep 0.1; done
+is "$(ours)" 0 "after SIGKILL, every process of the run died with gridexp" ||
+	pgrep -af -- "$tmp/res" | grep -v "^$$ " | sed 's/^/#   left: /' | cut -c1-200
 ok "$( [ -f "$dir/runs/unloaded-mpich-g2-r1/complete" ] && [ ! -e "$dir/runs/unloaded-binomial-r1" ]; echo $?)" \
 	"run 1 is complete, run 2 is not"
 
