@@ -144,28 +144,21 @@ int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
 	return err;
 }
 
-int gb_grid_calib_load(struct gb_grid *g, struct gb_calib *c)
+/* Parse calibration.json's object @o into @c; 0 or -EINVAL. */
+static int calib_parse(const struct gb_topo *t, json_t *o, struct gb_calib *c)
 {
-	const struct gb_topo *t = g->topo;
-	char path[PATH_MAX];
-	json_t *o;
 	const char *src = NULL, *dst = NULL, *bmin = "";
 	json_int_t cfg = 0, pass = 0, bmin_ns = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->src = c->dst = c->below_min_link = -1;
-	gb_grid_rpath(g, "calibration.json", path, sizeof(path));
-	if (!(o = json_load_file(path, 0, NULL)))
-		return errno == ENOENT ? -ENOENT : -EINVAL;
 	c->load1 = -1;
 	if (json_unpack(o, "{s:s, s:s, s:i, s:I, s:F, s:F, s:F, s:I, s:i, s:i, s:s, s:I, s?F}", "src",
 			&src, "dst", &dst, "traversals", &c->traversals, "config_ns", &cfg, "self_s",
 			&c->self_s, "before_s", &c->before_s, "after_s", &c->after_s, "pass_ns",
 			&pass, "probes", &c->probes, "below", &c->below, "below_min", &bmin,
-			"below_min_ns", &bmin_ns, "load1", &c->load1) < 0) {
-		json_decref(o);
+			"below_min_ns", &bmin_ns, "load1", &c->load1) < 0)
 		return -EINVAL;
-	}
 	c->config_ns = (uint64_t)cfg;
 	c->pass_ns = (uint64_t)pass;
 	c->below_min_ns = (uint64_t)bmin_ns;
@@ -179,8 +172,29 @@ int gb_grid_calib_load(struct gb_grid *g, struct gb_calib *c)
 		if (*bmin && !strcmp(t->links[k].name, bmin))
 			c->below_min_link = k;
 	c->done = c->src >= 0 && c->dst >= 0;
-	json_decref(o);
 	return c->done ? 0 : -EINVAL;
+}
+
+int gb_grid_calib_read(struct gb_grid *g, struct gb_calib *c, json_t **json)
+{
+	char path[PATH_MAX];
+	json_t *o;
+	int err;
+
+	if (json)
+		*json = NULL;
+	gb_grid_rpath(g, "calibration.json", path, sizeof(path));
+	if (!(o = json_load_file(path, 0, NULL))) {
+		memset(c, 0, sizeof(*c));
+		c->src = c->dst = c->below_min_link = -1;
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	}
+	err = calib_parse(g->topo, o, c);
+	if (!err && json)
+		*json = o;
+	else
+		json_decref(o);
+	return err;
 }
 
 void gb_calib_describe(const struct gb_topo *t, const struct gb_calib *c, char *line,

@@ -40,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "gbemu.h"
 
 /** What a calibration measured and set (also kept in the run directory). */
@@ -71,11 +73,13 @@ struct gb_calib {
 int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e);
 
 /**
- * gb_grid_calib_load() - read back what gb_grid_calibrate() recorded for
- * the grid @g is attached to.  Return: 0, -ENOENT (not calibrated) or
- * -errno.
+ * gb_grid_calib_read() - read back what gb_grid_calibrate() recorded for
+ * the grid @g is attached to, into @c; if @json is not NULL and the record
+ * is valid, *@json gets it as read (calibration.json's object, the
+ * caller's reference to drop), else NULL.  Return: 0, -ENOENT (not
+ * calibrated) or -EINVAL (unreadable or not this grid's).
  */
-int gb_grid_calib_load(struct gb_grid *g, struct gb_calib *c);
+int gb_grid_calib_read(struct gb_grid *g, struct gb_calib *c, json_t **json);
 
 /**
  * gb_calib_describe() - @c in words for the CLIs: @line gets the one-line

@@ -7,7 +7,6 @@
 #include "dilate.h"
 #include "grid_priv.h"
 #include "shaping.h"
-#include "tapd.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -39,58 +38,55 @@ static double cpu_some(void)
 	return v;
 }
 
-int gb_fid_sample(struct gb_grid *g, struct gb_fid_sample *s, struct tq_hist *out)
+/* The delay line's "fidelity" reply (tapd_ctl.c) into @s and, if not NULL, @hist. */
+static void parse_reply(json_t *j, uint64_t from, struct gb_fid_sample *s, struct tq_hist *hist)
 {
-	char ctl[PATH_MAX];
-	char *reply;
-	json_t *j, *h, *pair;
-	struct tq_hist *hist = out ? out : malloc(sizeof(*hist));
-	uint64_t from = (uint64_t)(GB_FID_LATE_NS * gb_dilation(g));
+	unsigned first = tq_hist_bucket(from);
+	json_t *pair;
 	size_t i;
-	int r = 0;
 
-	memset(s, 0, sizeof(*s));
-	if (!hist)
-		return -ENOMEM;
-	memset(hist, 0, sizeof(*hist));
-	s->cpu_some_s = cpu_some();
-	s->t = gb_now();
-	if (!g->shaper || !g->shaper->pass)	/* no delay line (netem) */
-		goto out;
-	if (!(reply = malloc(65536))) {
-		r = -ENOMEM;
-		goto out;
-	}
-	gb_grid_rpath(g, "tapd.sock", ctl, sizeof(ctl));
-	r = gb_tapd_request(ctl, "fidelity", reply, 65536);
-	j = r > 0 && reply[0] == '{' ? json_loads(reply, 0, NULL) : NULL;
-	free(reply);
-	r = 0;
-	if (!j)
-		goto out;
 	s->delay_line = 1;
 	s->t = (double)json_integer_value(json_object_get(j, "t_ns")) * 1e-9;
 	s->tx = (uint64_t)json_integer_value(json_object_get(j, "tx_packets"));
 	s->lost = (uint64_t)json_integer_value(json_object_get(j, "dropped_nomem")) +
 		  (uint64_t)json_integer_value(json_object_get(j, "tx_errors"));
-	hist->max = (uint64_t)json_integer_value(json_object_get(j, "max_ns"));
-	h = json_object_get(j, "hist");
-	json_array_foreach(h, i, pair) {
+	if (hist)
+		hist->max = (uint64_t)json_integer_value(json_object_get(j, "max_ns"));
+	json_array_foreach(json_object_get(j, "hist"), i, pair) {
 		json_int_t b = json_integer_value(json_array_get(pair, 0));
+		uint64_t n = (uint64_t)json_integer_value(json_array_get(pair, 1));
 
-		if (b >= 0 && b < TQ_HIST_BUCKETS) {
-			hist->b[b] = (uint64_t)json_integer_value(json_array_get(pair, 1));
-			hist->count += hist->b[b];
+		if (b < 0 || b >= TQ_HIST_BUCKETS)
+			continue;
+		if ((unsigned)b >= first)	/* late: from the bucket holding the threshold up */
+			s->late += n;
+		if (hist) {
+			hist->b[b] = n;
+			hist->count += n;
 		}
 	}
+}
+
+int gb_fid_sample(struct gb_grid *g, struct gb_fid_sample *s, struct tq_hist *hist)
+{
+	/* at most TQ_HIST_BUCKETS [bucket, count] pairs: ~17 KB */
+	char reply[32768];
+	json_t *j;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	if (hist)
+		memset(hist, 0, sizeof(*hist));
+	s->cpu_some_s = cpu_some();
+	s->t = gb_now();
+	if (!g->shaper || !g->shaper->request)	/* no delay line (netem) */
+		return 0;
+	r = g->shaper->request(g, "fidelity", reply, sizeof(reply));
+	j = r > 0 && reply[0] == '{' ? json_loads(reply, 0, NULL) : NULL;
+	if (j)
+		parse_reply(j, (uint64_t)(GB_FID_LATE_NS * gb_dilation(g)), s, hist);
 	json_decref(j);
-	/* late: the buckets from the one holding GB_FID_LATE_NS x k up */
-	for (unsigned b = tq_hist_bucket(from); b < TQ_HIST_BUCKETS; b++)
-		s->late += hist->b[b];
-out:
-	if (hist != out)
-		free(hist);
-	return r < 0 ? r : 0;
+	return 0;
 }
 
 void gb_fid_judge(const struct gb_fid_sample *a, const struct gb_fid_sample *b,

@@ -129,7 +129,7 @@ static int cmd_up(int argc, char **argv)
 		struct gb_calib cal;
 		char line[512], warn[512];
 
-		if (gb_grid_calib_load(&g, &cal) == 0) {
+		if (gb_grid_calib_read(&g, &cal, NULL) == 0) {
 			gb_calib_describe(g.topo, &cal, line, sizeof(line), warn, sizeof(warn));
 			if (!quiet)
 				printf("%s\n", line);

@@ -42,6 +42,12 @@ struct gb_shaper {
 	 * delay from now on (calibrate.h).  NULL: the backend has no such cost.
 	 */
 	int (*pass)(struct gb_grid *g, uint64_t ns, struct gb_err *e);
+	/**
+	 * Send the helper's control request @req (tapd.h's protocol, e.g.
+	 * "fidelity") and put its NUL-terminated reply in @reply.  Return: the
+	 * reply's length or -errno.  NULL: the backend has no helper to ask.
+	 */
+	int (*request)(struct gb_grid *g, const char *req, char *reply, size_t len);
 };
 
 extern const struct gb_shaper gb_shaper_netem;

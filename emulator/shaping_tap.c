@@ -381,16 +381,23 @@ static int tap_health(struct gb_grid *g, char *why, size_t whylen)
 }
 
 /* The daemon's pass-through cost (calibrate.h): `pass <ns>` on its socket. */
-static int tap_pass(struct gb_grid *g, uint64_t ns, struct gb_err *e)
+static int tap_request(struct gb_grid *g, const char *req, char *reply, size_t len)
 {
-	char ctl[PATH_MAX], req[64], reply[256];
-	int r;
+	char ctl[PATH_MAX];
 
 	path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
+	return gb_tapd_request(ctl, req, reply, len);
+}
+
+static int tap_pass(struct gb_grid *g, uint64_t ns, struct gb_err *e)
+{
+	char req[64], reply[256];
+	int r;
+
 	snprintf(req, sizeof(req), "pass %" PRIu64, ns);
-	r = gb_tapd_request(ctl, req, reply, sizeof(reply));
+	r = tap_request(g, req, reply, sizeof(reply));
 	if (r < 0) {
-		gb_err_set(e, "the delay line on %s: %s", ctl, strerror(-r));
+		gb_err_set(e, "the delay line of grid %s: %s", g->prefix, strerror(-r));
 		return r;
 	}
 	if (strcmp(reply, "ok")) {
@@ -410,4 +417,5 @@ const struct gb_shaper gb_shaper_tap = {
 	.stop = tap_stop,
 	.health = tap_health,
 	.pass = tap_pass,
+	.request = tap_request,
 };

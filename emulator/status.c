@@ -154,11 +154,9 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 				"ab", dir_json(&ab), "ba", dir_json(&ba)));
 		}
 		struct gb_calib c;
-		char cpath[PATH_MAX];
 		json_t *cal;
 
-		gb_grid_rpath(g, "calibration.json", cpath, sizeof(cpath));
-		cal = gb_grid_calib_load(g, &c) == 0 ? json_load_file(cpath, 0, NULL) : NULL;
+		gb_grid_calib_read(g, &c, &cal);
 		json_t *root = json_pack("{s:s, s:s, s:s, s:b, s:s, s:f, s:s, s:i, s:i, s:i, s:o, s:o, s:o}",
 			"name", t->name, "prefix", g->prefix,
 			"backend", g->shaper ? g->shaper->name : "",
@@ -196,7 +194,7 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 		struct gb_calib c;
 		char line[512], warn[512];
 
-		if (gb_grid_calib_load(g, &c) == 0) {
+		if (gb_grid_calib_read(g, &c, NULL) == 0) {
 			gb_calib_describe(t, &c, line, sizeof(line), warn, sizeof(warn));
 			fprintf(out, "%s\n", line);
 			if (warn[0])

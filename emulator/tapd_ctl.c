@@ -250,6 +250,20 @@ static void counters_read(const struct tapd_counters *c, uint64_t v[12])
 	v[11] = TAPD_LD(c->late);
 }
 
+/*
+ * One link direction's counters into @v and its lateness histogram into @h,
+ * both added to the totals @sum (max_queue_depth: the maximum) and @all.
+ */
+static void dir_collect(struct tapd_dir *d, uint64_t v[12], struct tq_hist *h, uint64_t sum[12],
+			struct tq_hist *all)
+{
+	counters_read(&d->c, v);
+	for (int k = 0; k < 12; k++)
+		sum[k] = k == 10 ? (v[k] > sum[k] ? v[k] : sum[k]) : sum[k] + v[k];
+	tq_hist_snapshot(&d->lateness, h);
+	tq_hist_merge(all, h);
+}
+
 static char *req_stats(struct tapd *t)
 {
 	struct tq_hist *h = NULL, *all = NULL;
@@ -310,13 +324,9 @@ static char *req_stats(struct tapd *t)
 			dj = json_pack("{s:I, s:I, s:f, s:I, s:i}", "delay_ns", (json_int_t)p.delay_ns,
 				       "jitter_ns", (json_int_t)p.jitter_ns, "loss", p.loss,
 				       "limit", (json_int_t)p.limit, "worker", d->worker);
-			counters_read(&d->c, v);
-			for (k = 0; k < 12; k++) {
+			dir_collect(d, v, h, sum, all);
+			for (k = 0; k < 12; k++)
 				json_object_set_new(dj, counter_names[k], json_integer((json_int_t)v[k]));
-				sum[k] = k == 10 ? (v[k] > sum[k] ? v[k] : sum[k]) : sum[k] + v[k];
-			}
-			tq_hist_snapshot(&d->lateness, h);
-			tq_hist_merge(all, h);
 			json_object_set_new(dj, "lateness_ns", lateness_json(h));
 			json_object_set_new(lj, s ? "ba" : "ab", dj);
 		}
@@ -345,30 +355,21 @@ static char *req_fidelity(struct tapd *t)
 {
 	struct tq_hist *h = malloc(sizeof(*h)), *all = calloc(1, sizeof(*all));
 	json_t *root = NULL, *hist = json_array();
-	uint64_t tx = 0, late = 0, nomem = 0, txerr = 0, rx = 0;
+	uint64_t sum[12] = { 0 }, v[12];
 	char *out = NULL;
 
 	if (!h || !all || !hist)
 		goto cleanup;
 	for (size_t i = 0; i < t->nlinks; i++)
-		for (int s = 0; s < 2; s++) {
-			struct tapd_dir *d = &t->links[i].dir[s];
-
-			rx += TAPD_LD(d->c.rx_packets);
-			tx += TAPD_LD(d->c.tx_packets);
-			late += TAPD_LD(d->c.late);
-			nomem += TAPD_LD(d->c.dropped_nomem);
-			txerr += TAPD_LD(d->c.tx_errors);
-			tq_hist_snapshot(&d->lateness, h);
-			tq_hist_merge(all, h);
-		}
+		for (int s = 0; s < 2; s++)
+			dir_collect(&t->links[i].dir[s], v, h, sum, all);
 	for (unsigned b = 0; b < TQ_HIST_BUCKETS; b++)
 		if (all->b[b])
 			json_array_append_new(hist, json_pack("[i, I]", (int)b, (json_int_t)all->b[b]));
 	root = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
-			 "t_ns", (json_int_t)tapd_now_ns(), "rx_packets", (json_int_t)rx,
-			 "tx_packets", (json_int_t)tx, "late", (json_int_t)late,
-			 "dropped_nomem", (json_int_t)nomem, "tx_errors", (json_int_t)txerr,
+			 "t_ns", (json_int_t)tapd_now_ns(), "rx_packets", (json_int_t)sum[0],
+			 "tx_packets", (json_int_t)sum[2], "late", (json_int_t)sum[11],
+			 "dropped_nomem", (json_int_t)sum[6], "tx_errors", (json_int_t)sum[7],
 			 "max_ns", (json_int_t)all->max, "hist", hist);
 	hist = NULL;
 	if (root)
