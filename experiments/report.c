@@ -154,6 +154,10 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 	if (ret < 0)
 		return rfail(err, errlen, "%s: %s", path, strerror(-ret));
 	memset(&w, 0, sizeof(w));
+	/* wan.csv is derived from broadcasts.csv and capture.csv: derived again
+	 * (a run without capture.csv keeps the wan.csv it has, if any) */
+	snprintf(path, sizeof(path), "%s/runs/%s", C->dir, r->id);
+	gx_wan_compute(path);
 	snprintf(path, sizeof(path), "%s/runs/%s/wan.csv", C->dir, r->id);
 	if (gx_csv_read(path, &w) < 0)
 		memset(&w, 0, sizeof(w));

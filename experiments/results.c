@@ -199,7 +199,7 @@ int gx_wan_compute(const char *rundir)
 	char path[PATH_MAX], *out = NULL;
 	size_t olen = 0;
 	FILE *f;
-	int ret, cs, cc, cz, ct;
+	int ret, cs, cc, cz, ct, cd;
 
 	snprintf(path, sizeof(path), "%s/broadcasts.csv", rundir);
 	if ((ret = gx_csv_read(path, &b)) < 0)
@@ -212,6 +212,7 @@ int gx_wan_compute(const char *rundir)
 	cs = gx_csv_col(&b, "start_time");
 	cc = gx_csv_col(&b, "completion_time");
 	cz = gx_csv_col(&b, "size");
+	cd = gx_csv_col(&b, "dilate");
 	ct = gx_csv_col(&c, "t_mono");
 	if (!(f = open_memstream(&out, &olen))) {
 		ret = -ENOMEM;
@@ -219,7 +220,10 @@ int gx_wan_compute(const char *rundir)
 	}
 	fprintf(f, "index,size,wan_bytes,crossings,max_link_crossings\n");
 	for (int i = 0; i < b.nrows; i++) {
-		double s = gx_csv_num(&b, i, cs), e = s + gx_csv_num(&b, i, cc) + GX_CAPTURE_LAG;
+		/* start_time is the wall clock's, completion_time the topology's:
+		 * k times longer on the wall clock under time dilation */
+		double dil = cd >= 0 && gx_csv_num(&b, i, cd) >= 1 ? gx_csv_num(&b, i, cd) : 1;
+		double s = gx_csv_num(&b, i, cs), e = s + gx_csv_num(&b, i, cc) * dil + GX_CAPTURE_LAG;
 		double size = gx_csv_num(&b, i, cz), total = 0, maxl = 0;
 		int lo = -1, hi = -1;
 

@@ -13,7 +13,7 @@ require_gridexp
 
 gridexp_tmp 8016
 
-plan 11
+plan 12
 
 # --- bad input --------------------------------------------------------------
 camp() { # camp FILE DILATE-LINE
@@ -66,4 +66,8 @@ is "$bad" "0 4" "completion_time is the ranks' raw span / 4, for all 4 broadcast
 gaps=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "planned_start") c = i; next }
 	{ if (p != "") printf "%.3f ", $c - p; p = $c }' "$run/broadcasts.csv" 2>/dev/null)
 is "$gaps" "2.000 1.800 1.620 " "planned starts are the scaled gaps x 4 apart on the wall clock"
+# wan.csv's window is the broadcast's on the wall clock: completion_time x 4
+cr=$(jq '.algorithms["mpich-g2"].crossings.mean' "$dir/summary.json" 2>/dev/null)
+ok "$(awk -v c="$cr" 'BEGIN { exit !(c >= 0.95 && c <= 1.5) }'; echo $?)" \
+	"MPICH-G2's payload crossed the WAN link once, counted over the dilated span (crossings $cr)"
 is "$(prefix_netns | wc -l)" 0 "the grid is down afterwards"
