@@ -14,7 +14,7 @@ trap 'rm -rf "$TMP"; gb_cleanup' EXIT
 out=$("$GT" list --names); st=$?
 is "$st" 0 "list exits 0"
 want="binomial flat mpich-g2 magpie mateescu sa clustered-sa ecef ecef-la ecef-lat-min"
-want="$want ecef-lat-max bottomup mostcrit sa-contention phoenix"
+want="$want ecef-lat-max bottomup mostcrit sa-contention pipeline phoenix"
 got=$(printf "%s" "$out" | tr "\n" " " | sed "s/ *$//")
 order_ok=0
 rest=$want

@@ -13,6 +13,7 @@
  *   plan_sa.c        sa (basicSA, driverSA)
  *   plan_sa_clustered.c  clustered-sa, sa-contention (clusteredSA)
  *   plan_plogp.c     ecef .. mostcrit
+ *   plan_pipe.c      pipeline
  */
 #ifndef GRIDBED_PLAN_IMPL_H
 #define GRIDBED_PLAN_IMPL_H
@@ -26,6 +27,8 @@ int gb_plan_mpichg2(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		    struct gb_tree *out);
 int gb_plan_magpie(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		   struct gb_tree *out);
+int gb_plan_pipeline(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		     struct gb_tree *out);  /* plan_pipe.c */
 int gb_plan_mateescu(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		     struct gb_tree *out);
 
@@ -48,6 +51,14 @@ int gb_plan_mostcrit(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		     struct gb_tree *out);
 int gb_plan_phoenix(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		    struct gb_tree *out);  /* plan_phoenix.c */
+
+/**
+ * gb_group_masters() - MPICH-G2's master of every site (@site_master,
+ * m->nsites entries) and cluster (@cl_master, m->nclusters entries): the
+ * lowest-ranked member, or @root in the groups that contain it; -1 for an
+ * empty group (plan_static.c).
+ */
+void gb_group_masters(const struct gb_netmodel *m, int root, int *site_master, int *cl_master);
 
 /*
  * gridtree subcommands implemented next to the algorithms they exercise.

@@ -69,7 +69,7 @@ int gb_plan_flat(const struct gb_netmodel *m, const struct gb_plan_args *a, stru
  * group that contains it (update_cluster_ids() rotates the ids of those
  * groups so that the root's are all zero).
  */
-static void masters(const struct gb_netmodel *m, int root, int *site_master, int *cl_master)
+void gb_group_masters(const struct gb_netmodel *m, int root, int *site_master, int *cl_master)
 {
 	for (int s = 0; s < m->nsites; s++)
 		site_master[s] = -1;
@@ -85,7 +85,7 @@ static void masters(const struct gb_netmodel *m, int root, int *site_master, int
 
 /* The work arrays of the multilevel planners (mpich-g2, magpie). */
 struct levels {
-	int *smaster, *cmaster;     /* masters() */
+	int *smaster, *cmaster;     /* gb_group_masters() */
 	int *gid, *start, *list;    /* bucket() */
 	int *mem, *par;             /* a level's members, the tree's parents (-1) */
 	double *key, *sent;         /* send order keys, sends per sender (0) */
@@ -124,7 +124,7 @@ static int levels_alloc(struct levels *w, const struct gb_netmodel *m, int root)
 		levels_free(w);
 		return -ENOMEM;
 	}
-	masters(m, root, w->smaster, w->cmaster);
+	gb_group_masters(m, root, w->smaster, w->cmaster);
 	for (int v = 0; v < n; v++)
 		w->par[v] = -1;
 	return 0;

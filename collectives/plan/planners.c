@@ -38,6 +38,8 @@ const struct gb_planner gb_planners[] = {
 	  gb_plan_mostcrit, GB_PLAN_CLUSTER },
 	{ "sa-contention", "clustered-sa optimising the contention model (ours)",
 	  gb_plan_sa_contention, GB_PLAN_ANYTIME },
+	{ "pipeline", "mpich-g2's levels, each shaped as chain or binomial for segmented "
+	  "forwarding by the segmented one-port model (ours, issue 14)", gb_plan_pipeline, 0 },
 	{ "phoenix", "latency-aware dynamic trees, Fig. 1 + Fig. 3 shortcuts (seed 001 s3)",
 	  gb_plan_phoenix, 0 },
 };
