@@ -69,6 +69,15 @@ t "the matrix loads with the planner library (gridtree plan)" \
 "$GRIDMON" --print-configured --out "$tmp/oracle.json" 2>/dev/null
 is "$(jq -r '.oracle, .lat[0][4], .bw[0][4]' "$tmp/oracle.json" | tr '\n' ' ')" \
 	"true 0.00514 12500000 " "--print-configured is labelled the oracle and gives the path values"
+# gridexp's perfect monitor (monitor: {oracle: true}): a load's link derated
+wan=siteA-siteB
+"$GRIDMON" --print-configured --version 7 --derate "$wan:ab:0.7" --out "$tmp/der.json" 2>/dev/null
+is "$(jq -r '.version, .oracle, .bw[0][4], .bw[4][0]' "$tmp/der.json" 2>/dev/null | tr '\n' ' ')" \
+	"7 true 3750000 12500000 " "--derate $wan:ab:0.7: a -> b at 30 % of 100 Mbit/s, b -> a untouched, version 7"
+out=$("$GRIDMON" --print-configured --derate "nosuch:ab:0.5" --out "$tmp/bad.json" 2>&1); st=$?
+is "$st $out$([ -e "$tmp/bad.json" ] && echo ' (written)')" \
+	"2 gridmon: --derate 'nosuch:ab:0.5': no link 'nosuch' in grid 'two-clusters'" \
+	"--derate of an unknown link: exit 2, one line, no file"
 
 # The budget shrinks every transfer alike: 4 pairs into 1 MiB; --fixed sends
 # exactly that.

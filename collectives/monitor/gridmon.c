@@ -8,6 +8,7 @@
  *	        [--fixed | --steady-rtts 4] [--concurrency N] [--publish-change 0.25]
  *	        [--port N] [--timeout S] [-v]
  *	gridmon --print-configured [--out FILE]      (oracle, an ablation)
+ *	        [--version N] [--derate LINK:ab|ba:F ...]
  *
  * Every period (300 s in the paper, times --scale), one round:
  *
@@ -71,12 +72,17 @@
  * It never reads the emulator's link configuration: only the host list,
  * cluster membership and data addresses of the live grid (decision 6).
  * --print-configured is the labelled exception: an oracle for the accuracy
- * benchmark.
+ * benchmark, and gridexp's `monitor: {oracle: true}` (a perfect monitor,
+ * issue 13).  It reads the grid's configuration as brought up (the run
+ * directory's topology.yaml), not its live links; --derate LINK:DIR:F gives
+ * link LINK's direction DIR (1 - F) of its rate, what a load taking F of
+ * it leaves; --version N numbers the file (readers reload on a new one).
  */
 #include "gbplan.h"
 #include "gbemu.h"
 #include "dilate.h"
 #include "gridmon.h"
+#include "gridmon_priv.h"
 #include "probe_child.h"
 #include "gbutil.h"
 
@@ -95,34 +101,6 @@
 #include <unistd.h>
 
 #define MIN_TCP_BYTES 65536ULL
-#define HIST 3 /* bandwidths kept per pair: the uncertainty of the matrix */
-/* A steady reading whose window's second half ran at less than half or more
- * than twice its first half did not measure a rate: the delay line or the
- * probe lost the CPU for part of it (gridmon --help; docs/measurements.md). */
-#define UNSTEADY_LO 0.5
-#define UNSTEADY_HI 2.0
-
-struct mon {
-	struct gb_grid g;
-	int nc;               /* clusters */
-	double *clat, *cbw;   /* nc x nc, cluster level; NAN = not measured */
-	double *co;           /* nc: o of each cluster's representative */
-	double *co_round;     /* nc: the smallest o seen this round */
-	int *stale;           /* nc x nc: the last attempt failed */
-	double *hist;         /* nc x nc x HIST: the last bandwidths, newest first */
-	int *nhist;           /* nc x nc: how many of them */
-	struct gb_mon_pairref *pairs;
-	int npairs, nstages;
-	int *stage;           /* npairs: each pair's stage (mon_sched.c) */
-	uint64_t version;
-	uint64_t bytes_round; /* so far in this round */
-	uint64_t bytes_last;  /* in the last whole round */
-	int unsteady, unsteady_last; /* readings refused as unsteady: this round, the last */
-	double change;        /* --publish-change */
-	int changed;          /* a reading since the last version was news */
-	double round_s;       /* the last whole round's duration (virtual s) */
-	double dilate;        /* the grid's time dilation k (gb_dilation()) */
-};
 
 static volatile sig_atomic_t stop;
 
@@ -154,181 +132,9 @@ static void usage(FILE *f)
 		"               [--bytes-per-probe SIZE] [--max-bytes-per-period SIZE]\n"
 		"               [--rtt-count N] [--fixed | --steady-rtts K] [--concurrency N]\n"
 		"               [--publish-change SHARE] [--port N] [--timeout S] [-v]\n"
-		"       gridmon --print-configured [--out FILE]   (oracle: the emulator's config)\n");
-}
-
-/* The range of pair @k's last HIST bandwidth readings; NAN, NAN if none. */
-static void hist_range(const struct mon *M, int k, double *lo, double *hi)
-{
-	*lo = *hi = NAN;
-	for (int i = 0; M->nhist && i < M->nhist[k]; i++) {
-		double h = M->hist[k * HIST + i];
-		*lo = isnan(*lo) || h < *lo ? h : *lo;
-		*hi = isnan(*hi) || h > *hi ? h : *hi;
-	}
-}
-
-/* Cluster-level values into the per-node matrix file (docs/formats.md). */
-static json_t *matrix_json(struct mon *M, const double *clat, const double *cbw,
-			   const double *co, int oracle)
-{
-	const struct gb_topo *t = M->g.topo;
-	int n = t->nhosts, nc = M->nc;
-	json_t *root = json_object(), *nodes = json_array(), *o = json_array();
-	json_t *lat = json_array(), *bw = json_array();
-	char ts[64];
-
-	gb_utc_iso(ts, sizeof(ts));
-	for (int i = 0; i < n; i++) {
-		const struct gb_node *nd = &t->nodes[i];
-		const struct gb_cluster *c = &t->clusters[nd->cluster];
-		json_array_append_new(nodes, json_pack("{s:s,s:s,s:s}", "name", nd->name,
-						       "cluster", c->name, "site",
-						       t->sites[c->site].name));
-		json_array_append_new(o, json_real(isnan(co[nd->cluster]) ? 0 : co[nd->cluster]));
-		json_t *lr = json_array(), *br = json_array();
-		for (int j = 0; j < n; j++) {
-			double l = clat[nd->cluster * nc + t->nodes[j].cluster];
-			double b = cbw[nd->cluster * nc + t->nodes[j].cluster];
-			if (i == j || isnan(l) || isnan(b)) {
-				/* the diagonal, or an unmeasured 1-host cluster's */
-				json_array_append_new(lr, json_null());
-				json_array_append_new(br, json_null());
-				continue;
-			}
-			json_array_append_new(lr, json_real(l));
-			json_array_append_new(br, json_real(b));
-		}
-		json_array_append_new(lat, lr);
-		json_array_append_new(bw, br);
-	}
-	json_object_set_new(root, "format", json_string("gridbed-matrix"));
-	json_object_set_new(root, "version", json_integer((json_int_t)M->version));
-	json_object_set_new(root, "timestamp", json_string(ts));
-	json_object_set_new(root, "generator", json_string(oracle ?
-				"gridmon --print-configured (ORACLE: the emulator's configuration)" :
-				"gridmon"));
-	if (oracle)
-		json_object_set_new(root, "oracle", json_true());
-	json_object_set_new(root, "units", json_pack("{s:s,s:s}", "time", "s", "bandwidth", "B/s"));
-	/* the k the values were taken at; they are in the topology's units */
-	json_object_set_new(root, "dilate", json_real(M->dilate));
-	json_object_set_new(root, "nodes", nodes);
-	json_object_set_new(root, "o", o);
-	json_object_set_new(root, "lat", lat);
-	json_object_set_new(root, "bw", bw);
-
-	/* The cluster-level view, as measured, with what was not measured. */
-	json_t *cl = json_object(), *names = json_array(), *reps = json_array();
-	json_t *jl = json_array(), *jb = json_array(), *js = json_array();
-	json_t *jlo = json_array(), *jhi = json_array();
-	for (int a = 0; a < nc; a++) {
-		json_array_append_new(names, json_string(t->clusters[a].name));
-		json_array_append_new(reps,
-				      json_string(t->nodes[t->clusters[a].first_host].name));
-		json_t *lr = json_array(), *br = json_array(), *sr = json_array();
-		json_t *lor = json_array(), *hir = json_array();
-		for (int b = 0; b < nc; b++) {
-			int k = a * nc + b;
-			double l = clat[k], w = cbw[k], lo, hi;
-			json_array_append_new(lr, isnan(l) ? json_null() : json_real(l));
-			json_array_append_new(br, isnan(w) ? json_null() : json_real(w));
-			json_array_append_new(sr, json_boolean(M->stale && M->stale[k]));
-			hist_range(M, k, &lo, &hi);
-			json_array_append_new(lor, isnan(lo) ? json_null() : json_real(lo));
-			json_array_append_new(hir, isnan(hi) ? json_null() : json_real(hi));
-		}
-		json_array_append_new(jl, lr);
-		json_array_append_new(jb, br);
-		json_array_append_new(js, sr);
-		json_array_append_new(jlo, lor);
-		json_array_append_new(jhi, hir);
-	}
-	json_object_set_new(cl, "clusters", names);
-	json_object_set_new(cl, "representatives", reps);
-	json_object_set_new(cl, "lat", jl);
-	json_object_set_new(cl, "bw", jb);
-	if (!oracle) {
-		json_object_set_new(cl, "stale", js);
-		/* the uncertainty: the range of the pair's last HIST readings */
-		json_object_set_new(cl, "bw_lo", jlo);
-		json_object_set_new(cl, "bw_hi", jhi);
-		json_object_set_new(cl, "bytes_sent", json_integer((json_int_t)M->bytes_last));
-		json_object_set_new(cl, "round_seconds", json_real(M->round_s));
-		json_object_set_new(cl, "stages", json_integer(M->nstages));
-		json_object_set_new(cl, "unsteady", json_integer(M->unsteady_last));
-	} else {
-		json_decref(js);
-		json_decref(jlo);
-		json_decref(jhi);
-	}
-	json_object_set_new(root, "clusters", cl);
-	return root;
-}
-
-/* Write atomically: a temporary file next to @path, then rename. */
-static int write_json(json_t *j, const char *path)
-{
-	char tmp[4096];
-	if (!path || !strcmp(path, "-")) {
-		int r = json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
-		fputc('\n', stdout);
-		fflush(stdout);
-		return r < 0 ? -EIO : 0;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (json_dump_file(j, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) < 0) {
-		unlink(tmp);
-		return -EIO;
-	}
-	if (rename(tmp, path) < 0) {
-		int err = -errno;
-		unlink(tmp);
-		return err;
-	}
-	return 0;
-}
-
-/* --print-configured: the oracle, from the live grid's link parameters. */
-static int print_configured(struct mon *M, const char *out)
-{
-	const struct gb_topo *t = M->g.topo;
-	int nc = M->nc, ret;
-	double *lat = calloc((size_t)(nc * nc), sizeof(double));
-	double *bw = calloc((size_t)(nc * nc), sizeof(double));
-	double *o = calloc((size_t)nc, sizeof(double));
-
-	if (!lat || !bw || !o) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
-	for (int a = 0; a < nc; a++) {
-		for (int b = 0; b < nc; b++) {
-			int s = t->clusters[a].first_host, d = t->clusters[b].first_host;
-			uint64_t dns = 0, rate = 0;
-			if (a == b) {
-				if (t->clusters[a].nhosts < 2) {
-					lat[a * nc + b] = bw[a * nc + b] = NAN;
-					continue;
-				}
-				d = s + 1;
-			}
-			if (gb_topo_path_metrics(t, s, d, &dns, &rate) < 0) {
-				lat[a * nc + b] = bw[a * nc + b] = NAN;
-				continue;
-			}
-			lat[a * nc + b] = (double)dns / 1e9;
-			bw[a * nc + b] = (double)rate / 8.0;
-		}
-	}
-	json_t *j = matrix_json(M, lat, bw, o, 1);
-	ret = write_json(j, out);
-	json_decref(j);
-cleanup:
-	free(lat);
-	free(bw);
-	free(o);
-	return ret;
+		"       gridmon --print-configured [--out FILE] [--version N]\n"
+		"               [--derate LINK:ab|ba:F ...]   (oracle: the emulator's config,\n"
+		"               LINK's direction at (1 - F) of its rate)\n");
 }
 
 static const char *node_name(struct mon *M, int i)
@@ -463,7 +269,7 @@ static int take(struct mon *M, const struct gb_mon_pairref *p, const struct work
 	M->cbw[k] = po->tcp_bytes ? r->bw : NAN;
 	if (po->tcp_bytes) {
 		double *h = &M->hist[k * HIST], lo, hi;
-		hist_range(M, k, &lo, &hi);
+		mon_hist_range(M, k, &lo, &hi);
 		/* a change: outside the range of the pair's last readings, widened
 		 * by the share --publish-change (the noise it has shown is no news) */
 		if (isnan(lo) || r->bw < lo * (1 - M->change) || r->bw > hi * (1 + M->change))
@@ -571,7 +377,7 @@ static int publish(struct mon *M, int last, void *ctx)
 	if (!is_complete(M) || (!last && !M->changed))
 		return 0;
 	M->version++;
-	json_t *j = matrix_json(M, M->clat, M->cbw, M->co, 0);
+	json_t *j = mon_matrix_json(M, M->clat, M->cbw, M->co, 0);
 	json_object_set_new(j, "period_s", json_real(P->period));
 	json_object_set_new(j, "round", json_integer(P->round));
 	json_object_set_new(j, "round_complete", json_boolean(last));
@@ -582,7 +388,7 @@ static int publish(struct mon *M, int last, void *ctx)
 	json_object_set_new(j, "tcp", tcp ? tcp : json_null());
 	if (P->cap)
 		json_object_set_new(j, "max_bytes_per_period", json_integer((json_int_t)P->cap));
-	int err = write_json(j, P->out);
+	int err = mon_write_json(j, P->out);
 	json_decref(j);
 	if (err < 0)
 		return err;
@@ -618,6 +424,8 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "print-configured", no_argument, NULL, 'C' },
+		{ "derate", required_argument, NULL, 'D' },
+		{ "version", required_argument, NULL, 'V' },
 		{ "concurrency", required_argument, NULL, 'K' },
 		{ "fixed", no_argument, NULL, 'F' },
 		{ "publish-change", required_argument, NULL, 'c' },
@@ -636,7 +444,9 @@ int main(int argc, char **argv)
 	uint64_t period_ns = 300ULL * 1000000000ULL, cap = 0;
 	double scale = 1;
 	long rounds = 0;
-	int oracle = 0, verbose = 0, opt, ret = 1, written = 0;
+	int oracle = 0, verbose = 0, opt, ret = 1, written = 0, nder = 0;
+	const char *der[64];
+	long long version = 0;
 	char *end;
 
 	memset(&M, 0, sizeof(M));
@@ -704,6 +514,21 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'C': oracle = 1; break;
+		case 'D':
+			if (nder == (int)(sizeof(der) / sizeof(der[0]))) {
+				fprintf(stderr, "gridmon: more than %d --derate\n", nder);
+				return 2;
+			}
+			der[nder++] = optarg;
+			break;
+		case 'V':
+			version = strtoll(optarg, &end, 10);
+			if (*end || version < 0) {
+				fprintf(stderr, "gridmon: version '%s' is not an integer >= 0\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'K':
 			concurrency = (int)strtol(optarg, &end, 10);
 			if (*end || concurrency < 0 || concurrency > 1000) {
@@ -736,6 +561,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if ((nder || version) && !oracle) {
+		fprintf(stderr, "gridmon: --derate and --version go with --print-configured\n");
+		return 2;
+	}
 
 	int err = gb_grid_open(&M.g, NULL, 0, &e);
 	if (err >= 0)
@@ -750,7 +579,30 @@ int main(int argc, char **argv)
 	M.nc = M.g.topo->nclusters;
 	M.dilate = gb_dilation(&M.g);
 	if (oracle) {
-		err = print_configured(&M, out);
+		struct gb_topo *cfg = NULL, *live = M.g.topo;
+		char tp[512], why[256];
+		struct gb_diag d;
+
+		/* the configuration the grid was brought up with, not its live
+		 * links: a shape-mode load lowers a link there, --derate says it */
+		snprintf(tp, sizeof(tp), "%s/topology.yaml", M.g.rundir);
+		if (gb_topo_load(tp, &cfg, &d) < 0) {
+			fprintf(stderr, "gridmon: %s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+			gb_grid_close(&M.g);
+			return 1;
+		}
+		for (int i = 0; i < nder; i++)
+			if (mon_derate(cfg, der[i], why, sizeof(why)) < 0) {
+				fprintf(stderr, "gridmon: --derate %s\n", why);
+				gb_topo_free(cfg);
+				gb_grid_close(&M.g);
+				return 2;
+			}
+		M.version = (uint64_t)version;
+		M.g.topo = cfg;
+		err = mon_print_configured(&M, out);
+		M.g.topo = live;
+		gb_topo_free(cfg);
 		if (err < 0)
 			fprintf(stderr, "gridmon: cannot write '%s': %s\n", out, strerror(-err));
 		gb_grid_close(&M.g);
