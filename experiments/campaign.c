@@ -656,7 +656,7 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 {
 	static const char *const keys[] = { "period", "bytes_per_probe", "max_bytes_per_period",
 					    "rtt_count", "concurrency", "transfer",
-					    "publish_change", NULL };
+					    "publish_change", "oracle", NULL };
 	struct gx_monitor *m = &c->c->monitor;
 	const yaml_node_t *x;
 	double sz;
@@ -701,6 +701,8 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 	}
 	if ((x = get(c, v, "publish_change")) &&
 	    (ret = get_number(c, x, "publish_change", &m->publish_change)) < 0)
+		return ret;
+	if ((x = get(c, v, "oracle")) && (ret = get_bool(c, x, "oracle", &m->oracle)) < 0)
 		return ret;
 	return 0;
 }

@@ -135,6 +135,8 @@ struct gx_monitor {
 	int concurrency;          /**< pairs per stage; -1 = gridmon's default */
 	int fixed;                /**< transfer: fixed (1) or steady (0) */
 	double publish_change;    /**< < 0 = gridmon's default */
+	int oracle;               /**< 1: no gridmon; the emulator's configuration with the
+				       loads that are on (gridexp_oracle.c; issue 13's ablation) */
 };
 
 /** struct gx_campaign - a parsed and validated campaign file. */

@@ -14,6 +14,9 @@
  *	gridexp_run.c      one run: the load schedule's child, gridadvisor,
  *	                   gridemu mpirun of synthapp, run.json, the complete marker
  *	gridexp_capture.c  one run's wide-area counters (libgbcapture)
+ *	gridexp_fidelity.c one run's fidelity monitor (emulator/fidelity.h)
+ *	gridexp_oracle.c   `monitor: {oracle: true}`: the configured matrix, with
+ *	                   the loads that are on applied (a perfect monitor)
  *	gridexp_meta.c     the results directory and its meta.json (sessions)
  *	gridexp_progress.c the planned durations: the progress line, --dry-run
  *	gridexp_proc.c     child processes: spawn, poll, stop, run to completion
@@ -88,6 +91,8 @@ struct runner {
 	struct proc mon;             /* gridmon, for the whole session when a planner needs it */
 	int mon_session;             /* this session's gridmon: monitor/matrix-s<N>-v<V>.json */
 	unsigned long long mon_seen; /* the newest matrix version copied into monitor/ */
+	int mon_matrix;              /* R->matrix is kept fresh: gridmon runs, or the oracle */
+	uint64_t oracle_on;          /* the oracle's last matrix: bit i, the run's load i is on */
 	char matrix[PATH_MAX];       /* gridmon's --out (monitor/matrix.json; GRIDBED_MATRIX) */
 	int tty;                     /* stderr is a terminal: the progress line in place */
 	double t_start;              /* gb_now() when the session started */
@@ -208,6 +213,17 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen);
 
 /** matrix_poll() - copy a new version of gridmon's matrix into monitor/. */
 void matrix_poll(struct runner *R);
+
+/*
+ * gridexp_oracle.c: `monitor: {oracle: true}`, a perfect monitor.
+ * oracle_write() - the matrix of the configuration with @r's loads in the
+ * bit set @on derated (none: @r NULL or @on 0), as the next version.
+ * Return: 0 or -errno / -EIO (gridmon's log says why).
+ * oracle_tick() - a new version if the set of @r's loads that are on now
+ * differs from the last one written (@r NULL: none is on).
+ */
+int oracle_write(struct runner *R, const struct run *r, uint64_t on);
+void oracle_tick(struct runner *R, const struct run *r);
 
 /** rank_hosts() - R->hosts from the campaign's rank order.  Return: 0 or -ENOMEM. */
 int rank_hosts(struct runner *R);

@@ -277,7 +277,7 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	add_arg(env, &e, "GRIDBED_SEED=%llu", (unsigned long long)c->seed);
 	add_arg(env, &e, "GRIDBED_CAMPAIGN=%s", c->name);
 	add_arg(env, &e, "GRIDBED_RUN_ID=%s", r->id);
-	if (R->mon.pid > 0)
+	if (R->mon_matrix)
 		add_arg(env, &e, "GRIDBED_MATRIX=%s", R->matrix);
 	if (a->advisor)
 		add_arg(env, &e, "GRIDBED_ADVISOR_DIR=%s/advisor", r->tmp);
@@ -496,6 +496,7 @@ int run_one(struct runner *R, struct run *r)
 		}
 		capture_sample(R, r, 0);
 		fidelity_tick(R, r);
+		oracle_tick(R, r);
 		if (t - last_mon > 0.25) {
 			matrix_poll(R);
 			last_mon = t;
@@ -519,6 +520,7 @@ int run_one(struct runner *R, struct run *r)
 			warnx("gridload restore: %s", e.msg);
 	}
 	capture_finish(R, r);
+	oracle_tick(R, NULL);	/* no load between runs */
 	if (r->adv.pid > 0)
 		proc_stop(&r->adv, 10);
 	count_applog(r);

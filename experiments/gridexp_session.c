@@ -220,7 +220,7 @@ void matrix_poll(struct runner *R)
 	char to[PATH_MAX];
 	unsigned long long v;
 
-	if (R->mon.pid <= 0 || (v = matrix_version(R->matrix)) <= R->mon_seen)
+	if (!R->mon_matrix || (v = matrix_version(R->matrix)) <= R->mon_seen)
 		return;
 	snprintf(to, sizeof(to), "%s/monitor/matrix-s%d-v%04llu.json", R->out, R->mon_session, v);
 	if (gx_copy_atomic(R->matrix, to) == 0)
@@ -256,6 +256,18 @@ static int monitor_start(struct runner *R)
 	/* gridmon's own file, this session's: the copies are matrix-s<N>-v<V>.json */
 	snprintf(R->matrix, sizeof(R->matrix), "%s/matrix-s%d.json", dir, R->mon_session);
 	unlink(R->matrix);
+	R->mon_seen = 0;
+	R->mon_matrix = 1;
+	if (R->c.monitor.oracle) {
+		fprintf(stderr, ME ": monitor: ORACLE, the emulator's configuration with the loads "
+			"applied while they are on (monitor: {oracle: true}), not gridmon\n");
+		R->oracle_on = 0;
+		if (oracle_write(R, NULL, 0) < 0) {
+			warnx("the oracle's matrix could not be written (see %s)", log);
+			return -1;
+		}
+		return 0;
+	}
 	snprintf(period, sizeof(period), "%.6fs", R->c.monitor.period);
 	snprintf(scale, sizeof(scale), "%.9g", R->scale);
 	argv[n++] = R->gridmon;        /* the grid: $GRIDBED_PREFIX */
@@ -293,7 +305,6 @@ static int monitor_start(struct runner *R)
 		argv[n++] = chg;
 	}
 	argv[n] = NULL;
-	R->mon_seen = 0;
 	if (spawn(&R->mon, argv, log, NULL) < 0)
 		return -1;
 	/* the measured planners need a first matrix before the first broadcast */

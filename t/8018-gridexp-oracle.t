@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# 8018-gridexp-oracle: `monitor: {oracle: true}` (experiments/gridexp_oracle.c,
+# issue 13's perfect monitor).  No gridmon runs; the matrix the advisor
+# reads is the emulator's configuration (`gridmon --print-configured`,
+# labelled "oracle"), with the load's links at (1 - fraction) of their rate
+# while the load is on.  On two-clusters, a shape-mode 80 % cut of the WAN
+# link (both directions) from 60 s to 150 s of paper time, inside a 6-broadcast
+# application at scale 0.02: the copies in monitor/ are version 1 (idle),
+# 2 (a -> b and b -> a at 20 % of 100 Mbit/s), 3 (idle again), all marked
+# oracle.  Nothing is timed: the checks are on files.  A bad value is
+# refused with the place named.
+. "$(dirname "$0")/lib-netns.sh"
+require_gridexp
+gridexp_tmp 8018
+plan 7
+
+camp() { # camp FILE ORACLE-VALUE
+	cat > "$1" <<EOF2
+name: orc
+topology: $TOPOS/two-clusters.yaml
+scale: 0.02
+algorithms: [adaptive]
+app:
+  root: a-1
+  broadcasts: 6
+  size: {first: 128K, last: 32K}
+  gap: {first: 50s, factor: 0.9}
+load:
+  name: cut
+  mode: shape
+  loads:
+    - {start: 60s, duration: 90s, fraction: 80%, link: siteA-siteB}
+monitor: {oracle: $2}
+EOF2
+}
+camp "$tmp/bad.yaml" maybe
+out=$("$GX" run "$tmp/bad.yaml" --prefix "$GB_PREFIX" --out-root "$tmp/res" 2>&1); st=$?
+like "$st $(printf '%s' "$out" | wc -l) $out" "^2 0 $tmp/bad.yaml:15:[0-9]+: oracle must be true or false" \
+	"oracle: maybe: exit 2, one line, file:line:col"
+is "$(prefix_netns | wc -l)$( [ -e "$tmp/res" ] && echo ' results')" 0 "  no grid, no results"
+
+camp "$tmp/c.yaml" true
+"$GX" run "$tmp/c.yaml" --prefix "$GB_PREFIX" --out-root "$tmp/res" --no-plots \
+	> "$tmp/run.out" 2> "$tmp/run.err"; st=$?
+is "$st" 0 "a campaign with the oracle runs (exit 0)" || sed 's/^/#   /' "$tmp/run.err" | tail -20
+like "$(cat "$tmp/run.err")" "monitor: ORACLE" "it says the monitor is the oracle"
+dir=$(ls -d "$tmp"/res/orc/2*/ 2>/dev/null | head -1)
+dir=${dir%/}
+vs=$(for f in "$dir"/monitor/matrix-s1-v*.json; do
+	jq -r '[.version, .oracle, .bw[0][4], .bw[4][0]] | map(tostring) | join(":")' "$f" 2>/dev/null
+done | tr '\n' ' ')
+is "$vs" "1:true:12500000:12500000 2:true:2500000:2500000 3:true:12500000:12500000 " \
+	"versions: idle, the WAN link at 20 % both ways while the load is on, idle again"
+is "$(awk -F, 'NR > 1' "$dir"/runs/*/broadcasts.csv 2>/dev/null | wc -l)" 6 "6 broadcasts recorded"
+is "$(prefix_netns | wc -l)" 0 "the grid is down afterwards"
