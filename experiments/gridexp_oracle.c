@@ -11,8 +11,8 @@
  * Choices:
  *  - a new version at the session's start (no load), whenever the set of
  *    loads that are on changes (checked every tick of the run's loop, on the
- *    wall clock: go.json's intervals), and at each run's start and end (no
- *    load between runs);
+ *    wall clock: go.json's intervals), and at a run's end if a load was
+ *    still on (no load between runs);
  *  - a load takes its fraction of each directed link it is sized for
  *    (gb_load_resolve()'s dl[]), in traffic and shape mode alike: in
  *    traffic mode TCP beside the flow gets more than that (the flow loses
