@@ -60,6 +60,13 @@ int gb_plan_phoenix(const struct gb_netmodel *m, const struct gb_plan_args *a,
  */
 void gb_group_masters(const struct gb_netmodel *m, int root, int *site_master, int *cl_master);
 
+/**
+ * gb_group_bucket() - counting sort of nodes 0 .. n-1 by group (@gid[v],
+ * -1 = left out), rank order inside a group: group g is
+ * list[start[g] .. start[g+1]-1] (@start: ngroups + 1 entries; plan_static.c).
+ */
+void gb_group_bucket(int n, int ngroups, const int *gid, int *start, int *list);
+
 /*
  * gridtree subcommands implemented next to the algorithms they exercise.
  * They are CLI code (they print, and return a process exit status: 0 ok,

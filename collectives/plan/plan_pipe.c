@@ -61,7 +61,7 @@ struct pipe_ws {
 	const struct gb_netmodel *m;
 	int root;
 	int *smaster, *cmaster;
-	int *par, *mem, *list, *start, *pos, *gid;
+	int *par, *mem, *list, *start, *gid;
 	double *key, *sent;
 	int *order, nother;	/* the other site masters, in chain order */
 };
@@ -74,7 +74,6 @@ static void ws_free(struct pipe_ws *w)
 	free(w->mem);
 	free(w->list);
 	free(w->start);
-	free(w->pos);
 	free(w->gid);
 	free(w->key);
 	free(w->sent);
@@ -94,12 +93,11 @@ static int ws_alloc(struct pipe_ws *w, const struct gb_netmodel *m, int root)
 	w->mem = malloc(sizeof(int) * (size_t)n);
 	w->list = malloc(sizeof(int) * (size_t)n);
 	w->start = malloc(sizeof(int) * (size_t)(ng + 1));
-	w->pos = malloc(sizeof(int) * (size_t)(ng + 1));
 	w->gid = malloc(sizeof(int) * (size_t)n);
 	w->key = malloc(sizeof(double) * (size_t)n);
 	w->sent = malloc(sizeof(double) * (size_t)n);
 	w->order = malloc(sizeof(int) * (size_t)(m->nsites + 1));
-	if (!w->smaster || !w->cmaster || !w->par || !w->mem || !w->list || !w->start || !w->pos ||
+	if (!w->smaster || !w->cmaster || !w->par || !w->mem || !w->list || !w->start ||
 	    !w->gid || !w->key || !w->sent || !w->order) {
 		ws_free(w);
 		return -ENOMEM;
@@ -114,25 +112,13 @@ static int ws_alloc(struct pipe_ws *w, const struct gb_netmodel *m, int root)
 }
 
 /* Group g's members (by w->gid), in rank order rotated to @master, into
- * w->mem; their count.  Group 0's call sorts every group (counting sort,
- * rank order inside a group, as plan_static.c's bucket()). */
+ * w->mem; their count.  Group 0's call sorts every group (gb_group_bucket()). */
 static int group(struct pipe_ws *w, int ngroups, int g, int master)
 {
 	int k, ri = 0;
 
-	if (g == 0) {
-		memset(w->start, 0, sizeof(int) * (size_t)(ngroups + 1));
-		for (int v = 0; v < w->m->n; v++)
-			if (w->gid[v] >= 0)
-				w->start[w->gid[v] + 1]++;
-		for (int i = 0; i < ngroups; i++) {
-			w->start[i + 1] += w->start[i];
-			w->pos[i] = w->start[i];
-		}
-		for (int v = 0; v < w->m->n; v++)
-			if (w->gid[v] >= 0)
-				w->list[w->pos[w->gid[v]]++] = v;
-	}
+	if (g == 0)
+		gb_group_bucket(w->m->n, ngroups, w->gid, w->start, w->list);
 	k = w->start[g + 1] - w->start[g];
 	for (int i = 0; i < k; i++)
 		if (w->list[w->start[g] + i] == master)

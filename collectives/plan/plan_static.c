@@ -86,7 +86,7 @@ void gb_group_masters(const struct gb_netmodel *m, int root, int *site_master, i
 /* The work arrays of the multilevel planners (mpich-g2, magpie). */
 struct levels {
 	int *smaster, *cmaster;     /* gb_group_masters() */
-	int *gid, *start, *list;    /* bucket() */
+	int *gid, *start, *list;    /* gb_group_bucket() */
 	int *mem, *par;             /* a level's members, the tree's parents (-1) */
 	double *key, *sent;         /* send order keys, sends per sender (0) */
 };
@@ -135,7 +135,7 @@ static int levels_alloc(struct levels *w, const struct gb_netmodel *m, int root)
  * rank order inside each group: group g is list[start[g] .. start[g+1]-1].
  * O(n + ngroups), so the multilevel planners stay linear in n.
  */
-static void bucket(int n, int ngroups, const int *gid, int *start, int *list)
+void gb_group_bucket(int n, int ngroups, const int *gid, int *start, int *list)
 {
 	for (int g = 0; g <= ngroups; g++)
 		start[g] = 0;
@@ -186,7 +186,7 @@ static void level_binomial(const int *set, int k, int ri, int *mem, int *par, do
 static void level_groups(int n, int ngroups, const int *gid, const int *master, int *start,
 			 int *list, int *mem, int *par, double *key, double *sent)
 {
-	bucket(n, ngroups, gid, start, list);
+	gb_group_bucket(n, ngroups, gid, start, list);
 	for (int g = 0; g < ngroups; g++) {
 		const int *set = list + start[g];
 		int k = start[g + 1] - start[g];
@@ -292,7 +292,7 @@ int gb_plan_magpie(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		par[v] = root;
 		key[v] = nwan++;
 	}
-	bucket(n, m->nclusters, gid, start, list);
+	gb_group_bucket(n, m->nclusters, gid, start, list);
 	for (int c = 0; c < m->nclusters; c++) {
 		const int *set = list + start[c];
 		int k = start[c + 1] - start[c], ri;
