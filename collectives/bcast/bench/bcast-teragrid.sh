@@ -5,6 +5,18 @@
 #   collectives/bcast/bench/bcast-teragrid.sh [--reps N] [--sizes LIST] [--algo LIST]
 #       [--segment LIST] [--wait spin|sleep] [--out DIR] [--only teragrid|overhead]
 #       [--overhead-reps N] [--backend B] [--tcp "KEYS"] [--dilate K]
+#       [--topology FILE] [--load LINK:FRACTION]
+#
+# --topology FILE: part 1 runs on FILE instead of topologies/teragrid.yaml,
+# with one rank per host (e.g. topologies/two-clusters.yaml, 8 ranks); its
+# files are then named after the topology's file (two-clusters.csv, ...).
+#
+# --load LINK:FRACTION (repeatable): part 1 runs loaded.  Each LINK (both
+# directions) keeps (1 - FRACTION) of its rate for the whole job, through
+# gridload's shape mode (a schedule of one interval per link, written to
+# --out as load.yaml), e.g. --load c3-NCSA:70% for the paper's load on C3
+# (Gupta & Vadhiyar s3: 50-90 %, its middle), --load siteA-siteB:70% on
+# two-clusters.  gridload restores the rates before the grid goes down.
 #
 # --dilate K: the teragrid grid comes up time-dilated (gridemu up --dilate,
 # ARCHITECTURE.md decision 9): delays x K and rates / K on the wire, and
@@ -22,14 +34,15 @@
 # "slow_start_after_idle: false" (docs/topology-format.md); summary.txt and
 # tcp.json say the stack the hosts ran, read back by gridemu status.
 #
-# 1. teragrid, 64 ranks, unloaded: every algorithm (gridtree list) and native
+# 1. teragrid (or --topology), 64 ranks, unloaded (or --load): every
+#    algorithm (gridtree list) and native
 #    at 1K, 64K, 1M and 8M, --reps (default 5) timed broadcasts each.  Prints
 #    each algorithm's median, its ratio to native's median and to the
 #    topology's lower bound (max over hosts of path latency + size / path
 #    bottleneck), and the model error: median measured / predicted - 1 under
 #    each cost model (mateescu, plogp, contention), per algorithm, then the
-#    mean absolute error per model and size (segmented rows: only mateescu
-#    models the segmented schedule; the others are '-').
+#    mean absolute error per model and size (segmented rows: every model's
+#    segmented schedule, gb_cost_all()).
 #    Warm-up: one untimed broadcast before each timed one below 1 MiB; none
 #    from 1 MiB up, where a broadcast takes seconds to tens of seconds (flat
 #    at 8M: 63 x 8 MiB through one 100 Mbit/s host link, 42 s) and the TCP
@@ -42,7 +55,8 @@
 #
 # Launch time of 64 ranks is emulator/bench/mpirun-launch.sh's figure.
 # Files (in --out, default /tmp/gridbed-bcast-bench-<time>): teragrid.csv,
-# teragrid-ranks.csv, teragrid.json, overhead.csv, summary.txt.
+# teragrid-ranks.csv, teragrid.json (named after --topology), overhead.csv,
+# summary.txt.
 # It brings its grids up and down itself (prefix bb<random>).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +67,7 @@ GB=$build/collectives/gridbcast
 GT=$build/collectives/gridtree
 reps=5; oreps=21; sizes=1K,64K,1M,8M; algo=all; out=; only=; backend=auto; stack=
 segs=0,auto; wait=spin; dilate=1
+topofile=$src/topologies/teragrid.yaml; loads=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--reps) reps=$2; shift ;;
@@ -66,7 +81,9 @@ while [ $# -gt 0 ]; do
 		--backend) backend=$2; shift ;;
 		--tcp) stack=$2; shift ;;
 		--dilate) dilate=$2; shift ;;
-		-h|--help) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		--topology) topofile=$2; shift ;;
+		--load) loads+=("$2"); shift ;;
+		-h|--help) sed -n '2,62p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "bcast-teragrid.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -74,7 +91,15 @@ done
 [ "$(id -u)" = 0 ] || { echo "bcast-teragrid.sh: needs root" >&2; exit 1; }
 command -v mpirun >/dev/null || { echo "bcast-teragrid.sh: mpirun is not installed" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "bcast-teragrid.sh: python3 is not installed" >&2; exit 1; }
-for f in "$GB" "$GT" "$GRIDEMU"; do
+[ -r "$topofile" ] || { echo "bcast-teragrid.sh: --topology: cannot read '$topofile'" >&2; exit 2; }
+for l in "${loads[@]}"; do
+	case $l in
+		?*:?*) ;;
+		*) echo "bcast-teragrid.sh: --load: '$l' is not LINK:FRACTION (e.g. c3-NCSA:70%)" >&2; exit 2 ;;
+	esac
+done
+GL=$build/loadgen/gridload
+for f in "$GB" "$GT" "$GRIDEMU" "$GL"; do
 	[ -x "$f" ] || { echo "bcast-teragrid.sh: $f is not built" >&2; exit 1; }
 done
 "$GRIDEMU" mpirun --help >/dev/null 2>&1 ||
@@ -86,7 +111,8 @@ GRIDBED_PREFIX=bb$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))
 export GRIDBED_PREFIX
 export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
 export GRIDBED_CAMPAIGN=bcast-bench GRIDBED_LOAD_STATE=none
-trap '"$GRIDEMU" down >/dev/null 2>&1; rm -rf "${GRIDBED_RUNDIR:?}/$GRIDBED_PREFIX"' EXIT
+glpid=
+trap '[ -n "$glpid" ] && kill "$glpid" 2>/dev/null && wait "$glpid"; "$GRIDEMU" down >/dev/null 2>&1; rm -rf "${GRIDBED_RUNDIR:?}/$GRIDBED_PREFIX"' EXIT
 trap 'exit 130' INT TERM
 exec > >(tee "$out/summary.txt") 2>&1
 echo "bcast-teragrid.sh: $(nproc) cores, kernel $(uname -r), git $(git -C "$src" describe --always --dirty 2>/dev/null), files in $out"
@@ -100,12 +126,25 @@ run_job() {
 }
 
 if [ -z "$only" ] || [ "$only" = teragrid ]; then
+	tn=$(basename "$topofile" .yaml)
 	echo
-	echo "== 1. teragrid, 64 ranks, unloaded: $algo at $sizes, $reps reps"
-	topo=$out/teragrid.yaml
-	cp "$src/topologies/teragrid.yaml" "$topo"
+	echo "== 1. $tn, one rank per host, ${loads[*]:-unloaded}: $algo at $sizes, $reps reps"
+	topo=$out/$tn.yaml
+	cp "$topofile" "$topo"
 	[ -n "$stack" ] && echo "tcp: {$stack}" >>"$topo"
 	"$GRIDEMU" up --backend "$backend" --dilate "$dilate" "$topo" | head -3 || exit 1
+	if [ ${#loads[@]} -gt 0 ]; then
+		{ echo "# bcast-teragrid.sh --load: each link keeps (1 - fraction) of its rate, all job long"
+		  echo "loads:"
+		  for l in "${loads[@]}"; do
+			echo "  - {start: 0s, duration: 1000h, fraction: ${l##*:}, link: ${l%:*}}"
+		  done; } >"$out/load.yaml"
+		"$GL" run --schedule "$out/load.yaml" --mode shape --log "$out/load.csv" --quiet &
+		glpid=$!
+		sleep 2
+		kill -0 "$glpid" 2>/dev/null || { echo "bcast-teragrid.sh: gridload did not start (see above)" >&2; exit 1; }
+		echo "load: $(tr '\n' ' ' <"$out/load.yaml" | sed 's/.*loads: *//'), shape mode (gridload pid $glpid)"
+	fi
 	"$GRIDEMU" status | grep '^tcp:\|^time dilation\|^delay line'
 	"$GRIDEMU" status --json | python3 -c 'import json, sys
 print(json.dumps([h["tcp"] for h in json.load(sys.stdin)["hosts"]][0], indent=1))' >"$out/tcp.json"
@@ -121,29 +160,30 @@ print(json.dumps([h["tcp"] for h in json.load(sys.stdin)["hosts"]][0], indent=1)
 	parts=()
 	for seg in ${segs//,/ }; do
 		if [ -n "$small" ]; then
-			run_job "$out/teragrid-small-$seg.csv" "$out/teragrid-small-$seg-ranks.csv" 1 \
+			run_job "$out/$tn-small-$seg.csv" "$out/$tn-small-$seg-ranks.csv" 1 \
 				"$small" "$seg" || exit 1
 			parts+=("small-$seg")
 		fi
 		if [ -n "$big" ]; then
-			run_job "$out/teragrid-big-$seg.csv" "$out/teragrid-big-$seg-ranks.csv" 0 \
+			run_job "$out/$tn-big-$seg.csv" "$out/$tn-big-$seg-ranks.csv" 0 \
 				"$big" "$seg" || exit 1
 			parts+=("big-$seg")
 		fi
 	done
+	if [ -n "$glpid" ]; then kill "$glpid"; wait "$glpid"; glpid=; fi
 	"$GRIDEMU" down >/dev/null
 	# one CSV (header once) of all rows, and of all per-rank rows; the
 	# algorithm column becomes ALGO@SEGMENT (the setting, not the bytes)
 	for kind in "" "-ranks"; do
 		first=1
 		for p in "${parts[@]}"; do
-			if [ $first = 1 ]; then head -1 "$out/teragrid-$p$kind.csv"; first=0; fi
-			tail -n +2 "$out/teragrid-$p$kind.csv" |
+			if [ $first = 1 ]; then head -1 "$out/$tn-$p$kind.csv"; first=0; fi
+			tail -n +2 "$out/$tn-$p$kind.csv" |
 				awk -F, -v OFS=, -v s="${p#*-}" '$3 != "native" { $3 = $3 "@" s } { print }'
-		done >"$out/teragrid$kind.csv"
+		done >"$out/$tn$kind.csv"
 	done
-	cp "$out/teragrid-${parts[0]}.json" "$out/teragrid.json" 2>/dev/null
-	python3 - "$out/teragrid.csv" <<'PY'
+	cp "$out/$tn-${parts[0]}.json" "$out/$tn.json" 2>/dev/null
+	python3 - "$out/$tn.csv" <<'PY'
 import csv, math, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 algos, sizes = [], []
