@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * 3008-cost-pipe - Mateescu's model of a segmented, pipelined tree
+ * 3008-cost-pipe - the cost models of a segmented, pipelined tree
  * (collectives/core/cost_pipe.c, issue 14), against answers worked by hand:
  *   - one segment is gb_cost_mateescu() exactly, on a planned tree;
  *   - a chain of k hops, S equal segments: the last node has the message
@@ -12,6 +12,12 @@
  *   - gb_seg_choose(): no segments for a message that gains nothing
  *     (one hop), segments within the eager limit for a deep chain, whole
  *     elements, and NAN / 0 for an invalid tree.
+ *   - the other two models of the same schedule (issue 14):
+ *     gb_cost_contention_seg() equals Mateescu's when no two flows share a
+ *     link, is never below it, and about twice it where two pipelines
+ *     cross one uplink;
+ *     gb_cost_plogp_seg() sends a coordinator's wide-area segments before
+ *     its cluster's; both are their unsegmented model for one segment.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +25,7 @@
 #include <string.h>
 
 #include "gbcore.h"
+#include "gbplan.h"
 #include "tap.h"
 
 /* n nodes, every pair: latency L, bandwidth B, o per send. */
@@ -57,11 +64,11 @@ int main(void)
 {
 	struct gb_netmodel m;
 	struct gb_tree t;
-	double arr[8], got, want, pred;
+	double arr[8], got, want, pred, slowed;
 	const double L = 0.01, B = 1e6, o = 1e-4;
 	int par3[3] = { -1, 0, 0 };
 
-	plan(14);
+	plan(25);
 
 	/* a chain of 4 hops (5 nodes), 1 MB in 10 segments of 100 kB */
 	uniform(&m, 5, L, B, o);
@@ -103,6 +110,123 @@ int main(void)
 	is_double(got, want, 1e-9, "a fast hop behind a slow one waits for every segment");
 	gb_tree_release(&t);
 	gb_nm_release(&m);
+
+	/* contention, nothing shared (one cluster: every link private):
+	 * the Mateescu schedule, segment by segment */
+	uniform(&m, 5, L, B, o);
+	chain(&t, 5);
+	is_double(gb_cost_contention_seg(&m, &t, 1e6, 1e5, arr),
+		  gb_cost_mateescu_seg(&m, &t, 1e6, 1e5, NULL), 1e-9,
+		  "contention, chain of 4 hops, 10 segments: Mateescu's figure");
+	is_double(arr[1], 10 * (o + 1e5 / B) + L, 1e-9,
+		  "contention: the first hop's node has the message after S sends");
+	is_double(gb_cost_contention_seg(&m, &t, 1e6, 3e5, NULL),
+		  gb_cost_mateescu_seg(&m, &t, 1e6, 3e5, NULL), 1e-9,
+		  "contention: a short last segment, as Mateescu's");
+	gb_tree_release(&t);
+	gb_nm_release(&m);
+	uniform(&m, 3, L, B, o);
+	tree(&t, par3, 3);
+	gb_cost_contention_seg(&m, &t, 4e5, 1e5, arr);
+	is_double(arr[1] + arr[2], 15 * (o + 0.1) + 2 * L, 1e-9,
+		  "contention: two children, their segments alternate (sends 7 and 8 of 8)");
+	gb_tree_release(&t);
+	chain(&t, 3);
+	m.bw[0 * 3 + 1] = B / 10;
+	is_double(gb_cost_contention_seg(&m, &t, 4e5, 1e5, NULL),
+		  gb_cost_mateescu_seg(&m, &t, 4e5, 1e5, NULL), 1e-9,
+		  "contention: a fast hop behind a slow one waits for every segment");
+	gb_tree_release(&t);
+	gb_nm_release(&m);
+
+	/* pLogP: a coordinator's wide-area segments go before its cluster's.
+	 * Clusters {0, 1} and {2, 3}; the tree lists 0's local child first. */
+	{
+		int par4[4] = { -1, 0, 0, 2 };
+		double key_local_first[4] = { 0, 0, 1, 0 }, key_wan_first[4] = { 0, 1, 0, 0 };
+		struct gb_tree t2;
+
+		uniform(&m, 4, L, B, o);
+		m.nodes[2].cluster = m.nodes[3].cluster = 1;
+		m.nclusters = 2;
+		if (gb_tree_init(&t, 4, 0) < 0 ||
+		    gb_tree_from_parents(&t, par4, key_local_first) < 0 ||
+		    gb_tree_init(&t2, 4, 0) < 0 || gb_tree_from_parents(&t2, par4, key_wan_first) < 0)
+			bail("cannot build the two-cluster trees");
+		is_double(gb_cost_plogp_seg(&m, &t, 4e5, 1e5, NULL),
+			  gb_cost_mateescu_seg(&m, &t2, 4e5, 1e5, NULL), 1e-9,
+			  "pLogP, 4 segments: the wide-area child's segments first");
+		ok(gb_cost_mateescu_seg(&m, &t, 4e5, 1e5, NULL) >
+		   gb_cost_mateescu_seg(&m, &t2, 4e5, 1e5, NULL) + 1e-6,
+		   "... which is not the tree's own (local-first) order");
+		is_double(gb_cost_plogp_seg(&m, &t, 4e5, 0, NULL), gb_cost_plogp(&m, &t, 4e5, NULL),
+			  0, "pLogP, segment 0: the unsegmented model");
+		gb_tree_release(&t2);
+		gb_tree_release(&t);
+		m.nclusters = 1;
+		m.nodes[2].cluster = m.nodes[3].cluster = 0;
+		gb_nm_release(&m);
+	}
+
+	/* contention on a grid: one segment is the unsegmented simulation;
+	 * sharing only slows flows down, and a binomial's segments share */
+	{
+		static const char *const algos[] = { "binomial", "flat", "mpich-g2", "pipeline" };
+		int never_below = 1, same = 1;
+
+		if (gb_nm_gen_grid(&m, 3, 2, 4, 11) < 0)
+			bail("gb_nm_gen_grid");
+		for (int a = 0; a < 4; a++) {
+			const struct gb_planner *p = gb_planner_find(algos[a]);
+			struct gb_plan_args args = { 0, 1048576, 1, 0, NULL };
+			double c, mt;
+
+			if (!p || gb_plan(p, &m, &args, &t) < 0)
+				bail("cannot plan '%s'", algos[a]);
+			same &= gb_cost_contention_seg(&m, &t, 1048576, 0, NULL) ==
+				gb_cost_contention(&m, &t, 1048576, NULL);
+			same &= gb_cost_plogp_seg(&m, &t, 1048576, 0, NULL) ==
+				gb_cost_plogp(&m, &t, 1048576, NULL);
+			c = gb_cost_contention_seg(&m, &t, 1048576, 65536, NULL);
+			mt = gb_cost_mateescu_seg(&m, &t, 1048576, 65536, NULL);
+			diag("%s, 1 MiB in 64 KiB segments: contention %.4f s, mateescu %.4f s",
+			     algos[a], c, mt);
+			never_below &= isfinite(c) && c >= mt * (1 - 1e-9);
+			gb_tree_release(&t);
+		}
+		ok(same, "one segment: contention and pLogP are their unsegmented models exactly");
+		ok(never_below, "contention, segmented: never below Mateescu's (sharing only slows)");
+		gb_nm_release(&m);
+	}
+
+	/* two wide-area flows through one uplink: 0 -> 1 inside cluster 0,
+	 * then 0 -> 2 and 1 -> 3 across.  Mateescu sends both at B; in the
+	 * contention model they share cluster 0's uplink (capacity B, the
+	 * largest pair across it), so the pipeline runs at about B / 2. */
+	{
+		int par4[4] = { -1, 0, 0, 1 };
+
+		uniform(&m, 4, 1e-4, 1e8, o);
+		m.nclusters = m.nsites = 2;
+		for (int v = 2; v < 4; v++)
+			m.nodes[v].cluster = m.nodes[v].site = 1;
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 4; j++)
+				if ((i < 2) != (j < 2)) {
+					m.bw[i * 4 + j] = B;
+					m.lat[i * 4 + j] = L;
+				}
+		tree(&t, par4, 4);
+		slowed = gb_cost_contention_seg(&m, &t, 1e6, 1e5, NULL) /
+			 gb_cost_mateescu_seg(&m, &t, 1e6, 1e5, NULL);
+		ok(slowed > 1.8 && slowed < 2.05,
+		   "two pipelines through one uplink: contention %.2f x Mateescu's (about 2)", slowed);
+		gb_tree_release(&t);
+		m.nclusters = m.nsites = 1;
+		for (int v = 2; v < 4; v++)
+			m.nodes[v].cluster = m.nodes[v].site = 0;
+		gb_nm_release(&m);
+	}
 
 	/* the choice */
 	uniform(&m, 2, L, B, o);

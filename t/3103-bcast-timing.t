@@ -67,13 +67,11 @@ out.append("above-lb %d" % lbok)
 # header bytes and tree delivery
 hb = set((r["tree_via"], r["hdr_bytes"]) for r in rows)
 out.append("hdr " + " ".join(sorted("%s=%s" % x for x in hb)))
-# predictions: all three for trees sent whole; for segmented ones (the
-# root chose segments: the segment column) only mateescu has that schedule
+# predictions: all three, for trees sent whole and for segmented ones (the
+# root chose segments: the segment column), each under its segmented schedule
 pc = ["pred_mateescu", "pred_plogp", "pred_contention"]
 def preds_ok(r):
-    if f(r["segment"]) == 0:
-        return all(r[c] != "" for c in pc)
-    return r["pred_mateescu"] != "" and all(r[c] == "" for c in pc[1:])
+    return all(r[c] != "" for c in pc)
 out.append("pred-trees %d" % sum(preds_ok(r) for r in rows if r["algorithm"] != "native"))
 out.append("pred-native %d" % sum(any(r[c] != "" for c in pc) for r in rows if r["algorithm"] == "native"))
 print("\n".join(out))
@@ -102,7 +100,7 @@ fi
 is "$(get hdr)" "local=0 native=0 piggyback=434" \
 	"header bytes: 7 edges x 62 B for piggybacked trees, 0 otherwise"
 is "$(get pred-trees)" "$(( (nalgo - 1) * 4 ))" \
-	"every tree row has its predictions: all three for whole messages, mateescu alone for segments"
+	"every tree row has its three predictions, for whole messages and for segments"
 is "$(get pred-native)" 0 "native rows have no prediction"
 ls "$BCAST_TMP"/*.csv.* >/dev/null 2>&1
 ok $(( ! $? )) "no temporary file left next to the CSV (atomic writes)"

@@ -287,8 +287,8 @@ int gb_bcast_gather(const struct gb_bcast_timing *tm, int root, MPI_Comm comm,
  * every cost model (gb_costmodels[] order, gb_ncostmodels entries; NAN
  * where not computable), on the same model for every algorithm: the
  * matrix ($GRIDBED_MATRIX) if there is one, else the topology's.  @seg > 0:
- * the message went in segments of @seg bytes; only "mateescu" has a model
- * of that schedule (gb_cost_mateescu_seg()), the others give NAN.  @label
+ * the message went in segments of @seg bytes, and every model predicts
+ * that schedule (gb_cost_all(), each model's cost_seg).  @label
  * (optional) names it.  Local (no communication).
  */
 int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double seg,

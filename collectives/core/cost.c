@@ -25,7 +25,7 @@
 /* Small trees are the hot path of simulated annealing: keep them off malloc. */
 #define STACK_N 256
 
-typedef double (*edge_fn)(const struct gb_netmodel *m, int i, int j, double size);
+typedef gb_edge_fn edge_fn;
 
 /*
  * One-port schedule of an ordered tree:
@@ -192,17 +192,17 @@ double gb_binomial_time(const struct gb_netmodel *m, const int *members, int k, 
  * With gap_fixed unset, g(m) = o + m/B = Delta, so on a tree that is
  * already "wide-area first, binomial inside clusters" plogp == mateescu.
  */
-double gb_cost_plogp(const struct gb_netmodel *m, const struct gb_tree *t, double size,
-		     double *arrival)
+/* The tree the pLogP view runs (above): wide-area edges of @t kept, each
+ * group a binomial from its coordinator.  0 or -1 (invalid tree, memory). */
+static int plogp_tree(const struct gb_netmodel *m, const struct gb_tree *t, struct gb_tree *c)
 {
-	struct gb_tree c;
 	int *q = NULL, *grp = NULL, *cnt = NULL, *start = NULL, *bucket = NULL, *mem = NULL;
-	int *par = NULL, n = t->n;
-	double *key = NULL, cost = NAN;
+	int *par = NULL, n = t->n, ret = -1;
+	double *key = NULL;
 
-	memset(&c, 0, sizeof(c));
+	memset(c, 0, sizeof(*c));
 	if (!m || n != m->n || n < 1)
-		return NAN;
+		return -1;
 	q = malloc(sizeof(int) * n);
 	grp = malloc(sizeof(int) * n);
 	cnt = calloc(n + 1, sizeof(int));
@@ -258,11 +258,14 @@ double gb_cost_plogp(const struct gb_netmodel *m, const struct gb_tree *t, doubl
 			mem[r] = bucket[start[h] + (pos + r) % k];
 		gb_binomial(mem, k, par, key, (double)n);
 	}
-	if (gb_tree_init(&c, n, t->root) < 0 || gb_tree_from_parents(&c, par, key) < 0)
+	if (gb_tree_init(c, n, t->root) < 0)
 		goto cleanup;
-	cost = oneport(m, &c, size, arrival, edge_gap);
+	if (gb_tree_from_parents(c, par, key) < 0) {
+		gb_tree_release(c);
+		goto cleanup;
+	}
+	ret = 0;
 cleanup:
-	gb_tree_release(&c);
 	free(q);
 	free(grp);
 	free(cnt);
@@ -271,6 +274,39 @@ cleanup:
 	free(mem);
 	free(par);
 	free(key);
+	return ret;
+}
+
+double gb_cost_plogp(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+		     double *arrival)
+{
+	struct gb_tree c;
+	double cost;
+
+	if (!t || plogp_tree(m, t, &c) < 0)
+		return NAN;
+	cost = oneport(m, &c, size, arrival, edge_gap);
+	gb_tree_release(&c);
+	return cost;
+}
+
+/*
+ * gb_cost_plogp_seg() - the same tree, forwarded in segments (issue 14):
+ * the segmented one-port schedule of cost_pipe.c, each segment's send
+ * keeping its sender busy g(segment) (seed 002 s2.1: g is a function of
+ * the size sent, and a segment is what is sent).  Seed 002 does not
+ * pipeline; this is our reading.
+ */
+double gb_cost_plogp_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			 double seg, double *arrival)
+{
+	struct gb_tree c;
+	double cost;
+
+	if (!t || plogp_tree(m, t, &c) < 0)
+		return NAN;
+	cost = gb_cost_oneport_seg(m, &c, size, seg, arrival, edge_gap);
+	gb_tree_release(&c);
 	return cost;
 }
 
@@ -280,11 +316,11 @@ cleanup:
 
 const struct gb_costmodel gb_costmodels[] = {
 	{ "mateescu", "one-port, Delta = o + m/B then L (seed 000 s2.2, seed 003)",
-	  gb_cost_mateescu },
+	  gb_cost_mateescu, gb_cost_mateescu_seg },
 	{ "plogp", "pLogP at cluster level: g(m), L, T_j binomial (seed 002 s2.1, s3.3)",
-	  gb_cost_plogp },
+	  gb_cost_plogp, gb_cost_plogp_seg },
 	{ "contention", "flows over routed links, max-min fair sharing (ours)",
-	  gb_cost_contention },
+	  gb_cost_contention, gb_cost_contention_seg },
 };
 const int gb_ncostmodels = sizeof(gb_costmodels) / sizeof(gb_costmodels[0]);
 

@@ -279,18 +279,34 @@ static struct pend heap_pop(struct pend *h, int *nh)
 	return top;
 }
 
-double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, double size,
-			  double *arrival)
+/*
+ * The simulation, for a message cut into segments (issue 14): the schedule
+ * of gb_cost_mateescu_seg() (cost_pipe.c), each segment sent to each child
+ * being one flow.  u's k-th send is segment k / nc(u) to child k % nc(u);
+ * it starts o(u) after u's previous send drained and u has that segment.
+ * A node that is free but lacks the segment waits for it.  u sends one
+ * flow at a time and v has one parent, so a node has at most one flow in
+ * and one start pending.  With one segment this is the unsegmented
+ * simulation exactly.
+ */
+static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			     double seg, double *arrival)
 {
 	struct csim s;
 	struct flow *fl = NULL, **act = NULL;
 	struct pend *heap = NULL;
-	int *next = NULL, *q = NULL, n = t->n, nh = 0, na = 0, dirty = 0;
-	double *arr = arrival, *capbuf = NULL, now = 0, best = 0;
-	long seq = 0;
+	int *next = NULL, *q = NULL, *wait = NULL, *fseg = NULL, n = t->n, nh = 0, na = 0;
+	int dirty = 0;
+	double *have = NULL, *capbuf = NULL, now = 0, best = 0;
+	long seq = 0, S;
 
 	memset(&s, 0, sizeof(s));
-	if (!m || n != m->n || n < 1)
+	if (!m || n != m->n || n < 1 || !(size >= 0) || !(seg >= 0))
+		return NAN;
+	S = (seg <= 0 || seg >= size) ? 1 : (long)ceil(size / seg);
+	if (S == 1)
+		seg = size;
+	if (S > GB_SEG_MAX_COUNT)
 		return NAN;
 	s.m = m;
 	s.nlinks = m->path ? m->ndirlinks : 2 * m->nclusters + 2 * m->nsites;
@@ -298,15 +314,16 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
 	act = calloc(n, sizeof(*act));
 	heap = calloc(n, sizeof(*heap));
 	next = calloc(n, sizeof(int));
+	wait = calloc(n, sizeof(int));
+	fseg = calloc(n, sizeof(int));
 	q = malloc(sizeof(int) * n);
+	have = malloc(sizeof(double) * (size_t)n * (size_t)S);
 	s.resid = calloc(s.nlinks + 1, sizeof(double));
 	s.nuse = calloc(s.nlinks + 1, sizeof(int));
-	if (!arr)
-		arr = malloc(sizeof(double) * n);
 	if (!m->path)
 		capbuf = calloc(s.nlinks + 1, sizeof(double));
-	if (!fl || !act || !heap || !next || !q || !s.resid || !s.nuse || !arr ||
-	    (!m->path && !capbuf)) {
+	if (!fl || !act || !heap || !next || !wait || !fseg || !q || !have || !s.resid ||
+	    !s.nuse || (!m->path && !capbuf)) {
 		best = NAN;
 		goto cleanup;
 	}
@@ -321,18 +338,31 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
 		s.linkcap = capbuf;
 		infer_links(&s, capbuf);
 	}
-	for (int i = 0; i < n; i++)
-		arr[i] = -1;
-	arr[t->root] = 0;
+	for (size_t i = 0; i < (size_t)n * (size_t)S; i++)
+		have[i] = -1;
+	for (long j = 0; j < S; j++)
+		have[(size_t)t->root * S + j] = 0;
 
-	/* u's k-th send: flow u -> child k starts o(u) after u is free. */
+	/* u is free from @when: start its next send o(u) after it has the
+	 * segment, or wait for the segment. */
 #define START_NEXT(node, when)                                                     \
 	do {                                                                       \
-		int u_ = (node);                                                   \
-		if (next[u_] < t->nchild[u_]) {                                    \
-			struct pend p_ = { (when) + m->o[u_], seq++, u_,           \
-					   t->child[t->cstart[u_] + next[u_]++] }; \
-			heap_push(heap, &nh, p_);                                  \
+		int u_ = (node), nc_ = t->nchild[u_];                              \
+		if (nc_ > 0 && next[u_] < S * nc_) {                               \
+			long j_ = next[u_] / nc_;                                  \
+			double h_ = have[(size_t)u_ * S + j_];                     \
+			if (h_ < 0) {                                              \
+				wait[u_] = 1;                                      \
+			} else {                                                   \
+				struct pend p_ = { fmax((when), h_) + m->o[u_],    \
+						   seq++, u_,                      \
+						   t->child[t->cstart[u_] +        \
+							    next[u_] % nc_] };     \
+				wait[u_] = 0;                                      \
+				fseg[p_.v] = (int)j_;                              \
+				next[u_]++;                                        \
+				heap_push(heap, &nh, p_);                          \
+			}                                                          \
 		}                                                                  \
 	} while (0)
 
@@ -369,20 +399,23 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
 		/* Finished flows (to within rounding), in a stable order. */
 		for (int k = 0; k < na;) {
 			struct flow *f = act[k];
+			long j = fseg[f->v];
+			double *hv = &have[(size_t)f->v * S + j];
 
 			if (f->rem > 1e-12 * size + 1e-9) {
 				k++;
 				continue;
 			}
-			if (arr[f->v] >= 0) { /* reached twice: not a tree */
+			if (*hv >= 0) { /* reached twice: not a tree */
 				best = NAN;
 				goto cleanup;
 			}
-			arr[f->v] = now + m->lat[(size_t)f->u * n + f->v];
-			if (arr[f->v] > best)
-				best = arr[f->v];
+			*hv = now + m->lat[(size_t)f->u * n + f->v];
+			if (j == S - 1 && *hv > best)
+				best = *hv;
 			START_NEXT(f->u, now);
-			START_NEXT(f->v, arr[f->v]);
+			if (wait[f->v] || (j == 0 && next[f->v] == 0))
+				START_NEXT(f->v, *hv);
 			memmove(&act[k], &act[k + 1], sizeof(*act) * (na - k - 1));
 			na--;
 			dirty = 1;
@@ -391,10 +424,11 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
 		while (nh > 0 && heap[0].t <= now) {
 			struct pend p = heap_pop(heap, &nh);
 			struct flow *f = &fl[p.v];
+			long j = fseg[p.v];
 
 			f->u = p.u;
 			f->v = p.v;
-			f->rem = size;
+			f->rem = j < S - 1 ? seg : size - seg * (double)(S - 1);
 			f->cap = m->bw[(size_t)p.u * n + p.v];
 			f->rate = 0;
 			flow_path(&s, f);
@@ -404,21 +438,38 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
 	}
 #undef START_NEXT
 	for (int i = 0; i < n; i++) {
-		if (arr[i] < 0) {
+		double h = have[(size_t)i * S + S - 1];
+
+		if (h < 0) {
 			best = NAN;
 			break;
 		}
+		if (arrival)
+			arrival[i] = h;
 	}
 cleanup:
 	free(fl);
 	free(act);
 	free(heap);
 	free(next);
+	free(wait);
+	free(fseg);
 	free(q);
+	free(have);
 	free(s.resid);
 	free(s.nuse);
 	free(capbuf);
-	if (arr != arrival)
-		free(arr);
 	return best;
+}
+
+double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			  double *arrival)
+{
+	return contention_sim(m, t, size, 0, arrival);
+}
+
+double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			      double seg, double *arrival)
+{
+	return contention_sim(m, t, size, seg, arrival);
 }

@@ -36,8 +36,8 @@
 
 #include "cost_priv.h"
 
-double gb_cost_mateescu_seg(const struct gb_netmodel *m, const struct gb_tree *t,
-			    double size, double seg, double *arrival)
+double gb_cost_oneport_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			   double seg, double *arrival, gb_edge_fn busy)
 {
 	int n = t ? t->n : 0, *q = NULL;
 	double *have = NULL, best = 0;
@@ -77,7 +77,7 @@ double gb_cost_mateescu_seg(const struct gb_netmodel *m, const struct gb_tree *t
 					best = NAN;
 					goto cleanup;
 				}
-				port = fmax(port, hu) + gb_nm_delta(m, u, v, sj);
+				port = fmax(port, hu) + busy(m, u, v, sj);
 				*hv = port + m->lat[(size_t)u * n + v];
 			}
 		}
@@ -96,13 +96,24 @@ cleanup:
 	return best;
 }
 
+static double edge_delta(const struct gb_netmodel *m, int i, int j, double size)
+{
+	return gb_nm_delta(m, i, j, size);
+}
+
+double gb_cost_mateescu_seg(const struct gb_netmodel *m, const struct gb_tree *t,
+			    double size, double seg, double *arrival)
+{
+	return gb_cost_oneport_seg(m, t, size, seg, arrival, edge_delta);
+}
+
 void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double size, double seg,
 		 double *pred)
 {
 	for (int i = 0; i < gb_ncostmodels; i++)
 		pred[i] = seg <= 0 ? gb_costmodels[i].cost(m, t, size, NULL) :
-			  !strcmp(gb_costmodels[i].name, "mateescu") ?
-			  gb_cost_mateescu_seg(m, t, size, seg, NULL) : NAN;
+			  gb_costmodels[i].cost_seg ?
+			  gb_costmodels[i].cost_seg(m, t, size, seg, NULL) : NAN;
 }
 
 double gb_seg_choose(const struct gb_netmodel *m, const struct gb_tree *t, double size,

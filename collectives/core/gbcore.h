@@ -373,10 +373,15 @@ GB_WUR int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *o
 typedef double (*gb_cost_fn)(const struct gb_netmodel *m, const struct gb_tree *t,
 			     double size, double *arrival);
 
+/** A cost model of a tree forwarding its message in segments of @seg bytes. */
+typedef double (*gb_cost_seg_fn)(const struct gb_netmodel *m, const struct gb_tree *t,
+				 double size, double seg, double *arrival);
+
 struct gb_costmodel {
 	const char *name;
 	const char *summary;
 	gb_cost_fn cost;
+	gb_cost_seg_fn cost_seg; /**< the segmented schedule (issue 14); @seg <= 0: == cost */
 };
 
 /** The registry of cost models ("mateescu", "plogp", "contention"). */
@@ -449,10 +454,31 @@ double gb_seg_choose(const struct gb_netmodel *m, const struct gb_tree *t, doubl
 		     double elem, double max_seg, double *pred);
 
 /**
+ * gb_cost_plogp_seg() - gb_cost_plogp() for the tree forwarding its message
+ * in segments of @seg bytes: the pLogP tree (wide-area edges first, a
+ * binomial in each group) under the schedule of gb_cost_mateescu_seg(),
+ * each segment's send keeping its sender busy g(segment).  @seg <= 0 or
+ * >= @size: equal to gb_cost_plogp().  NAN as gb_cost_mateescu_seg().
+ */
+double gb_cost_plogp_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			 double seg, double *arrival);
+
+/**
+ * gb_cost_contention_seg() - gb_cost_contention() for the tree forwarding
+ * its message in segments of @seg bytes, in the schedule of
+ * gb_cost_mateescu_seg(): each segment sent to each child is one flow,
+ * started o(u) after u's previous flow drained and u has the segment.
+ * @seg <= 0 or >= @size: equal to gb_cost_contention().  NAN as
+ * gb_cost_mateescu_seg().
+ */
+double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			      double seg, double *arrival);
+
+/**
  * gb_cost_all() - @pred[i] = gb_costmodels[i]'s prediction for @t, for
  * every model (gb_ncostmodels entries).  @seg > 0: the message went in
- * segments of @seg bytes; only "mateescu" models that schedule
- * (gb_cost_mateescu_seg()), the others get NAN.
+ * segments of @seg bytes, and each model predicts that schedule (its
+ * cost_seg).
  */
 void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double size, double seg,
 		 double *pred);

@@ -221,13 +221,21 @@ static int at_size(struct gb_netmodel *m, double size)
 static void print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
 			double size, const char *highlight)
 {
-	fprintf(f, "predicted  completion time of %.0f B\n", size);
+	/* the segment size libgridbcast's root would choose (GRIDBED_SEGMENT=auto) */
+	double seg = gb_seg_choose(m, t, size, 1, 0, NULL);
+
+	fprintf(f, "predicted  completion time of %.0f B, whole", size);
+	if (seg > 0)
+		fprintf(f, "; and in segments of %.0f B, the root's choice", seg);
+	fprintf(f, "\n");
 	for (int i = 0; i < gb_ncostmodels; i++) {
 		double c = gb_costmodels[i].cost(m, t, size, NULL);
 		int hl = highlight && strcmp(highlight, gb_costmodels[i].name) == 0;
 
-		fprintf(f, "  %-11s %12.6f s%s\n", gb_costmodels[i].name, c,
-			hl ? "   (optimised)" : "");
+		fprintf(f, "  %-11s %12.6f s", gb_costmodels[i].name, c);
+		if (seg > 0)
+			fprintf(f, "   %12.6f s", gb_costmodels[i].cost_seg(m, t, size, seg, NULL));
+		fprintf(f, "%s\n", hl ? "   (optimised)" : "");
 	}
 }
 
