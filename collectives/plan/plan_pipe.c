@@ -41,9 +41,14 @@
  *  - the shapes of all sites (and of all clusters) are chosen together,
  *    one shape per level: the per-group choice would multiply the
  *    candidates, and the shipped grids' groups are alike;
- *  - the model is the one-port model: it knows no shared links, so a
- *    fan-out over one trunk costs what its sender's port costs, and the
- *    chain is preferred only where one port is the bottleneck.
+ *  - by default the model is the one-port model: it knows no shared
+ *    links, so a fan-out over one trunk costs what its sender's port
+ *    costs, and the chain is preferred only where one port is the
+ *    bottleneck.  gb_plan_args.model (gridtree --model) names another
+ *    model to score the candidates with, in its segmented schedule
+ *    (gb_costmodel.cost_seg: "contention" charges the shared trunk); the
+ *    segment size is still the root's choice, gb_seg_choose(), as it is
+ *    at run time.
  */
 #include <errno.h>
 #include <math.h>
@@ -59,6 +64,7 @@ static const int cluster_fan[] = { 0, 1, 2, 4 };	/* 0: binomial */
 
 struct pipe_ws {
 	const struct gb_netmodel *m;
+	const struct gb_costmodel *cm;  /* scores candidates; NULL: mateescu */
 	int root;
 	int *smaster, *cmaster;
 	int *par, *mem, *list, *start, *gid;
@@ -244,6 +250,8 @@ static int consider(struct pipe_ws *w, double size, int chain, int sf, int cf,
 	seg = gb_seg_choose(w->m, t, size, 1, 0, &pred);
 	if (!(seg > 0) && !first)
 		return 0;
+	if (w->cm)
+		pred = w->cm->cost_seg(w->m, t, size, seg, NULL);
 	if (isfinite(pred) && (!isfinite(best->t) || pred < best->t)) {
 		best->t = pred;
 		best->chain = chain;
@@ -265,6 +273,9 @@ int gb_plan_pipeline(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		return -EINVAL;
 	if ((ret = ws_alloc(&w, m, a->root)) < 0)
 		return ret;
+	w.cm = a->model ? gb_costmodel_find(a->model) : NULL;
+	if (w.cm && (!w.cm->cost_seg || !strcmp(w.cm->name, "mateescu")))
+		w.cm = NULL;	/* mateescu: gb_seg_choose()'s own prediction */
 	best.order = malloc(sizeof(int) * (size_t)(m->nsites + 1));
 	if (!best.order) {
 		ws_free(&w);
