@@ -16,10 +16,6 @@
  *	cluster:   a binomial over its hosts (MPICH-G2's), or F chains from
  *	           its master, F = 1, 2 or 4 (the rest of its hosts in rank
  *	           order, cut into F runs of equal length, longest first)
- *	delegate:  off (MPICH-G2's), or on: every site master makes its
- *	           wide-area sends, then one send into its site, to the next
- *	           host of its cluster, which takes the master's place at the
- *	           site and cluster levels below
  *
  * Every combination is built and costed at the segment size the root
  * would choose for it (gb_seg_choose(), as libgridbcast's
@@ -28,12 +24,6 @@
  * predicted strictly faster (ties to the earlier candidate).  So where
  * segmenting does not pay (a message of one segment, a shallow grid), the
  * tree is MPICH-G2's.
- *
- * Why delegate: under the one-port model a site master on a wide-area
- * chain sends each segment to the next site and to every child it has in
- * its site and cluster, one after another; handing its site to one
- * deputy leaves it two sends per segment, so the chain is not held back
- * by the master's local fan-out.
  *
  * Why chains: a node forwards segment j while it receives segment j + 1,
  * so the time of a chain is about its slowest link's share of the whole
@@ -74,10 +64,9 @@ static const int cluster_fan[] = { 0, 1, 2, 4 };	/* 0: binomial */
 
 struct pipe_ws {
 	const struct gb_netmodel *m;
-	const struct gb_costmodel *model;  /* scores candidates; NULL: mateescu */
+	const struct gb_costmodel *cm;  /* scores candidates; NULL: mateescu */
 	int root;
 	int *smaster, *cmaster;
-	int *sm, *cm;		/* the masters a candidate's levels use (delegates) */
 	int *par, *mem, *list, *start, *gid;
 	double *key, *sent;
 	int *order, nother;	/* the other site masters, in chain order */
@@ -87,8 +76,6 @@ static void ws_free(struct pipe_ws *w)
 {
 	free(w->smaster);
 	free(w->cmaster);
-	free(w->sm);
-	free(w->cm);
 	free(w->par);
 	free(w->mem);
 	free(w->list);
@@ -108,8 +95,6 @@ static int ws_alloc(struct pipe_ws *w, const struct gb_netmodel *m, int root)
 	w->root = root;
 	w->smaster = malloc(sizeof(int) * (size_t)m->nsites);
 	w->cmaster = malloc(sizeof(int) * (size_t)m->nclusters);
-	w->sm = malloc(sizeof(int) * (size_t)m->nsites);
-	w->cm = malloc(sizeof(int) * (size_t)m->nclusters);
 	w->par = malloc(sizeof(int) * (size_t)n);
 	w->mem = malloc(sizeof(int) * (size_t)n);
 	w->list = malloc(sizeof(int) * (size_t)n);
@@ -118,7 +103,7 @@ static int ws_alloc(struct pipe_ws *w, const struct gb_netmodel *m, int root)
 	w->key = malloc(sizeof(double) * (size_t)n);
 	w->sent = malloc(sizeof(double) * (size_t)n);
 	w->order = malloc(sizeof(int) * (size_t)(m->nsites + 1));
-	if (!w->smaster || !w->cmaster || !w->sm || !w->cm || !w->par || !w->mem || !w->list || !w->start ||
+	if (!w->smaster || !w->cmaster || !w->par || !w->mem || !w->list || !w->start ||
 	    !w->gid || !w->key || !w->sent || !w->order) {
 		ws_free(w);
 		return -ENOMEM;
@@ -181,23 +166,9 @@ static void shape(struct pipe_ws *w, int k, int fan)
 	}
 }
 
-/* The host of @v's cluster after @v in rank order (wrapping), or -1. */
-static int next_in_cluster(const struct gb_netmodel *m, int v)
-{
-	for (int i = 1; i < m->n; i++) {
-		int u = (v + i) % m->n;
-
-		if (m->nodes[u].cluster == m->nodes[v].cluster)
-			return u;
-	}
-	return -1;
-}
-
 /* Build the candidate (@chain: wide area chained in w->order; @site_fan,
- * @cl_fan: 0 binomial, else chains; @deleg: site masters hand their site
- * to a deputy) into @t. */
-static int build(struct pipe_ws *w, int chain, int site_fan, int cl_fan, int deleg,
-		 struct gb_tree *t)
+ * @cl_fan: 0 binomial, else chains) into @t. */
+static int build(struct pipe_ws *w, int chain, int site_fan, int cl_fan, struct gb_tree *t)
 {
 	const struct gb_netmodel *m = w->m;
 	int n = m->n, prev = w->root;
@@ -211,26 +182,14 @@ static int build(struct pipe_ws *w, int chain, int site_fan, int cl_fan, int del
 		edge(w, chain ? prev : w->root, w->order[i]);
 		prev = w->order[i];
 	}
-	memcpy(w->sm, w->smaster, sizeof(int) * (size_t)m->nsites);
-	memcpy(w->cm, w->cmaster, sizeof(int) * (size_t)m->nclusters);
-	for (int s = 0; s < m->nsites && deleg; s++) {
-		int ms = w->smaster[s], d = next_in_cluster(m, ms);
-
-		if (d < 0)
-			continue;	/* a cluster of one: nobody to hand over to */
-		edge(w, ms, d);
-		w->sm[s] = w->cm[m->nodes[ms].cluster] = d;
-	}
 	for (int v = 0; v < n; v++)
-		w->gid[v] = w->cm[m->nodes[v].cluster] == v ? m->nodes[v].site : -1;
+		w->gid[v] = w->cmaster[m->nodes[v].cluster] == v ? m->nodes[v].site : -1;
 	for (int s = 0; s < m->nsites; s++)
-		shape(w, group(w, m->nsites, s, w->sm[s]), site_fan);
-	/* a master that delegated has its parent already: out of its cluster's group */
+		shape(w, group(w, m->nsites, s, w->smaster[s]), site_fan);
 	for (int v = 0; v < n; v++)
-		w->gid[v] = w->cm[m->nodes[v].cluster] != w->cmaster[m->nodes[v].cluster] &&
-			    v == w->cmaster[m->nodes[v].cluster] ? -1 : m->nodes[v].cluster;
+		w->gid[v] = m->nodes[v].cluster;
 	for (int c = 0; c < m->nclusters; c++)
-		shape(w, group(w, m->nclusters, c, w->cm[c]), cl_fan);
+		shape(w, group(w, m->nclusters, c, w->cmaster[c]), cl_fan);
 	return gb_tree_from_parents(t, w->par, w->key);
 }
 
@@ -273,33 +232,31 @@ static void greedy_order(struct pipe_ws *w)
 
 struct pick {
 	double t;
-	int chain, site_fan, cl_fan, deleg;
+	int chain, site_fan, cl_fan;
 	int *order;
 };
 
-/* Cost the candidate (@chain, fans, @deleg; w->order) at the root's segment
- * size; keep it in @best if cheaper.  Only MPICH-G2's tree (the first
- * candidate) counts unsegmented: the others are there for segmented
- * forwarding. */
-static int consider(struct pipe_ws *w, double size, int chain, int sf, int cf, int deleg,
+/* Cost the candidate (@chain, fans; w->order) at the root's segment size;
+ * keep it in @best if cheaper.  Only MPICH-G2's tree (the first candidate)
+ * counts unsegmented: the others are there for segmented forwarding. */
+static int consider(struct pipe_ws *w, double size, int chain, int sf, int cf,
 		    struct gb_tree *t, struct pick *best)
 {
 	double pred = NAN, seg;
-	int ret = build(w, chain, sf, cf, deleg, t), first = !chain && !sf && !cf && !deleg;
+	int ret = build(w, chain, sf, cf, t), first = !chain && !sf && !cf;
 
 	if (ret < 0)
 		return ret;
 	seg = gb_seg_choose(w->m, t, size, 1, 0, &pred);
 	if (!(seg > 0) && !first)
 		return 0;
-	if (w->model)
-		pred = w->model->cost_seg(w->m, t, size, seg, NULL);
+	if (w->cm)
+		pred = w->cm->cost_seg(w->m, t, size, seg, NULL);
 	if (isfinite(pred) && (!isfinite(best->t) || pred < best->t)) {
 		best->t = pred;
 		best->chain = chain;
 		best->site_fan = sf;
 		best->cl_fan = cf;
-		best->deleg = deleg;
 		memcpy(best->order, w->order, sizeof(int) * (size_t)w->nother);
 	}
 	return 0;
@@ -316,9 +273,9 @@ int gb_plan_pipeline(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		return -EINVAL;
 	if ((ret = ws_alloc(&w, m, a->root)) < 0)
 		return ret;
-	w.model = a->model ? gb_costmodel_find(a->model) : NULL;
-	if (w.model && (!w.model->cost_seg || !strcmp(w.model->name, "mateescu")))
-		w.model = NULL;	/* mateescu: gb_seg_choose()'s own prediction */
+	w.cm = a->model ? gb_costmodel_find(a->model) : NULL;
+	if (w.cm && (!w.cm->cost_seg || !strcmp(w.cm->name, "mateescu")))
+		w.cm = NULL;	/* mateescu: gb_seg_choose()'s own prediction */
 	best.order = malloc(sizeof(int) * (size_t)(m->nsites + 1));
 	if (!best.order) {
 		ws_free(&w);
@@ -335,9 +292,8 @@ int gb_plan_pipeline(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		while (more && ret == 0) {
 			for (int sf = 0; sf < 2 && ret == 0; sf++)
 				for (int cf = 0; cf < NFAN && ret == 0; cf++)
-					for (int dl = 0; dl < 2 && ret == 0; dl++)
-						ret = consider(&w, a->size, chain, sf,
-							       cluster_fan[cf], dl, out, &best);
+					ret = consider(&w, a->size, chain, sf, cluster_fan[cf], out,
+						       &best);
 			/* the flat fan-out's order is rank order; only a chain's varies */
 			more = chain && perms && next_perm(w.order, w.nother);
 		}
@@ -346,7 +302,7 @@ int gb_plan_pipeline(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		ret = -EINVAL;
 	if (ret == 0) {
 		memcpy(w.order, best.order, sizeof(int) * (size_t)w.nother);
-		ret = build(&w, best.chain, best.site_fan, best.cl_fan, best.deleg, out);
+		ret = build(&w, best.chain, best.site_fan, best.cl_fan, out);
 	}
 	free(best.order);
 	ws_free(&w);
