@@ -25,8 +25,6 @@
 /* Small trees are the hot path of simulated annealing: keep them off malloc. */
 #define STACK_N 256
 
-typedef gb_edge_fn edge_fn;
-
 /*
  * One-port schedule of an ordered tree:
  *
@@ -39,7 +37,7 @@ typedef gb_edge_fn edge_fn;
  *	return max arrival
  */
 static double oneport(const struct gb_netmodel *m, const struct gb_tree *t, double size,
-		      double *arrival, edge_fn busy)
+		      double *arrival, gb_edge_fn busy)
 {
 	int qbuf[STACK_N], *q = qbuf;
 	double abuf[STACK_N], *arr = arrival ? arrival : abuf;
