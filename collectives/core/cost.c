@@ -100,7 +100,7 @@ int gb_cost_tree_order_ok(const struct gb_tree *t, int *q, int *mark)
 	return ok;
 }
 
-static double edge_delta(const struct gb_netmodel *m, int i, int j, double size)
+double gb_edge_delta(const struct gb_netmodel *m, int i, int j, double size)
 {
 	return gb_nm_delta(m, i, j, size);
 }
@@ -113,7 +113,7 @@ static double edge_gap(const struct gb_netmodel *m, int i, int j, double size)
 double gb_cost_mateescu(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			double *arrival)
 {
-	return oneport(m, t, size, arrival, edge_delta);
+	return oneport(m, t, size, arrival, gb_edge_delta);
 }
 
 /* ------------------------------------------------------------------ */

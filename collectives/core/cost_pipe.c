@@ -96,15 +96,10 @@ cleanup:
 	return best;
 }
 
-static double edge_delta(const struct gb_netmodel *m, int i, int j, double size)
-{
-	return gb_nm_delta(m, i, j, size);
-}
-
 double gb_cost_mateescu_seg(const struct gb_netmodel *m, const struct gb_tree *t,
 			    double size, double seg, double *arrival)
 {
-	return gb_cost_oneport_seg(m, t, size, seg, arrival, edge_delta);
+	return gb_cost_oneport_seg(m, t, size, seg, arrival, gb_edge_delta);
 }
 
 void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double size, double seg,

@@ -18,6 +18,9 @@ int gb_cost_tree_order_ok(const struct gb_tree *t, int *q, int *mark);
 /* What a send of @size bytes from i to j keeps i busy: Delta or g(m). */
 typedef double (*gb_edge_fn)(const struct gb_netmodel *m, int i, int j, double size);
 
+/* Mateescu's busy time, Delta = gb_nm_delta(): the gb_edge_fn of the one-port models. */
+double gb_edge_delta(const struct gb_netmodel *m, int i, int j, double size);
+
 /*
  * gb_cost_oneport_seg() - the segmented one-port schedule of cost_pipe.c
  * over @t, each send of a segment keeping its sender @busy; @seg <= 0 or
