@@ -14,13 +14,15 @@
  *	          segment j + W, isend segment j to every child
  *	a send slot is reused W segments later, after its sends completed
  *
- * The cost model of this schedule is gb_cost_mateescu_seg()
- * (collectives/core/cost_pipe.c).  Choices:
- *  - A window of PIPE_WINDOW segments bounds both the receives posted
- *    ahead and the segments whose sends may be in flight.  Segments up to
+ * The contention model's segmented schedule (gb_cost_contention_seg(),
+ * collectives/core/cost_contention.c) is this one: concurrent sends, the
+ * window; the one-port models (gb_cost_mateescu_seg(), cost_pipe.c)
+ * serialise a node's sends, which this executor does not.  Choices:
+ *  - A window of GB_PIPE_WINDOW segments (gbcore.h) bounds both the
+ *    receives posted ahead and the segments whose sends may be in flight.  Segments up to
  *    the TCP transport's eager limit leave as soon as they are written to
  *    the socket, so the window only bounds local memory; larger ones wait
- *    for a rendezvous, and the window keeps PIPE_WINDOW of them in flight.
+ *    for a rendezvous, and the window keeps GB_PIPE_WINDOW of them in flight.
  *  - All sends are non-blocking, whatever GB_BCAST_ISEND says: a blocking
  *    send per segment would keep the next segment's receive from
  *    overlapping it.  So a node's children share its link as TCP shares
@@ -37,8 +39,6 @@
 
 #include "bcast_impl.h"
 
-#define PIPE_WINDOW 8
-
 /* Elements in segment j of @S, @seg elements each except the last. */
 static int seg_count(int count, int seg, long S, long j)
 {
@@ -48,7 +48,7 @@ static int seg_count(int count, int seg, long S, long j)
 int gb_bcast_pipe(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatype dt,
 		  const struct gb_bcast_pipe_args *a, struct gb_bcast_timing *tm)
 {
-	long S = count > 0 ? (count + (long)a->seg - 1) / a->seg : 1, W = PIPE_WINDOW;
+	long S = count > 0 ? (count + (long)a->seg - 1) / a->seg : 1, W = GB_PIPE_WINDOW;
 	int nk = a->nkids, recv = a->parent >= 0;
 	size_t need = (size_t)W * (size_t)(nk + 1) + (size_t)nk;
 	MPI_Request *rr, *sr, *hr;

@@ -42,9 +42,11 @@
  * (site links only between sites, cluster links only between clusters),
  * each with the largest bandwidth measured across it: gridmon measures one
  * pair at a time, so a pair's figure is what the shared pipe gives a single
- * flow.  Host NICs are not modelled: one-port senders and single-parent
- * receivers can never share them.  Without cluster information every link
- * is private and contention == mateescu.
+ * flow.  Each host's NIC is a link too, each way, with the largest
+ * bandwidth measured from (to) the host: in the one-port schedule nothing
+ * shares it (one send at a time, one parent), in the segmented schedule a
+ * node's concurrent sends do.  Without cluster information the only shared
+ * links are the NICs, and the one-port simulation equals mateescu.
  */
 struct flow {
 	int u, v;
@@ -53,7 +55,7 @@ struct flow {
 	double cap;    /* B(u,v) */
 	const int *path;
 	int plen;
-	int inf[4];    /* inferred path storage */
+	int inf[6];    /* inferred path storage */
 	int frozen;
 };
 
@@ -70,6 +72,8 @@ static void infer_links(struct csim *s, double *capbuf)
 	const struct gb_netmodel *m = s->m;
 	int n = m->n, nc = m->nclusters, ns = m->nsites;
 
+	int hb = 2 * nc + 2 * ns;  /* host NICs: up hb + i, down hb + n + i */
+
 	for (int l = 0; l < s->nlinks; l++)
 		capbuf[l] = 0;
 	for (int i = 0; i < n; i++) {
@@ -78,7 +82,13 @@ static void infer_links(struct csim *s, double *capbuf)
 			int si = m->nodes[i].site, sj = m->nodes[j].site;
 			double b = m->bw[(size_t)i * n + j];
 
-			if (i == j || ci == cj)
+			if (i == j)
+				continue;
+			if (!isinf(capbuf[hb + i]) && b > capbuf[hb + i])
+				capbuf[hb + i] = b;
+			if (!isinf(capbuf[hb + n + j]) && b > capbuf[hb + n + j])
+				capbuf[hb + n + j] = b;
+			if (ci == cj)
 				continue;
 			/* INFINITY marks a link as unlimited for good. */
 			if (!isinf(capbuf[ci]) && b > capbuf[ci])
@@ -111,6 +121,7 @@ static void flow_path(const struct csim *s, struct flow *f)
 		return;
 	}
 	f->plen = 0;
+	f->inf[f->plen++] = 2 * nc + 2 * ns + f->u;
 	if (ci != cj) {
 		f->inf[f->plen++] = ci;
 		if (si != sj) {
@@ -119,6 +130,7 @@ static void flow_path(const struct csim *s, struct flow *f)
 		}
 		f->inf[f->plen++] = nc + cj;
 	}
+	f->inf[f->plen++] = 2 * nc + 2 * ns + n + f->v;
 	f->path = f->inf;
 }
 
@@ -280,14 +292,14 @@ static struct pend heap_pop(struct pend *h, int *nh)
 }
 
 /*
- * The simulation, for a message cut into segments (issue 14): the schedule
- * of gb_cost_mateescu_seg() (cost_pipe.c), each segment sent to each child
- * being one flow.  u's k-th send is segment k / nc(u) to child k % nc(u);
- * it starts o(u) after u's previous send drained and u has that segment.
- * A node that is free but lacks the segment waits for it.  u sends one
- * flow at a time and v has one parent, so a node has at most one flow in
- * and one start pending.  With one segment this is the unsegmented
- * simulation exactly.
+ * The one-port simulation: the schedule of gb_cost_mateescu_seg()
+ * (cost_pipe.c), each segment sent to each child being one flow.  u's k-th
+ * send is segment k / nc(u) to child k % nc(u); it starts o(u) after u's
+ * previous send drained and u has that segment.  A node that is free but
+ * lacks the segment waits for it.  u sends one flow at a time and v has one
+ * parent, so a node has at most one flow in and one start pending.  Only
+ * the whole message (@seg 0) is asked of it: it is libgridbcast's blocking
+ * schedule; segments go as contention_pipe() below says.
  */
 static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			     double seg, double *arrival)
@@ -309,7 +321,7 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 	if (S > GB_SEG_MAX_COUNT)
 		return NAN;
 	s.m = m;
-	s.nlinks = m->path ? m->ndirlinks : 2 * m->nclusters + 2 * m->nsites;
+	s.nlinks = m->path ? m->ndirlinks : 2 * m->nclusters + 2 * m->nsites + 2 * n;
 	fl = calloc(n, sizeof(*fl));
 	act = calloc(n, sizeof(*act));
 	heap = calloc(n, sizeof(*heap));
@@ -468,8 +480,199 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
 	return contention_sim(m, t, size, 0, arrival);
 }
 
+/*
+ * The segmented schedule as libgridbcast runs it (bcast_pipe.c), which is
+ * not one-port: a node posts segment j's sends to all its children at once
+ * and keeps up to GB_PIPE_WINDOW segments' sends in flight.  Each edge
+ * u -> v is one connection, so its segments follow each other (one flow
+ * per edge at a time, segment by segment); the edges of one node run
+ * concurrently and share its NIC and whatever else their paths share:
+ *
+ *	edge u -> v may start segment j when
+ *	    u has segment j,
+ *	    the edge has sent segment j - 1, and
+ *	    every edge of u has sent segment j - W (the window's slot is free);
+ *	it enters the network o(u) later and v has segment j L(u, v) after
+ *	the flow drained
+ *
+ * A chain (one child per node) is the one-port schedule: this equals
+ * gb_cost_mateescu_seg() where nothing is shared.  Choices:
+ *  - o(u) delays each flow's start but does not serialise u's sends: it is
+ *    the per-message cost, and the sends of one segment are posted back to
+ *    back without waiting for each other;
+ *  - a send is complete when its flow drained, the earliest the executor
+ *    can see it (an eager send completes once the socket has taken it, so
+ *    the window binds later in a real run, if at all).
+ */
+static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			      double seg, long S, double *arrival)
+{
+	struct csim s;
+	struct flow *fl = NULL, **act = NULL;
+	struct pend *heap = NULL;
+	int *q = NULL, *busy = NULL, n = t->n, nh = 0, na = 0, dirty = 0, ret = -ENOMEM;
+	long *nxt = NULL, *sent = NULL;	/* per edge (by child): next segment, segments drained */
+	double *have = NULL, *capbuf = NULL, now = 0, best = 0;
+	long seq = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.m = m;
+	s.nlinks = m->path ? m->ndirlinks : 2 * m->nclusters + 2 * m->nsites + 2 * n;
+	fl = calloc(n, sizeof(*fl));
+	act = calloc(n, sizeof(*act));
+	heap = calloc(n, sizeof(*heap));
+	q = malloc(sizeof(int) * n);
+	busy = calloc(n, sizeof(int));
+	nxt = calloc(n, sizeof(long));
+	sent = calloc(n, sizeof(long));
+	have = malloc(sizeof(double) * (size_t)n * (size_t)S);
+	s.resid = calloc(s.nlinks + 1, sizeof(double));
+	s.nuse = calloc(s.nlinks + 1, sizeof(int));
+	if (!m->path)
+		capbuf = calloc(s.nlinks + 1, sizeof(double));
+	if (!fl || !act || !heap || !q || !busy || !nxt || !sent || !have || !s.resid ||
+	    !s.nuse || (!m->path && !capbuf))
+		goto cleanup;
+	ret = -EINVAL;
+	if (!gb_cost_tree_order_ok(t, q, busy))
+		goto cleanup;
+	memset(busy, 0, sizeof(int) * n);
+	if (m->path) {
+		s.linkcap = m->linkcap;
+	} else {
+		s.linkcap = capbuf;
+		infer_links(&s, capbuf);
+	}
+	for (size_t i = 0; i < (size_t)n * (size_t)S; i++)
+		have[i] = -1;
+	for (long j = 0; j < S; j++)
+		have[(size_t)t->root * S + j] = 0;
+
+	/* Start every edge of u that may start: at @when at the earliest. */
+#define TRY_EDGES(node, when)                                                      \
+	do {                                                                       \
+		int u_ = (node), nc_ = t->nchild[u_];                              \
+		long low_ = S;                                                     \
+		for (int k_ = 0; k_ < nc_; k_++) {                                 \
+			long d_ = sent[t->child[t->cstart[u_] + k_]];              \
+			if (d_ < low_)                                             \
+				low_ = d_;                                         \
+		}                                                                  \
+		for (int k_ = 0; k_ < nc_; k_++) {                                 \
+			int v_ = t->child[t->cstart[u_] + k_];                     \
+			long j_ = nxt[v_];                                         \
+			double h_;                                                 \
+			if (busy[v_] || j_ >= S || j_ - GB_PIPE_WINDOW >= low_)    \
+				continue;                                          \
+			h_ = have[(size_t)u_ * S + j_];                            \
+			if (h_ < 0)                                                \
+				continue;                                          \
+			busy[v_] = 1;                                              \
+			heap_push(heap, &nh, (struct pend){ fmax((when), h_) + m->o[u_], \
+							    seq++, u_, v_ });      \
+		}                                                                  \
+	} while (0)
+
+	TRY_EDGES(t->root, 0.0);
+	while (nh > 0 || na > 0) {
+		double tn = INFINITY;
+
+		if (dirty) {
+			maxmin(&s, act, na);
+			dirty = 0;
+		}
+		for (int k = 0; k < na; k++) {
+			double te = isinf(act[k]->rate) ? now : now + act[k]->rem / act[k]->rate;
+
+			if (te < tn)
+				tn = te;
+		}
+		if (nh > 0 && heap[0].t < tn)
+			tn = heap[0].t;
+		if (isinf(tn)) /* a flow that can never drain (bandwidth 0) */
+			goto cleanup;
+		for (int k = 0; k < na; k++) {
+			struct flow *f = act[k];
+
+			if (isinf(f->rate))
+				f->rem = 0;
+			else
+				f->rem -= f->rate * (tn - now);
+		}
+		now = tn;
+		for (int k = 0; k < na;) {
+			struct flow *f = act[k];
+			long j = nxt[f->v];
+
+			if (f->rem > 1e-12 * size + 1e-9) {
+				k++;
+				continue;
+			}
+			have[(size_t)f->v * S + j] = now + m->lat[(size_t)f->u * n + f->v];
+			if (j == S - 1 && have[(size_t)f->v * S + j] > best)
+				best = have[(size_t)f->v * S + j];
+			nxt[f->v] = j + 1;
+			sent[f->v] = j + 1;
+			busy[f->v] = 0;
+			memmove(&act[k], &act[k + 1], sizeof(*act) * (na - k - 1));
+			na--;
+			dirty = 1;
+			TRY_EDGES(f->u, now);
+			TRY_EDGES(f->v, have[(size_t)f->v * S + j]);
+		}
+		while (nh > 0 && heap[0].t <= now) {
+			struct pend p = heap_pop(heap, &nh);
+			struct flow *f = &fl[p.v];
+			long j = nxt[p.v];
+
+			f->u = p.u;
+			f->v = p.v;
+			f->rem = j < S - 1 ? seg : size - seg * (double)(S - 1);
+			f->cap = m->bw[(size_t)p.u * n + p.v];
+			f->rate = 0;
+			flow_path(&s, f);
+			act[na++] = f;
+			dirty = 1;
+		}
+	}
+#undef TRY_EDGES
+	ret = 0;
+	for (int i = 0; i < n; i++) {
+		double h = have[(size_t)i * S + S - 1];
+
+		if (h < 0) {
+			ret = -EINVAL;
+			break;
+		}
+		if (arrival)
+			arrival[i] = h;
+	}
+cleanup:
+	free(fl);
+	free(act);
+	free(heap);
+	free(q);
+	free(busy);
+	free(nxt);
+	free(sent);
+	free(have);
+	free(s.resid);
+	free(s.nuse);
+	free(capbuf);
+	return ret < 0 ? NAN : best;
+}
+
 double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			      double seg, double *arrival)
 {
-	return contention_sim(m, t, size, seg, arrival);
+	long S;
+
+	if (!m || !t || t->n != m->n || t->n < 1 || !(size >= 0) || !(seg >= 0))
+		return NAN;
+	S = (seg <= 0 || seg >= size) ? 1 : (long)ceil(size / seg);
+	if (S == 1)
+		return contention_sim(m, t, size, 0, arrival);
+	if (S > GB_SEG_MAX_COUNT)
+		return NAN;
+	return contention_pipe(m, t, size, seg, S, arrival);
 }

@@ -419,6 +419,10 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
  *  limit (btl_tcp_eager_limit), so a segment never waits for a rendezvous
  *  handshake, which costs a wide-area round trip per segment. */
 #define GB_SEG_MAX 65536.0
+/** Segments whose sends a node of libgridbcast's pipelined broadcast
+ *  keeps in flight (collectives/bcast/bcast_pipe.c), and the window of the
+ *  contention model's segmented schedule, which is that executor's. */
+#define GB_PIPE_WINDOW 8
 /** Most segments a prediction handles (its memory is n x count doubles). */
 #define GB_SEG_MAX_COUNT 8192
 /** gb_seg_choose() takes the largest segment predicted within this
@@ -465,11 +469,13 @@ double gb_cost_plogp_seg(const struct gb_netmodel *m, const struct gb_tree *t, d
 
 /**
  * gb_cost_contention_seg() - gb_cost_contention() for the tree forwarding
- * its message in segments of @seg bytes, in the schedule of
- * gb_cost_mateescu_seg(): each segment sent to each child is one flow,
- * started o(u) after u's previous flow drained and u has the segment.
- * @seg <= 0 or >= @size: equal to gb_cost_contention().  NAN as
- * gb_cost_mateescu_seg().
+ * its message in segments of @seg bytes, in the schedule libgridbcast runs
+ * (not one-port): each edge carries its segments one after another, one
+ * flow each; a node's edges run at once, sharing its NIC and the routed
+ * links max-min, with at most GB_PIPE_WINDOW segments in flight; a flow
+ * starts o(u) after it may (cost_contention.c has the exact rules).  A
+ * chain on private links equals gb_cost_mateescu_seg().  @seg <= 0 or
+ * >= @size: equal to gb_cost_contention().  NAN as gb_cost_mateescu_seg().
  */
 double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			      double seg, double *arrival);
