@@ -53,6 +53,7 @@ struct flow {
 	double rem;    /* bytes left */
 	double rate;   /* B/s, may be INFINITY */
 	double cap;    /* B(u,v) */
+	double w;      /* sharing weight, flow_weight() */
 	const int *path;
 	int plen;
 	int inf[6];    /* inferred path storage */
@@ -64,6 +65,7 @@ struct csim {
 	double *linkcap;   /* 0 = unlimited */
 	int nlinks;
 	double *resid;
+	double *wsum;  /* per link: the weights of the unfrozen flows on it */
 	int *nuse;
 };
 
@@ -134,7 +136,19 @@ static void flow_path(const struct csim *s, struct flow *f)
 	f->path = f->inf;
 }
 
-/* Max-min fair rates by progressive filling, with per-flow caps. */
+/*
+ * Rates by weighted progressive filling, with per-flow caps: every flow
+ * not yet frozen runs at w x level; the level rises until a flow reaches
+ * its cap or a link it crosses is full, which freezes it.  The weight is
+ * 1 / RTT(u, v): TCP flows that share a bottleneck (and so its losses)
+ * get rates inversely proportional to their round trips (Mathis et al.,
+ * "The macroscopic behavior of the TCP congestion avoidance algorithm",
+ * 1997), which is how flow-level grid simulators share links (SimGrid's
+ * RTT-weighted max-min; GridSim's INV-RTT flows).  A short local flow
+ * beside a wide-area one on a host's NIC takes nearly all of it, which is
+ * what the pipelined teragrid broadcast showed (docs/measurements.md,
+ * issue 14, session 12).  Equal round trips: plain max-min fairness.
+ */
 static void maxmin(struct csim *s, struct flow **act, int na)
 {
 	double lvl = 0;
@@ -149,11 +163,14 @@ static void maxmin(struct csim *s, struct flow **act, int na)
 
 			s->resid[l] = s->linkcap[l];
 			s->nuse[l] = 0;
+			s->wsum[l] = 0;
 		}
 	}
 	for (int k = 0; k < na; k++)
-		for (int h = 0; h < act[k]->plen; h++)
+		for (int h = 0; h < act[k]->plen; h++) {
 			s->nuse[act[k]->path[h]]++;
+			s->wsum[act[k]->path[h]] += act[k]->w;
+		}
 	/* A flow that shares no limited link with another one is alone: its
 	 * rate is its own bottleneck.  Settling those first keeps the filling
 	 * loop (one round per distinct level) to the flows that compete. */
@@ -175,8 +192,10 @@ static void maxmin(struct csim *s, struct flow **act, int na)
 		f->rate = r;
 		f->frozen = 2;
 		left--;
-		for (int h = 0; h < f->plen; h++)
+		for (int h = 0; h < f->plen; h++) {
 			s->nuse[f->path[h]]--;
+			s->wsum[f->path[h]] -= f->w;
+		}
 	}
 	while (left > 0) {
 		double delta = INFINITY;
@@ -186,13 +205,13 @@ static void maxmin(struct csim *s, struct flow **act, int na)
 
 			if (f->frozen)
 				continue;
-			if (f->cap - lvl < delta)
-				delta = f->cap - lvl;
+			if (f->cap / f->w - lvl < delta)
+				delta = f->cap / f->w - lvl;
 			for (int h = 0; h < f->plen; h++) {
 				int l = f->path[h];
 
-				if (s->linkcap[l] > 0 && s->resid[l] / s->nuse[l] < delta)
-					delta = s->resid[l] / s->nuse[l];
+				if (s->linkcap[l] > 0 && s->resid[l] / s->wsum[l] < delta)
+					delta = s->resid[l] / s->wsum[l];
 			}
 		}
 		if (isinf(delta)) { /* nothing limits the remaining flows */
@@ -212,12 +231,13 @@ static void maxmin(struct csim *s, struct flow **act, int na)
 				continue;
 			for (int h = 0; h < f->plen; h++)
 				if (s->linkcap[f->path[h]] > 0)
-					s->resid[f->path[h]] -= delta;
+					s->resid[f->path[h]] -= delta * f->w;
 		}
 		/* Freeze flows at their cap or on a saturated link. */
 		for (int k = 0; k < na; k++) {
 			struct flow *f = act[k];
-			int sat = isfinite(f->cap) && f->cap - lvl <= 1e-12 * f->cap;
+			double r = f->w * lvl;
+			int sat = isfinite(f->cap) && f->cap - r <= 1e-12 * f->cap;
 
 			if (f->frozen)
 				continue;
@@ -229,22 +249,32 @@ static void maxmin(struct csim *s, struct flow **act, int na)
 			if (!sat)
 				continue;
 			/* Snap to the cap so that a lone flow runs at exactly B. */
-			f->rate = isfinite(f->cap) && fabs(f->cap - lvl) <= 1e-12 * f->cap ?
-				  f->cap : lvl;
+			f->rate = isfinite(f->cap) && fabs(f->cap - r) <= 1e-12 * f->cap ? f->cap : r;
 			f->frozen = 1;
 			left--;
 		}
 		for (int k = 0; k < na; k++) {
 			struct flow *f = act[k];
 
-			if (!f->frozen)
+			if (f->frozen != 1)
 				continue;
-			for (int h = 0; h < f->plen; h++)
-				if (s->nuse[f->path[h]] > 0 && f->frozen == 1)
+			for (int h = 0; h < f->plen; h++) {
+				if (s->nuse[f->path[h]] > 0)
 					s->nuse[f->path[h]]--;
-			f->frozen = 2; /* counted out of nuse */
+				s->wsum[f->path[h]] -= f->w;
+			}
+			f->frozen = 2; /* counted out of nuse and wsum */
 		}
 	}
+}
+
+/* The weight of u's flow to v in maxmin(): 1 / RTT, the round trip taken
+ * as at least 1 us (a model with zero latencies shares equally). */
+static double flow_weight(const struct gb_netmodel *m, int u, int v)
+{
+	int n = m->n;
+
+	return 1.0 / fmax(m->lat[(size_t)u * n + v] + m->lat[(size_t)v * n + u], 1e-6);
 }
 
 /* A binary min-heap of pending flow starts, ordered by (time, seq). */
@@ -332,10 +362,11 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 	have = malloc(sizeof(double) * (size_t)n * (size_t)S);
 	s.resid = calloc(s.nlinks + 1, sizeof(double));
 	s.nuse = calloc(s.nlinks + 1, sizeof(int));
+	s.wsum = calloc(s.nlinks + 1, sizeof(double));
 	if (!m->path)
 		capbuf = calloc(s.nlinks + 1, sizeof(double));
 	if (!fl || !act || !heap || !next || !wait || !fseg || !q || !have || !s.resid ||
-	    !s.nuse || (!m->path && !capbuf)) {
+	    !s.nuse || !s.wsum || (!m->path && !capbuf)) {
 		best = NAN;
 		goto cleanup;
 	}
@@ -442,6 +473,7 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 			f->v = p.v;
 			f->rem = j < S - 1 ? seg : size - seg * (double)(S - 1);
 			f->cap = m->bw[(size_t)p.u * n + p.v];
+			f->w = flow_weight(m, p.u, p.v);
 			f->rate = 0;
 			flow_path(&s, f);
 			act[na++] = f;
@@ -470,6 +502,7 @@ cleanup:
 	free(have);
 	free(s.resid);
 	free(s.nuse);
+	free(s.wsum);
 	free(capbuf);
 	return best;
 }
@@ -528,10 +561,11 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 	have = malloc(sizeof(double) * (size_t)n * (size_t)S);
 	s.resid = calloc(s.nlinks + 1, sizeof(double));
 	s.nuse = calloc(s.nlinks + 1, sizeof(int));
+	s.wsum = calloc(s.nlinks + 1, sizeof(double));
 	if (!m->path)
 		capbuf = calloc(s.nlinks + 1, sizeof(double));
 	if (!fl || !act || !heap || !q || !busy || !nxt || !sent || !have || !s.resid ||
-	    !s.nuse || (!m->path && !capbuf))
+	    !s.nuse || !s.wsum || (!m->path && !capbuf))
 		goto cleanup;
 	ret = -EINVAL;
 	if (!gb_cost_tree_order_ok(t, q, busy))
@@ -629,6 +663,7 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 			f->v = p.v;
 			f->rem = j < S - 1 ? seg : size - seg * (double)(S - 1);
 			f->cap = m->bw[(size_t)p.u * n + p.v];
+			f->w = flow_weight(m, p.u, p.v);
 			f->rate = 0;
 			flow_path(&s, f);
 			act[na++] = f;
@@ -658,6 +693,7 @@ cleanup:
 	free(have);
 	free(s.resid);
 	free(s.nuse);
+	free(s.wsum);
 	free(capbuf);
 	return ret < 0 ? NAN : best;
 }
