@@ -37,6 +37,16 @@ for m in mateescu plogp contention; do
 done
 like "$out" "size 1048576 B" "1M is 1048576 bytes"
 
+# --arrivals: one row per node under every model; the root has it at 0, and
+# the last arrival is the completion time printed above it
+out=$("$GT" plan --algo pipeline --topo "$TG" --root c2-1 --size 1M --arrivals); st=$?
+is "$st" 0 "plan --arrivals"
+arr=$(printf "%s\n" "$out" | sed -n "/^arrivals/,\$p")
+is "$(printf "%s\n" "$arr" | grep -c -E "^  c[0-9]+-[0-9]+ ")" 64 "--arrivals: a row per node"
+like "$arr" "^  c2-1 +0\.000000 +0\.000000 +0\.000000$" "--arrivals: the root has it at 0"
+last=$(printf "%s\n" "$arr" | awk "/^  c[0-9]/ && \$4 > m { m = \$4 } END { printf \"%.6f\", m }")
+like "$out" "^  contention +[0-9.]+ s +$last s" "--arrivals: the last contention arrival is the completion ($last s)"
+
 # json out, eval back in: same predictions
 # jq-like extraction without jq: print KEY.PATH of the JSON on stdin
 jget() { python3 -c "import json,sys; d=json.load(sys.stdin)

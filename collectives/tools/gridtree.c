@@ -5,8 +5,9 @@
  *	gridtree list
  *	gridtree plan --algo NAME (--topo FILE | --matrix FILE) --root NODE --size BYTES
  *	              [--seed N] [--budget-ms N] [--model M] [--o SECONDS]
- *	              [--format text|json|dot]
+ *	              [--format text|json|dot] [--arrivals]
  *	gridtree eval --tree FILE (--topo FILE | --matrix FILE) --size BYTES [--format text|json]
+ *	              [--arrivals]
  *	gridtree sim gupta-fig3|fkaier ...
  *	gridtree pools --matrix FILE --percent P
  *
@@ -67,7 +68,7 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 
 enum { OPT_ALGO = 256, OPT_TOPO, OPT_MATRIX, OPT_ROOT, OPT_SIZE, OPT_SEED, OPT_BUDGET,
-       OPT_MODEL, OPT_O, OPT_FORMAT, OPT_TREE };
+       OPT_MODEL, OPT_O, OPT_FORMAT, OPT_TREE, OPT_ARRIVALS };
 
 /* The options of the commands that load a model (plan, eval): cmd_opt(). */
 struct cmd_opts {
@@ -76,6 +77,7 @@ struct cmd_opts {
 	double o;               /* --o */
 	int format;             /* --format: 0 text, 1 json, 2 dot */
 	int dot;                /* whether dot is a format of this command */
+	int arrivals;           /* --arrivals (text only) */
 };
 
 /* struct cmd_opts' options, for an option table. */
@@ -83,7 +85,8 @@ struct cmd_opts {
 	{ "topo", required_argument, NULL, OPT_TOPO },         \
 	{ "matrix", required_argument, NULL, OPT_MATRIX },     \
 	{ "o", required_argument, NULL, OPT_O },               \
-	{ "format", required_argument, NULL, OPT_FORMAT }
+	{ "format", required_argument, NULL, OPT_FORMAT },     \
+	{ "arrivals", no_argument, NULL, OPT_ARRIVALS }
 
 /* Load the model named by --topo or --matrix; prints the error. */
 static int load_model(const struct cmd_opts *co, struct gb_netmodel *m)
@@ -166,6 +169,8 @@ static int cmd_opt(struct cmd_opts *co, int c, const char *arg)
 		co->o = parse_double_opt("initiation cost", arg);
 	else if (c == OPT_FORMAT)
 		co->format = parse_format(arg, co->dot);
+	else if (c == OPT_ARRIVALS)
+		co->arrivals = 1;
 	else
 		return 0;
 	return 1;
@@ -239,6 +244,34 @@ static void print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tr
 	}
 }
 
+/* When each node has the whole message under every model, at the root's
+ * segment size (print_costs()'s second column, or whole): to set beside a
+ * run's per-rank times (gridbcast --ranks, recv_after_root). */
+static int print_arrivals(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
+			  double size)
+{
+	double seg = gb_seg_choose(m, t, size, 1, 0, NULL);
+	double *arr = calloc((size_t)m->n * (size_t)gb_ncostmodels, sizeof(double));
+
+	if (!arr)
+		return fail("out of memory");
+	for (int i = 0; i < gb_ncostmodels; i++)
+		gb_costmodels[i].cost_seg(m, t, size, seg, arr + (size_t)i * m->n);
+	fprintf(f, "arrivals   when each node has the message (s), %s\n  %-16s",
+		seg > 0 ? "in the root's segments" : "whole", "node");
+	for (int i = 0; i < gb_ncostmodels; i++)
+		fprintf(f, " %12s", gb_costmodels[i].name);
+	fprintf(f, "\n");
+	for (int v = 0; v < m->n; v++) {
+		fprintf(f, "  %-16s", m->nodes[v].name);
+		for (int i = 0; i < gb_ncostmodels; i++)
+			fprintf(f, " %12.6f", arr[(size_t)i * m->n + v]);
+		fprintf(f, "\n");
+	}
+	free(arr);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* list                                                                */
 /* ------------------------------------------------------------------ */
@@ -295,7 +328,7 @@ static void usage_plan(FILE *f)
 	fprintf(f,
 		"usage: gridtree plan --algo NAME (--topo FILE | --matrix FILE) --root NODE\n"
 		"                     --size BYTES [--seed N] [--budget-ms N] [--model M]\n"
-		"                     [--o SECONDS] [--format text|json|dot]\n"
+		"                     [--o SECONDS] [--format text|json|dot] [--arrivals]\n"
 		"  Plan a broadcast tree and print it with its predicted time under every\n"
 		"  cost model.\n"
 		"  --algo NAME      a planner of 'gridtree list'\n"
@@ -307,7 +340,8 @@ static void usage_plan(FILE *f)
 		"  --budget-ms N    time budget of anytime planners (default: paper's)\n"
 		"  --model M        cost model the planner optimises (default: its own)\n"
 		"  --o SECONDS      initiation cost per node with --topo (default %g)\n"
-		"  --format F       text (default), json (docs/formats.md) or dot\n", DEFAULT_O);
+		"  --format F       text (default), json (docs/formats.md) or dot\n"
+		"  --arrivals       (text) when each node has the message, per model\n", DEFAULT_O);
 }
 
 static int cmd_plan(int argc, char **argv)
@@ -324,7 +358,7 @@ static int cmd_plan(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tool_cli cli = { "gridtree: plan", usage_plan };
-	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 1 };
+	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 1, 0 };
 	struct gb_plan_args a = { 0, -1, 1, 0, NULL };
 	const struct gb_planner *p = NULL;
 	const char *root = NULL;
@@ -402,6 +436,8 @@ static int cmd_plan(int argc, char **argv)
 		printf("\nplanning   %.3f ms\n", dt * 1e3);
 		print_tree_text(stdout, &m, &t);
 		print_costs(stdout, &m, &t, a.size, a.model);
+		if (co.arrivals && print_arrivals(stdout, &m, &t, a.size))
+			ret = 1;
 	}
 	gb_tree_release(&t);
 	gb_nm_release(&m);
@@ -416,9 +452,10 @@ static void usage_eval(FILE *f)
 {
 	fprintf(f,
 		"usage: gridtree eval --tree FILE (--topo FILE | --matrix FILE) --size BYTES\n"
-		"                     [--o SECONDS] [--format text|json]\n"
+		"                     [--o SECONDS] [--format text|json] [--arrivals]\n"
 		"  Score an existing tree (the JSON of 'gridtree plan --format json') under\n"
-		"  every cost model; nodes are matched by name.\n");
+		"  every cost model; nodes are matched by name.  --arrivals (text): when\n"
+		"  each node has the message, per model.\n");
 }
 
 static int cmd_eval(int argc, char **argv)
@@ -431,7 +468,7 @@ static int cmd_eval(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tool_cli cli = { "gridtree: eval", usage_eval };
-	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 0 };
+	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 0, 0 };
 	const char *tree = NULL;
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
@@ -485,6 +522,8 @@ static int cmd_eval(int argc, char **argv)
 		model_summary(stdout, &co, &m);
 		printf("tree       %s, root %s\n", tree, m.nodes[t.root].name);
 		print_costs(stdout, &m, &t, size, NULL);
+		if (co.arrivals && print_arrivals(stdout, &m, &t, size))
+			ret = 1;
 	}
 	gb_tree_release(&t);
 	gb_nm_release(&m);
