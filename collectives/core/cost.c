@@ -7,7 +7,7 @@
  *               child order, injection Delta = o + m/B, latency L.
  *   plogp       seed 002 s2.1, s3.3: cluster level, with L, g(m) and T_j.
  *   contention  ours: a flow-level simulation over the routed links with
- *               max-min fair sharing (the effect seed 000 s2.1, s3 and
+ *               RTT-weighted max-min sharing (the effect seed 000 s2.1, s3 and
  *               Fig. 9 blame for Mateescu's trees doing badly in practice).
  *               In cost_contention.c.
  *
@@ -317,7 +317,7 @@ const struct gb_costmodel gb_costmodels[] = {
 	  gb_cost_mateescu, gb_cost_mateescu_seg },
 	{ "plogp", "pLogP at cluster level: g(m), L, T_j binomial (seed 002 s2.1, s3.3)",
 	  gb_cost_plogp, gb_cost_plogp_seg },
-	{ "contention", "flows over routed links, max-min fair sharing (ours)",
+	{ "contention", "flows over routed links, RTT-weighted max-min sharing (ours)",
 	  gb_cost_contention, gb_cost_contention_seg },
 };
 const int gb_ncostmodels = sizeof(gb_costmodels) / sizeof(gb_costmodels[0]);

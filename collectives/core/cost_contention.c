@@ -2,7 +2,8 @@
 /*
  * cost_contention.c - the contention cost model (ours; cost.c has the
  * others and the registry): a flow-level simulation of a tree over the
- * routed links, max-min fair sharing.  NAN for an invalid tree or when
+ * routed links, flows sharing a link in inverse proportion to their round
+ * trips (weighted max-min, maxmin()).  NAN for an invalid tree or when
  * memory runs out, like the other models.
  */
 #include <errno.h>
@@ -23,9 +24,9 @@
  * Every tree edge u -> v is a transfer.  When u is ready to send to v (it
  * has the message and its previous send is over, one-port as in the
  * mateescu model) it spends o(u), then a flow of m bytes enters the
- * network.  While flows are active, each gets its max-min fair share
- * (progressive filling) of every link on its path, and never more than the
- * pair's own bandwidth B(u,v).  When u's flow has drained, u moves on to
+ * network.  While flows are active, each gets its RTT-weighted max-min
+ * share (progressive filling, maxmin()) of every link on its path, and
+ * never more than the pair's own bandwidth B(u,v).  When u's flow has drained, u moves on to
  * its next child and v has the message L(u,v) later.
  *
  *	alone on its path, a flow runs at B(u,v) and takes m/B(u,v), so u is

@@ -399,8 +399,9 @@ const struct gb_costmodel *gb_costmodel_find(const char *name);
  * plogp:      seed 002 s2.1/s3.3 at cluster level; see cost.c for the exact
  *             accounting (wide-area sends first, then MPICH binomial over the
  *             cluster's group, which is T_j).
- * contention: flow-level simulation over routed links with max-min fair
- *             sharing; equals mateescu when no two transfers share a link.
+ * contention: flow-level simulation over routed links, flows sharing a
+ *             link in inverse proportion to their round trips (weighted
+ *             max-min); equals mateescu when no two transfers share a link.
  */
 double gb_cost_mateescu(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			double *arrival);
