@@ -26,8 +26,8 @@
  * mateescu model) it spends o(u), then a flow of m bytes enters the
  * network.  While flows are active, each gets its RTT-weighted max-min
  * share (progressive filling, maxmin()) of every link on its path, and
- * never more than the pair's own bandwidth B(u,v).  When u's flow has drained, u moves on to
- * its next child and v has the message L(u,v) later.
+ * never more than the pair's own bandwidth B(u,v).  When u's flow has
+ * drained, u moves on to its next child and v has the message L(u,v) later.
  *
  *	alone on its path, a flow runs at B(u,v) and takes m/B(u,v), so u is
  *	busy o(u) + m/B(u,v) = Delta(u,v) and v is ready Delta + L after the
@@ -74,7 +74,6 @@ static void infer_links(struct csim *s, double *capbuf)
 {
 	const struct gb_netmodel *m = s->m;
 	int n = m->n, nc = m->nclusters, ns = m->nsites;
-
 	int hb = 2 * nc + 2 * ns;  /* host NICs: up hb + i, down hb + n + i */
 
 	for (int l = 0; l < s->nlinks; l++)
