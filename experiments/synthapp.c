@@ -32,7 +32,7 @@
  * sizes end at first / N by default; a barrier before every broadcast (the
  * paper's application computes between broadcasts and times nothing; we
  * need every rank in the call before the root's t_begin); every pair of
- * ranks exchanges one byte first (connect_all), so that no broadcast pays
+ * ranks exchanges one byte first (gb_connect_all()), so that no broadcast pays
  * for opening a connection.
  *
  * One broadcast, the same way for every algorithm:
@@ -64,8 +64,9 @@
  * stay out of the wide-area byte counts of this one.
  *
  * Handshake with gridexp (files in --dir): after MPI_Init (and, with
- * --warmup, connect_all: a connection between every pair of ranks, so that
- * no algorithm pays for connection set-up inside a timed broadcast) the root
+ * --warmup, gb_connect_all() of gb_connect.h: a connection between every
+ * pair of ranks, so that no algorithm pays for connection set-up inside a
+ * timed broadcast) the root
  * writes ready.json; gridexp then starts the load schedule and writes
  * go.json with the load intervals in CLOCK_MONOTONIC seconds; the root
  * reads it, and every rank starts from a common origin (MPI_Allreduce max).
@@ -106,6 +107,7 @@
 
 #include "appsched.h"
 #include "bcast_core.h"
+#include "gb_connect.h"
 #include "gbio.h"
 #include "gbplan.h"
 #include "gbtopo.h"
@@ -381,31 +383,6 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 }
 
 /*
- * Open a connection between every pair of ranks before anything is timed.
- * OpenMPI's TCP transport connects a pair on its first message, which
- * costs a wide-area round trip or more plus its own greeting: paid inside
- * a timed broadcast, it would charge every algorithm for the edges it has
- * not used before, and most of all the adaptive trees, whose edges change
- * with the matrix.  An MPI_Alltoall does not do this: for one byte on more
- * than a few ranks OpenMPI picks Bruck's algorithm, whose log2(n) rounds
- * touch each rank's partners at distance 2^k only, the very pairs of a
- * binomial tree (on teragrid, 11 of 63 partners per rank, all of
- * MPICH-G2's tree edges and few of the others: docs/measurements.md,
- * session 6).  Here rank r sends one byte to r + s (mod n) at step s,
- * s = 1 .. n/2: a pair at distance d <= n/2 meets at step d, one at
- * distance d > n/2 at step n - d, the other way (a connection serves both).
- */
-static void connect_all(int rank, int n)
-{
-	for (int s = 1; s <= n / 2; s++) {
-		char out = 1, in = 0;
-
-		MPI_Sendrecv(&out, 1, MPI_BYTE, (rank + s) % n, 0, &in, 1, MPI_BYTE,
-			     (rank - s + n) % n, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	}
-}
-
-/*
  * Per-edge times, from the preloaded libgridbcast (gridbcast_last_timing(),
  * looked up once with dlsym so that this program also runs on MPI alone):
  * when the message reached this rank, when its sends began and ended, and
@@ -575,8 +552,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (o.warmup)
-		connect_all(world_rank, nranks);
+	if (o.warmup && gb_connect_all(MPI_COMM_WORLD) < 0)
+		die("cannot connect every pair of ranks");
 	if (world_rank == root)
 		handshake(&o, root, &g);
 	origin = gb_now();

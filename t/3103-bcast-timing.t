@@ -131,9 +131,13 @@ like "$(grep '^mpich-g2' <<<"$res")" "local \|topology .*[.]yaml\| \|matrix .*m.
 	"mpich-g2 planned locally from the topology; predictions from the matrix"
 
 # the shared-file ablation is labelled as such
+# (and --no-connect: the run's JSON records whether every pair connected first)
 out=$(GRIDBED_TREE_DIR=$BCAST_TMP run_mpi -- "$GB" --algo sa --sizes 1K --reps 1 --shared \
-	--out "$BCAST_TMP/s.csv"); st=$?
+	--no-connect --out "$BCAST_TMP/s.csv"); st=$?
 is "$st" 0 "gridbcast --shared exits 0"
+CONN='import json, sys; print(json.load(open(sys.argv[1]))["connect"])'
+is "$(py "$CONN" "$BCAST_TMP/r.json") $(py "$CONN" "$BCAST_TMP/s.json")" "True False" \
+	"every pair connected first by default; not with --no-connect"
 like "$(grep ',sa,' "$BCAST_TMP/s.csv")" ",shared-file,.*,0,[0-9.e-]+,[0-9.e-]+,0,0," \
 	"--shared: tree_via 'shared-file', no header bytes"
 

@@ -6,8 +6,10 @@
  *
  *	gridemu mpirun -- gridbcast --algo all --sizes 1K,1M --reps 5 --out r.csv
  *
- * Per size, every algorithm is planned first (gb_bcast_prepare(): planning
- * is not part of a broadcast's time); then per repetition, for every
+ * First every pair of ranks exchanges one byte (gb_connect_all(), unless
+ * --no-connect), so that no timed broadcast opens a connection.  Per size,
+ * every algorithm is planned first (gb_bcast_prepare(): planning is not
+ * part of a broadcast's time); then per repetition, for every
  * algorithm in turn (interleaved, so that slow drifts hit all alike):
  *
  *	warm-up broadcasts (--warmup, default 1), untimed
@@ -38,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gb_connect.h"
 #include "gbio.h"
 #include "gbtopo.h"
 #include "gridbcast.h"
@@ -51,6 +54,7 @@ struct opts {
 	double sizes[MAX_SIZES];
 	int nsizes;
 	int reps, warmup;
+	int connect;            /* gb_connect_all() first (--no-connect: 0) */
 	const char *root;
 	const char *out, *ranks;
 	const char *campaign, *run_id, *load_state;
@@ -114,6 +118,8 @@ static void usage(FILE *f)
 		"  --out FILE.csv    one row per broadcast (and FILE.json: run metadata)\n"
 		"  --ranks FILE.csv  one row per rank and broadcast (arrival CDFs)\n"
 		"  --warmup N        untimed broadcasts before each timed one (default 1)\n"
+		"  --no-connect      do not open every pair's connection first (then a\n"
+		"                    broadcast's first use of an edge pays for it)\n"
 		"  --isend           Isend + Waitall to the children instead of blocking sends\n"
 		"  --segment B       bytes per segment (K/M suffixes), 0 for whole messages,\n"
 		"                    'auto' (default: chosen per broadcast from the model;\n"
@@ -157,6 +163,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "ranks", required_argument, NULL, 'R' },
 		{ "warmup", required_argument, NULL, 'w' },
+		{ "no-connect", no_argument, NULL, 'C' },
 		{ "isend", no_argument, NULL, 'I' },
 		{ "segment", required_argument, NULL, 'G' },
 		{ "shared", no_argument, NULL, 'S' },
@@ -178,6 +185,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		die("%s", gb_bcast_strerror());
 	o->reps = -1;
 	o->warmup = 1;
+	o->connect = 1;
 	o->campaign = getenv("GRIDBED_CAMPAIGN") ? getenv("GRIDBED_CAMPAIGN") : "adhoc";
 	o->run_id = getenv("GRIDBED_RUN_ID");
 	o->load_state = getenv("GRIDBED_LOAD_STATE") && *getenv("GRIDBED_LOAD_STATE") ?
@@ -226,6 +234,7 @@ bad_algo:
 				goto usage_err;
 			break;
 		case 'I': o->bo.flags |= GB_BCAST_ISEND; break;
+		case 'C': o->connect = 0; break;
 		case 'G':
 			if (gb_parse_segment(optarg, &o->bo.segment) < 0) {
 				if (!world_rank)
@@ -435,6 +444,7 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 	json_object_set_new(j, "root_rank", json_integer(root));
 	json_object_set_new(j, "reps", json_integer(o->reps));
 	json_object_set_new(j, "warmup", json_integer(o->warmup));
+	json_object_set_new(j, "connect", json_boolean(o->connect));
 	json_object_set_new(j, "seed", json_integer((json_int_t)o->bo.seed));
 	json_object_set_new(j, "budget_s", json_real(o->bo.budget_s));
 	json_object_set_new(j, "mode", json_string(o->bo.flags & GB_BCAST_ISEND ? "isend" :
@@ -579,6 +589,8 @@ int main(int argc, char **argv)
 	rows = calloc((size_t)o.nalgos * o.nsizes * o.reps, sizeof(*rows));
 	if (!buf || !plans || !rec || !rows)
 		die("out of memory");
+	if (o.connect && gb_connect_all(MPI_COMM_WORLD) < 0)
+		die("cannot connect every pair of ranks");
 
 	if (rank == root) {
 		time_t now = time(NULL);

@@ -45,8 +45,9 @@
 #    segmented schedule, gb_cost_all()).
 #    Warm-up: one untimed broadcast before each timed one below 1 MiB; none
 #    from 1 MiB up, where a broadcast takes seconds to tens of seconds (flat
-#    at 8M: 63 x 8 MiB through one 100 Mbit/s host link, 42 s) and the TCP
-#    connections already exist from the smaller sizes of the same job.
+#    at 8M: 63 x 8 MiB through one 100 Mbit/s host link, 42 s).  Either
+#    way gridbcast opens every pair's TCP connection before its first
+#    broadcast, so that no timed broadcast pays for one.
 # 2. executor overhead: our binomial tree against native MPI_Bcast on an
 #    unshaped two-cluster grid (a temporary YAML, no delay or rate) at 1 MiB,
 #    --overhead-reps (default 21) each: the ratio of medians (target <= 1.10),
