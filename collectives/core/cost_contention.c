@@ -68,6 +68,7 @@ struct csim {
 	double *resid;
 	double *wsum;  /* per link: the weights of the unfrozen flows on it */
 	int *nuse;
+	double *capbuf;    /* the inferred capacities (no routed paths) */
 };
 
 static void infer_links(struct csim *s, double *capbuf)
@@ -134,6 +135,60 @@ static void flow_path(const struct csim *s, struct flow *f)
 	}
 	f->inf[f->plen++] = 2 * nc + 2 * ns + n + f->v;
 	f->path = f->inf;
+}
+
+/* @s's links over @m: routed, or inferred (infer_links()); 0 or -ENOMEM. */
+static int csim_init(struct csim *s, const struct gb_netmodel *m)
+{
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->nlinks = m->path ? m->ndirlinks : 2 * m->nclusters + 2 * m->nsites + 2 * m->n;
+	s->resid = calloc(s->nlinks + 1, sizeof(double));
+	s->nuse = calloc(s->nlinks + 1, sizeof(int));
+	s->wsum = calloc(s->nlinks + 1, sizeof(double));
+	if (!m->path)
+		s->capbuf = calloc(s->nlinks + 1, sizeof(double));
+	if (!s->resid || !s->nuse || !s->wsum || (!m->path && !s->capbuf))
+		return -ENOMEM;
+	if (m->path) {
+		s->linkcap = m->linkcap;
+	} else {
+		s->linkcap = s->capbuf;
+		infer_links(s, s->capbuf);
+	}
+	return 0;
+}
+
+static void csim_free(struct csim *s)
+{
+	free(s->resid);
+	free(s->nuse);
+	free(s->wsum);
+	free(s->capbuf);
+}
+
+/* have[v * S + j]: when v has segment j; -1 until known, 0 at the root. */
+static void have_init(double *have, int n, long S, int root)
+{
+	for (size_t i = 0; i < (size_t)n * (size_t)S; i++)
+		have[i] = -1;
+	for (long j = 0; j < S; j++)
+		have[(size_t)root * S + j] = 0;
+}
+
+/* When each node has its last segment, into @arrival (optional); -1 if a
+ * node never got it (not a tree). */
+static int have_last(const double *have, int n, long S, double *arrival)
+{
+	for (int i = 0; i < n; i++) {
+		double h = have[(size_t)i * S + S - 1];
+
+		if (h < 0)
+			return -1;
+		if (arrival)
+			arrival[i] = h;
+	}
+	return 0;
 }
 
 /*
@@ -277,6 +332,55 @@ static double flow_weight(const struct gb_netmodel *m, int u, int v)
 	return 1.0 / fmax(m->lat[(size_t)u * n + v] + m->lat[(size_t)v * n + u], 1e-6);
 }
 
+/*
+ * The simulations' clock: rates for the active flows (when they changed),
+ * then the next event, the earliest of a flow draining and @next_start (a
+ * pending start; INFINITY for none).  Every active flow is drained up to
+ * it.  Returns the new time, or INFINITY when a flow can never drain
+ * (bandwidth 0) and nothing else is due.
+ */
+static double advance(struct csim *s, struct flow **act, int na, int *dirty, double now,
+		      double next_start)
+{
+	double tn = next_start;
+
+	if (*dirty) {
+		maxmin(s, act, na);
+		*dirty = 0;
+	}
+	for (int k = 0; k < na; k++) {
+		double te = isinf(act[k]->rate) ? now : now + act[k]->rem / act[k]->rate;
+
+		if (te < tn)
+			tn = te;
+	}
+	if (isinf(tn))
+		return tn;
+	for (int k = 0; k < na; k++) {
+		struct flow *f = act[k];
+
+		if (isinf(f->rate))
+			f->rem = 0;
+		else
+			f->rem -= f->rate * (tn - now);
+	}
+	return tn;
+}
+
+/* u's flow of @bytes to v enters the network. */
+static void flow_begin(const struct csim *s, struct flow *f, int u, int v, double bytes)
+{
+	const struct gb_netmodel *m = s->m;
+
+	f->u = u;
+	f->v = v;
+	f->rem = bytes;
+	f->cap = m->bw[(size_t)u * m->n + v];
+	f->w = flow_weight(m, u, v);
+	f->rate = 0;
+	flow_path(s, f);
+}
+
 /* A binary min-heap of pending flow starts, ordered by (time, seq). */
 struct pend {
 	double t;
@@ -339,7 +443,7 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 	struct pend *heap = NULL;
 	int *next = NULL, *q = NULL, *wait = NULL, *fseg = NULL, n = t->n, nh = 0, na = 0;
 	int dirty = 0;
-	double *have = NULL, *capbuf = NULL, now = 0, best = 0;
+	double *have = NULL, now = 0, best = 0;
 	long seq = 0, S;
 
 	memset(&s, 0, sizeof(s));
@@ -350,8 +454,6 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 		seg = size;
 	if (S > GB_SEG_MAX_COUNT)
 		return NAN;
-	s.m = m;
-	s.nlinks = m->path ? m->ndirlinks : 2 * m->nclusters + 2 * m->nsites + 2 * n;
 	fl = calloc(n, sizeof(*fl));
 	act = calloc(n, sizeof(*act));
 	heap = calloc(n, sizeof(*heap));
@@ -360,13 +462,8 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 	fseg = calloc(n, sizeof(int));
 	q = malloc(sizeof(int) * n);
 	have = malloc(sizeof(double) * (size_t)n * (size_t)S);
-	s.resid = calloc(s.nlinks + 1, sizeof(double));
-	s.nuse = calloc(s.nlinks + 1, sizeof(int));
-	s.wsum = calloc(s.nlinks + 1, sizeof(double));
-	if (!m->path)
-		capbuf = calloc(s.nlinks + 1, sizeof(double));
-	if (!fl || !act || !heap || !next || !wait || !fseg || !q || !have || !s.resid ||
-	    !s.nuse || !s.wsum || (!m->path && !capbuf)) {
+	if (!fl || !act || !heap || !next || !wait || !fseg || !q || !have ||
+	    csim_init(&s, m) < 0) {
 		best = NAN;
 		goto cleanup;
 	}
@@ -375,16 +472,7 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 		goto cleanup;
 	}
 	memset(next, 0, sizeof(int) * n);
-	if (m->path) {
-		s.linkcap = m->linkcap;
-	} else {
-		s.linkcap = capbuf;
-		infer_links(&s, capbuf);
-	}
-	for (size_t i = 0; i < (size_t)n * (size_t)S; i++)
-		have[i] = -1;
-	for (long j = 0; j < S; j++)
-		have[(size_t)t->root * S + j] = 0;
+	have_init(have, n, S, t->root);
 
 	/* u is free from @when: start its next send o(u) after it has the
 	 * segment, or wait for the segment. */
@@ -411,34 +499,11 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 
 	START_NEXT(t->root, 0.0);
 	while (nh > 0 || na > 0) {
-		double tn = INFINITY;
-
-		if (dirty) {
-			maxmin(&s, act, na);
-			dirty = 0;
-		}
-		for (int k = 0; k < na; k++) {
-			double te = isinf(act[k]->rate) ? now : now + act[k]->rem / act[k]->rate;
-
-			if (te < tn)
-				tn = te;
-		}
-		if (nh > 0 && heap[0].t < tn)
-			tn = heap[0].t;
-		if (isinf(tn)) { /* a flow that can never drain (bandwidth 0) */
+		now = advance(&s, act, na, &dirty, now, nh > 0 ? heap[0].t : INFINITY);
+		if (isinf(now)) { /* a flow that can never drain (bandwidth 0) */
 			best = NAN;
 			goto cleanup;
 		}
-		/* Drain every active flow up to tn. */
-		for (int k = 0; k < na; k++) {
-			struct flow *f = act[k];
-
-			if (isinf(f->rate))
-				f->rem = 0;
-			else
-				f->rem -= f->rate * (tn - now);
-		}
-		now = tn;
 		/* Finished flows (to within rounding), in a stable order. */
 		for (int k = 0; k < na;) {
 			struct flow *f = act[k];
@@ -466,31 +531,17 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 		/* Flows whose overhead is over enter the network. */
 		while (nh > 0 && heap[0].t <= now) {
 			struct pend p = heap_pop(heap, &nh);
-			struct flow *f = &fl[p.v];
 			long j = fseg[p.v];
 
-			f->u = p.u;
-			f->v = p.v;
-			f->rem = j < S - 1 ? seg : size - seg * (double)(S - 1);
-			f->cap = m->bw[(size_t)p.u * n + p.v];
-			f->w = flow_weight(m, p.u, p.v);
-			f->rate = 0;
-			flow_path(&s, f);
-			act[na++] = f;
+			flow_begin(&s, &fl[p.v], p.u, p.v,
+				   j < S - 1 ? seg : size - seg * (double)(S - 1));
+			act[na++] = &fl[p.v];
 			dirty = 1;
 		}
 	}
 #undef START_NEXT
-	for (int i = 0; i < n; i++) {
-		double h = have[(size_t)i * S + S - 1];
-
-		if (h < 0) {
-			best = NAN;
-			break;
-		}
-		if (arrival)
-			arrival[i] = h;
-	}
+	if (have_last(have, n, S, arrival) < 0)
+		best = NAN;
 cleanup:
 	free(fl);
 	free(act);
@@ -500,10 +551,7 @@ cleanup:
 	free(fseg);
 	free(q);
 	free(have);
-	free(s.resid);
-	free(s.nuse);
-	free(s.wsum);
-	free(capbuf);
+	csim_free(&s);
 	return best;
 }
 
@@ -545,12 +593,10 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 	struct pend *heap = NULL;
 	int *q = NULL, *busy = NULL, n = t->n, nh = 0, na = 0, dirty = 0, ret = -ENOMEM;
 	long *nxt = NULL, *sent = NULL;	/* per edge (by child): next segment, segments drained */
-	double *have = NULL, *capbuf = NULL, now = 0, best = 0;
+	double *have = NULL, now = 0, best = 0;
 	long seq = 0;
 
 	memset(&s, 0, sizeof(s));
-	s.m = m;
-	s.nlinks = m->path ? m->ndirlinks : 2 * m->nclusters + 2 * m->nsites + 2 * n;
 	fl = calloc(n, sizeof(*fl));
 	act = calloc(n, sizeof(*act));
 	heap = calloc(n, sizeof(*heap));
@@ -559,28 +605,13 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 	nxt = calloc(n, sizeof(long));
 	sent = calloc(n, sizeof(long));
 	have = malloc(sizeof(double) * (size_t)n * (size_t)S);
-	s.resid = calloc(s.nlinks + 1, sizeof(double));
-	s.nuse = calloc(s.nlinks + 1, sizeof(int));
-	s.wsum = calloc(s.nlinks + 1, sizeof(double));
-	if (!m->path)
-		capbuf = calloc(s.nlinks + 1, sizeof(double));
-	if (!fl || !act || !heap || !q || !busy || !nxt || !sent || !have || !s.resid ||
-	    !s.nuse || !s.wsum || (!m->path && !capbuf))
+	if (!fl || !act || !heap || !q || !busy || !nxt || !sent || !have || csim_init(&s, m) < 0)
 		goto cleanup;
 	ret = -EINVAL;
 	if (!gb_cost_tree_order_ok(t, q, busy))
 		goto cleanup;
 	memset(busy, 0, sizeof(int) * n);
-	if (m->path) {
-		s.linkcap = m->linkcap;
-	} else {
-		s.linkcap = capbuf;
-		infer_links(&s, capbuf);
-	}
-	for (size_t i = 0; i < (size_t)n * (size_t)S; i++)
-		have[i] = -1;
-	for (long j = 0; j < S; j++)
-		have[(size_t)t->root * S + j] = 0;
+	have_init(have, n, S, t->root);
 
 	/* Start every edge of u that may start: at @when at the earliest. */
 #define TRY_EDGES(node, when)                                                      \
@@ -609,31 +640,9 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 
 	TRY_EDGES(t->root, 0.0);
 	while (nh > 0 || na > 0) {
-		double tn = INFINITY;
-
-		if (dirty) {
-			maxmin(&s, act, na);
-			dirty = 0;
-		}
-		for (int k = 0; k < na; k++) {
-			double te = isinf(act[k]->rate) ? now : now + act[k]->rem / act[k]->rate;
-
-			if (te < tn)
-				tn = te;
-		}
-		if (nh > 0 && heap[0].t < tn)
-			tn = heap[0].t;
-		if (isinf(tn)) /* a flow that can never drain (bandwidth 0) */
+		now = advance(&s, act, na, &dirty, now, nh > 0 ? heap[0].t : INFINITY);
+		if (isinf(now)) /* a flow that can never drain (bandwidth 0) */
 			goto cleanup;
-		for (int k = 0; k < na; k++) {
-			struct flow *f = act[k];
-
-			if (isinf(f->rate))
-				f->rem = 0;
-			else
-				f->rem -= f->rate * (tn - now);
-		}
-		now = tn;
 		for (int k = 0; k < na;) {
 			struct flow *f = act[k];
 			long j = nxt[f->v];
@@ -656,32 +665,16 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 		}
 		while (nh > 0 && heap[0].t <= now) {
 			struct pend p = heap_pop(heap, &nh);
-			struct flow *f = &fl[p.v];
 			long j = nxt[p.v];
 
-			f->u = p.u;
-			f->v = p.v;
-			f->rem = j < S - 1 ? seg : size - seg * (double)(S - 1);
-			f->cap = m->bw[(size_t)p.u * n + p.v];
-			f->w = flow_weight(m, p.u, p.v);
-			f->rate = 0;
-			flow_path(&s, f);
-			act[na++] = f;
+			flow_begin(&s, &fl[p.v], p.u, p.v,
+				   j < S - 1 ? seg : size - seg * (double)(S - 1));
+			act[na++] = &fl[p.v];
 			dirty = 1;
 		}
 	}
 #undef TRY_EDGES
-	ret = 0;
-	for (int i = 0; i < n; i++) {
-		double h = have[(size_t)i * S + S - 1];
-
-		if (h < 0) {
-			ret = -EINVAL;
-			break;
-		}
-		if (arrival)
-			arrival[i] = h;
-	}
+	ret = have_last(have, n, S, arrival) < 0 ? -EINVAL : 0;
 cleanup:
 	free(fl);
 	free(act);
@@ -691,10 +684,7 @@ cleanup:
 	free(nxt);
 	free(sent);
 	free(have);
-	free(s.resid);
-	free(s.nuse);
-	free(s.wsum);
-	free(capbuf);
+	csim_free(&s);
 	return ret < 0 ? NAN : best;
 }
 
