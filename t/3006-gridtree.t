@@ -47,6 +47,10 @@ like "$arr" "^  c2-1 +0\.000000 +0\.000000 +0\.000000$" "--arrivals: the root ha
 last=$(printf "%s\n" "$arr" | awk "/^  c[0-9]/ && \$4 > m { m = \$4 } END { printf \"%.6f\", m }")
 like "$out" "^  contention +[0-9.]+ s +$last s" "--arrivals: the last contention arrival is the completion ($last s)"
 
+err=$("$GT" plan --algo flat --topo "$TG" --root c2-1 --size 1 --arrivals --format json 2>&1 >/dev/null); st=$?
+is "$st" 2 "--arrivals with --format json: a usage error"
+like "$err" "--arrivals goes with the text format only" "  and it says so"
+
 # json out, eval back in: same predictions
 # jq-like extraction without jq: print KEY.PATH of the JSON on stdin
 jget() { python3 -c "import json,sys; d=json.load(sys.stdin)

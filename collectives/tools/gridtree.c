@@ -399,6 +399,8 @@ static int cmd_plan(int argc, char **argv)
 		return st;
 	if (!p)
 		die_usage("plan: --algo is required");
+	if (co.arrivals && co.format)
+		die_usage("plan: --arrivals goes with the text format only");
 	if (!root)
 		die_usage("plan: --root is required");
 	if (a.size < 0)
@@ -492,6 +494,8 @@ static int cmd_eval(int argc, char **argv)
 		return st;
 	if (!tree)
 		die_usage("eval: --tree is required");
+	if (co.arrivals && co.format)
+		die_usage("eval: --arrivals goes with the text format only");
 	if (size < 0)
 		die_usage("eval: --size is required");
 	if (load_model(&co, &m) || at_size(&m, size))
