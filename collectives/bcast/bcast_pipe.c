@@ -19,10 +19,11 @@
  * window; the one-port models (gb_cost_mateescu_seg(), cost_pipe.c)
  * serialise a node's sends, which this executor does not.  Choices:
  *  - A window of GB_PIPE_WINDOW segments (gbcore.h) bounds both the
- *    receives posted ahead and the segments whose sends may be in flight.  Segments up to
- *    the TCP transport's eager limit leave as soon as they are written to
- *    the socket, so the window only bounds local memory; larger ones wait
- *    for a rendezvous, and the window keeps GB_PIPE_WINDOW of them in flight.
+ *    receives posted ahead and the segments whose sends may be in flight.
+ *    Segments up to the TCP transport's eager limit leave as soon as they
+ *    are written to the socket, so the window only bounds local memory;
+ *    larger ones wait for a rendezvous, and the window keeps
+ *    GB_PIPE_WINDOW of them in flight.
  *  - All sends are non-blocking, whatever GB_BCAST_ISEND says: a blocking
  *    send per segment would keep the next segment's receive from
  *    overlapping it.  So a node's children share its link as TCP shares
