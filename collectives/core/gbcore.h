@@ -473,10 +473,11 @@ double gb_cost_plogp_seg(const struct gb_netmodel *m, const struct gb_tree *t, d
  * its message in segments of @seg bytes, in the schedule libgridbcast runs
  * (not one-port): each edge carries its segments one after another, one
  * flow each; a node's edges run at once, sharing its NIC and the routed
- * links max-min, with at most GB_PIPE_WINDOW segments in flight; a flow
- * starts o(u) after it may (cost_contention.c has the exact rules).  A
- * chain on private links equals gb_cost_mateescu_seg().  @seg <= 0 or
- * >= @size: equal to gb_cost_contention().  NAN as gb_cost_mateescu_seg().
+ * links (RTT-weighted max-min), with at most GB_PIPE_WINDOW segments in
+ * flight; a flow starts o(u) after it may (cost_contention.c has the exact
+ * rules).  A chain on private links equals gb_cost_mateescu_seg().
+ * @seg <= 0 or >= @size: equal to gb_cost_contention().  NAN as
+ * gb_cost_mateescu_seg().
  */
 double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			      double seg, double *arrival);
