@@ -58,7 +58,7 @@ struct flow {
 	const int *path;
 	int plen;
 	int inf[6];    /* inferred path storage */
-	int frozen;
+	int frozen;    /* maxmin(): its rate is settled */
 };
 
 struct csim {
@@ -67,13 +67,14 @@ struct csim {
 	int nlinks;
 	double *resid;
 	double *wsum;  /* per link: the weights of the unfrozen flows on it */
-	int *nuse;
+	int *nuse;     /* per link: the active flows on it (maxmin()'s lone test) */
 	double *capbuf;    /* the inferred capacities (no routed paths) */
 };
 
-static void infer_links(struct csim *s, double *capbuf)
+static void infer_links(struct csim *s)
 {
 	const struct gb_netmodel *m = s->m;
+	double *capbuf = s->capbuf;
 	int n = m->n, nc = m->nclusters, ns = m->nsites;
 	int hb = 2 * nc + 2 * ns;  /* host NICs: up hb + i, down hb + n + i */
 
@@ -154,7 +155,7 @@ static int csim_init(struct csim *s, const struct gb_netmodel *m)
 		s->linkcap = m->linkcap;
 	} else {
 		s->linkcap = s->capbuf;
-		infer_links(s, s->capbuf);
+		infer_links(s);
 	}
 	return 0;
 }
@@ -245,12 +246,10 @@ static void maxmin(struct csim *s, struct flow **act, int na)
 		if (!alone)
 			continue;
 		f->rate = r;
-		f->frozen = 2;
+		f->frozen = 1;
 		left--;
-		for (int h = 0; h < f->plen; h++) {
-			s->nuse[f->path[h]]--;
+		for (int h = 0; h < f->plen; h++)
 			s->wsum[f->path[h]] -= f->w;
-		}
 	}
 	while (left > 0) {
 		double delta = INFINITY;
@@ -307,18 +306,9 @@ static void maxmin(struct csim *s, struct flow **act, int na)
 			f->rate = isfinite(f->cap) && fabs(f->cap - r) <= 1e-12 * f->cap ? f->cap : r;
 			f->frozen = 1;
 			left--;
-		}
-		for (int k = 0; k < na; k++) {
-			struct flow *f = act[k];
-
-			if (f->frozen != 1)
-				continue;
-			for (int h = 0; h < f->plen; h++) {
-				if (s->nuse[f->path[h]] > 0)
-					s->nuse[f->path[h]]--;
+			/* out of the sums; this pass reads resid only */
+			for (int h = 0; h < f->plen; h++)
 				s->wsum[f->path[h]] -= f->w;
-			}
-			f->frozen = 2; /* counted out of nuse and wsum */
 		}
 	}
 }
@@ -425,45 +415,47 @@ static struct pend heap_pop(struct pend *h, int *nh)
 	return top;
 }
 
+/* u is free from @when: its next send, if any, enters the heap o(u) after
+ * @when (u has the message by then). */
+static void start_next(const struct gb_netmodel *m, const struct gb_tree *t, int *next,
+		       struct pend *heap, int *nh, long *seq, int u, double when)
+{
+	if (next[u] < t->nchild[u]) {
+		struct pend p = { when + m->o[u], (*seq)++, u, t->child[t->cstart[u] + next[u]] };
+
+		next[u]++;
+		heap_push(heap, nh, p);
+	}
+}
+
 /*
- * The one-port simulation: the schedule of gb_cost_mateescu_seg()
- * (cost_pipe.c), each segment sent to each child being one flow.  u's k-th
- * send is segment k / nc(u) to child k % nc(u); it starts o(u) after u's
- * previous send drained and u has that segment.  A node that is free but
- * lacks the segment waits for it.  u sends one flow at a time and v has one
- * parent, so a node has at most one flow in and one start pending.  Only
- * the whole message (@seg 0) is asked of it: it is libgridbcast's blocking
- * schedule; segments go as contention_pipe() below says.
+ * The one-port simulation of the whole message: libgridbcast's blocking
+ * schedule.  u sends to its children in send order, each send a flow that
+ * starts o(u) after u's previous one drained (after u has the message, for
+ * the first); v has the message L(u, v) after its flow drained.  u sends
+ * one flow at a time and v has one parent, so a node has at most one flow
+ * in and one start pending.  Segments go as contention_pipe() below says.
  */
 static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *t, double size,
-			     double seg, double *arrival)
+			     double *arrival)
 {
 	struct csim s;
 	struct flow *fl = NULL, **act = NULL;
 	struct pend *heap = NULL;
-	int *next = NULL, *q = NULL, *wait = NULL, *fseg = NULL, n = t->n, nh = 0, na = 0;
-	int dirty = 0;
+	int *next = NULL, *q = NULL, n = t->n, nh = 0, na = 0, dirty = 0;
 	double *have = NULL, now = 0, best = 0;
-	long seq = 0, S;
+	long seq = 0;
 
 	memset(&s, 0, sizeof(s));
-	if (!m || n != m->n || n < 1 || !(size >= 0) || !(seg >= 0))
-		return NAN;
-	S = (seg <= 0 || seg >= size) ? 1 : (long)ceil(size / seg);
-	if (S == 1)
-		seg = size;
-	if (S > GB_SEG_MAX_COUNT)
+	if (!m || n != m->n || n < 1 || !(size >= 0))
 		return NAN;
 	fl = calloc(n, sizeof(*fl));
 	act = calloc(n, sizeof(*act));
 	heap = calloc(n, sizeof(*heap));
 	next = calloc(n, sizeof(int));
-	wait = calloc(n, sizeof(int));
-	fseg = calloc(n, sizeof(int));
 	q = malloc(sizeof(int) * n);
-	have = malloc(sizeof(double) * (size_t)n * (size_t)S);
-	if (!fl || !act || !heap || !next || !wait || !fseg || !q || !have ||
-	    csim_init(&s, m) < 0) {
+	have = malloc(sizeof(double) * n);
+	if (!fl || !act || !heap || !next || !q || !have || csim_init(&s, m) < 0) {
 		best = NAN;
 		goto cleanup;
 	}
@@ -472,32 +464,9 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 		goto cleanup;
 	}
 	memset(next, 0, sizeof(int) * n);
-	have_init(have, n, S, t->root);
+	have_init(have, n, 1, t->root);
 
-	/* u is free from @when: start its next send o(u) after it has the
-	 * segment, or wait for the segment. */
-#define START_NEXT(node, when)                                                     \
-	do {                                                                       \
-		int u_ = (node), nc_ = t->nchild[u_];                              \
-		if (nc_ > 0 && next[u_] < S * nc_) {                               \
-			long j_ = next[u_] / nc_;                                  \
-			double h_ = have[(size_t)u_ * S + j_];                     \
-			if (h_ < 0) {                                              \
-				wait[u_] = 1;                                      \
-			} else {                                                   \
-				struct pend p_ = { fmax((when), h_) + m->o[u_],    \
-						   seq++, u_,                      \
-						   t->child[t->cstart[u_] +        \
-							    next[u_] % nc_] };     \
-				wait[u_] = 0;                                      \
-				fseg[p_.v] = (int)j_;                              \
-				next[u_]++;                                        \
-				heap_push(heap, &nh, p_);                          \
-			}                                                          \
-		}                                                                  \
-	} while (0)
-
-	START_NEXT(t->root, 0.0);
+	start_next(m, t, next, heap, &nh, &seq, t->root, 0.0);
 	while (nh > 0 || na > 0) {
 		now = advance(&s, act, na, &dirty, now, nh > 0 ? heap[0].t : INFINITY);
 		if (isinf(now)) { /* a flow that can never drain (bandwidth 0) */
@@ -507,23 +476,20 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 		/* Finished flows (to within rounding), in a stable order. */
 		for (int k = 0; k < na;) {
 			struct flow *f = act[k];
-			long j = fseg[f->v];
-			double *hv = &have[(size_t)f->v * S + j];
 
 			if (f->rem > 1e-12 * size + 1e-9) {
 				k++;
 				continue;
 			}
-			if (*hv >= 0) { /* reached twice: not a tree */
+			if (have[f->v] >= 0) { /* reached twice: not a tree */
 				best = NAN;
 				goto cleanup;
 			}
-			*hv = now + m->lat[(size_t)f->u * n + f->v];
-			if (j == S - 1 && *hv > best)
-				best = *hv;
-			START_NEXT(f->u, now);
-			if (wait[f->v] || (j == 0 && next[f->v] == 0))
-				START_NEXT(f->v, *hv);
+			have[f->v] = now + m->lat[(size_t)f->u * n + f->v];
+			if (have[f->v] > best)
+				best = have[f->v];
+			start_next(m, t, next, heap, &nh, &seq, f->u, now);
+			start_next(m, t, next, heap, &nh, &seq, f->v, have[f->v]);
 			memmove(&act[k], &act[k + 1], sizeof(*act) * (na - k - 1));
 			na--;
 			dirty = 1;
@@ -531,24 +497,19 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 		/* Flows whose overhead is over enter the network. */
 		while (nh > 0 && heap[0].t <= now) {
 			struct pend p = heap_pop(heap, &nh);
-			long j = fseg[p.v];
 
-			flow_begin(&s, &fl[p.v], p.u, p.v,
-				   j < S - 1 ? seg : size - seg * (double)(S - 1));
+			flow_begin(&s, &fl[p.v], p.u, p.v, size);
 			act[na++] = &fl[p.v];
 			dirty = 1;
 		}
 	}
-#undef START_NEXT
-	if (have_last(have, n, S, arrival) < 0)
+	if (have_last(have, n, 1, arrival) < 0)
 		best = NAN;
 cleanup:
 	free(fl);
 	free(act);
 	free(heap);
 	free(next);
-	free(wait);
-	free(fseg);
 	free(q);
 	free(have);
 	csim_free(&s);
@@ -558,7 +519,7 @@ cleanup:
 double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			  double *arrival)
 {
-	return contention_sim(m, t, size, 0, arrival);
+	return contention_sim(m, t, size, arrival);
 }
 
 /*
@@ -697,7 +658,7 @@ double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree 
 		return NAN;
 	S = (seg <= 0 || seg >= size) ? 1 : (long)ceil(size / seg);
 	if (S == 1)
-		return contention_sim(m, t, size, 0, arrival);
+		return contention_sim(m, t, size, arrival);
 	if (S > GB_SEG_MAX_COUNT)
 		return NAN;
 	return contention_pipe(m, t, size, seg, S, arrival);

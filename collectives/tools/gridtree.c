@@ -223,8 +223,9 @@ static int at_size(struct gb_netmodel *m, double size)
 	return 0;
 }
 
-static void print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
-			double size, const char *highlight)
+/* Returns the segment size of the second column (0: whole only). */
+static double print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
+			  double size, const char *highlight)
 {
 	/* the segment size libgridbcast's root would choose (GRIDBED_SEGMENT=auto) */
 	double seg = gb_seg_choose(m, t, size, 1, 0, NULL);
@@ -242,15 +243,15 @@ static void print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tr
 			fprintf(f, "   %12.6f s", gb_costmodels[i].cost_seg(m, t, size, seg, NULL));
 		fprintf(f, "%s\n", hl ? "   (optimised)" : "");
 	}
+	return seg;
 }
 
-/* When each node has the whole message under every model, at the root's
- * segment size (print_costs()'s second column, or whole): to set beside a
- * run's per-rank times (gridbcast --ranks, recv_after_root). */
+/* When each node has the whole message under every model, in segments of
+ * @seg bytes (print_costs()'s choice; 0: whole): to set beside a run's
+ * per-rank times (gridbcast --ranks, recv_after_root). */
 static int print_arrivals(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
-			  double size)
+			  double size, double seg)
 {
-	double seg = gb_seg_choose(m, t, size, 1, 0, NULL);
 	double *arr = calloc((size_t)m->n * (size_t)gb_ncostmodels, sizeof(double));
 
 	if (!arr)
@@ -365,7 +366,7 @@ static int cmd_plan(int argc, char **argv)
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
 	int c, st, ret;
-	double t0, dt;
+	double t0, dt, seg;
 
 	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1) {
 		if (cmd_opt(&co, c, optarg))
@@ -437,8 +438,8 @@ static int cmd_plan(int argc, char **argv)
 			printf(", no budget (the paper's fixed invocation counts)");
 		printf("\nplanning   %.3f ms\n", dt * 1e3);
 		print_tree_text(stdout, &m, &t);
-		print_costs(stdout, &m, &t, a.size, a.model);
-		if (co.arrivals && print_arrivals(stdout, &m, &t, a.size))
+		seg = print_costs(stdout, &m, &t, a.size, a.model);
+		if (co.arrivals && print_arrivals(stdout, &m, &t, a.size, seg))
 			ret = 1;
 	}
 	gb_tree_release(&t);
@@ -474,7 +475,7 @@ static int cmd_eval(int argc, char **argv)
 	const char *tree = NULL;
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
-	double size = -1;
+	double size = -1, seg;
 	char err[512];
 	int c, st, ret;
 
@@ -525,8 +526,8 @@ static int cmd_eval(int argc, char **argv)
 	} else {
 		model_summary(stdout, &co, &m);
 		printf("tree       %s, root %s\n", tree, m.nodes[t.root].name);
-		print_costs(stdout, &m, &t, size, NULL);
-		if (co.arrivals && print_arrivals(stdout, &m, &t, size))
+		seg = print_costs(stdout, &m, &t, size, NULL);
+		if (co.arrivals && print_arrivals(stdout, &m, &t, size, seg))
 			ret = 1;
 	}
 	gb_tree_release(&t);
