@@ -64,6 +64,13 @@
  *     delay_ns (default 0), jitter_ns (default 0), loss in [0, 1] (default 0),
  *     limit in packets >= 1 (default 1000).  delay_ns and jitter_ns are at
  *     most 3600 s.
+ *   - A side may add "kind": "packet" (default "tun"): the device then is
+ *     not created but must exist, an Ethernet device such as a VXLAN to
+ *     another machine (gridemu's cross links, partition.h).  The daemon
+ *     reads and writes its IPv4 packets through an AF_PACKET socket (with
+ *     the same virtio-net header as the TUN devices), sending each to a
+ *     fixed unicast MAC (TAPD_PACKET_DST) that no local stack claims, so
+ *     that only the daemon at the far end takes it in.
  *   - Unknown keys are errors (a typo must not silently mean "default").
  *
  * ## Startup protocol

@@ -112,8 +112,8 @@ static int cfg_params(struct tapd *t, const char *place, json_t *obj, struct tap
 
 static int cfg_side(struct tapd *t, const char *place, json_t *obj, struct tapd_side *s)
 {
-	static const char *const keys[] = { "netns", "ifname", NULL };
-	json_t *ns, *ifn;
+	static const char *const keys[] = { "netns", "ifname", "kind", NULL };
+	json_t *ns, *ifn, *kind;
 	int err;
 
 	if (!obj)
@@ -125,6 +125,12 @@ static int cfg_side(struct tapd *t, const char *place, json_t *obj, struct tapd_
 		return err;
 	ns = json_object_get(obj, "netns");
 	ifn = json_object_get(obj, "ifname");
+	kind = json_object_get(obj, "kind");
+	if (kind && (!json_is_string(kind) || (strcmp(json_string_value(kind), "tun") &&
+					       strcmp(json_string_value(kind), "packet"))))
+		return tapd_set_err(t, "%s: %s.kind: expected \"tun\" or \"packet\"",
+			       t->config_path, place);
+	s->packet = kind && !strcmp(json_string_value(kind), "packet");
 	if (!json_is_string(ns) || !*json_string_value(ns) ||
 	    strlen(json_string_value(ns)) >= PATH_MAX)
 		return tapd_set_err(t, "%s: %s.netns: expected the path of a network namespace",

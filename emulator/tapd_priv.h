@@ -17,6 +17,7 @@
 #ifndef GRIDBED_TAPD_PRIV_H
 #define GRIDBED_TAPD_PRIV_H
 
+#include <linux/if_packet.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -63,6 +64,7 @@ struct tapd_dir {
 	struct tapd_link *link;
 	int which;                  /**< TAPD_AB or TAPD_BA */
 	int rx_fd, tx_fd;           /**< borrowed from the link's sides */
+	int rx_packet, tx_packet;   /**< that side is a packet socket (Ethernet framed) */
 
 	pthread_mutex_t lock;       /**< guards pending and gen's writers */
 	struct tapd_params pending; /**< what `set` last stored */
@@ -81,12 +83,21 @@ struct tapd_dir {
 	struct tq_hist lateness;
 };
 
-/** One end of a link: a TUN device in a namespace. */
+/** The Ethernet header of what a packet side sends (tapd.h, "kind"): to a
+ * unicast MAC that no stack claims, from one that no device has, IPv4. */
+#define TAPD_PACKET_ETH { 0x02, 0x67, 0x62, 0xff, 0xff, 0xfe, \
+			  0x02, 0x67, 0x62, 0xff, 0xff, 0xfd, 0x08, 0x00 }
+#define TAPD_PACKET_ETH_LEN 14
+
+/** One end of a link: a TUN device in a namespace, or a packet socket on
+ * an existing Ethernet device there ("kind": "packet"). */
 struct tapd_side {
 	char *netns;                /**< path of the namespace, e.g. /run/netns/x */
 	char ifname[IFNAMSIZ];
-	int fd;                     /**< the TUN fd, -1 when not created */
+	int packet;                 /**< 1: an AF_PACKET socket on an existing device */
+	int fd;                     /**< the TUN fd or socket, -1 when not open */
 	unsigned offload;           /**< TUN_F_* flags last set (main thread) */
+	int no_gso;                 /**< the other side is a packet socket: no TSO */
 };
 
 struct tapd_link {

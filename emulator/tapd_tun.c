@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * tapd_tun.c - gridemu-tapd: the TUN devices: created in their namespaces,
- * offloads, persistence, closing (tapd_daemon.h).
+ * offloads, persistence, closing (tapd_daemon.h); and the packet sockets
+ * of "packet" sides (tapd.h).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_ether.h>
 #include <linux/if_tun.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/un.h>
@@ -61,13 +65,68 @@ restore:
 	return err;
 }
 
+/* A packet socket on the existing device @s->ifname in @s->netns (tapd.h,
+ * "kind": "packet"), with the TUN devices' virtio-net header; the caller's
+ * namespace @self_ns is restored as in tun_create(). */
+static int packet_open(struct tapd_side *s, int self_ns, int *fdp)
+{
+	struct sockaddr_ll sll;
+	int nsfd, fd = -1, err = 0, one = 1, buf = 4 << 20;
+	unsigned idx;
+
+	nsfd = open(s->netns, O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		return -errno;
+	if (setns(nsfd, CLONE_NEWNET) < 0) {
+		err = -errno;
+		close(nsfd);
+		return err;
+	}
+	close(nsfd);
+	if (!(idx = if_nametoindex(s->ifname))) {
+		err = -ENODEV;
+		goto restore;
+	}
+	/* SOCK_RAW: the kernel allows the virtio-net header on no other kind */
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_IP));
+	if (fd < 0) {
+		err = -errno;
+		goto restore;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_IP);
+	sll.sll_ifindex = (int)idx;
+	/* IGNORE_OUTGOING: not our own sends (kernels before 4.20 lack it,
+	 * and then the sending socket is skipped anyway). */
+	setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (const struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		err = -errno;
+		close(fd);
+		fd = -1;
+	}
+restore:
+	if (setns(self_ns, CLONE_NEWNET) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOTRECOVERABLE;
+	}
+	*fdp = fd;
+	return err;
+}
+
 /* Offload what the direction leaving through @s allows (tapd.h, Offloads).
  * Older kernels refuse unknown bits with EINVAL: fall back step by step. */
 void tapd_tun_offload(struct tapd *t, struct tapd_side *s, double loss)
 {
 	unsigned want[4], i, n = 0;
 
-	if (!t->no_offload) {
+	if (s->packet)
+		return; /* a socket: what the device does is the kernel's business */
+	if (!t->no_offload && !s->no_gso) {
 		if (loss == 0) {
 			want[n++] = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN;
 			want[n++] = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6;
@@ -156,11 +215,12 @@ int tapd_links_persist(struct tapd *t)
 	for (size_t k = 0; k < 2 * t->nlinks; k++) {
 		struct tapd_side *s = &t->links[k / 2].side[k % 2];
 
-		if (ioctl(s->fd, TUNSETPERSIST, 1UL) < 0) {
+		if (!s->packet && ioctl(s->fd, TUNSETPERSIST, 1UL) < 0) {
 			int err = errno;
 
 			while (k-- > 0) /* undo, so that a failed start leaves nothing */
-				ioctl(t->links[k / 2].side[k % 2].fd, TUNSETPERSIST, 0UL);
+				if (!t->links[k / 2].side[k % 2].packet)
+					ioctl(t->links[k / 2].side[k % 2].fd, TUNSETPERSIST, 0UL);
 			return tapd_set_err(t, "link '%s': cannot make tun '%s' persistent: %s",
 				       t->links[k / 2].name, s->ifname, strerror(err));
 		}
@@ -180,15 +240,20 @@ int tapd_links_create(struct tapd *t)
 		struct tapd_link *l = &t->links[i];
 
 		for (s = 0; s < 2 && !err; s++) {
-			err = tun_create(l->side[s].netns, l->side[s].ifname, self_ns,
-					 &l->side[s].fd);
+			struct tapd_side *sd = &l->side[s];
+
+			err = sd->packet ? packet_open(sd, self_ns, &sd->fd)
+					 : tun_create(sd->netns, sd->ifname, self_ns, &sd->fd);
 			if (err == -ENOTRECOVERABLE)
 				tapd_set_err(t, "link '%s': cannot return to the daemon's network "
-					"namespace after creating tun '%s'", l->name,
-					l->side[s].ifname);
+					"namespace after opening '%s'", l->name, sd->ifname);
 			else if (err < 0)
-				tapd_set_err(t, "link '%s': cannot create tun '%s' in %s: %s", l->name,
-					l->side[s].ifname, l->side[s].netns, strerror(-err));
+				tapd_set_err(t, "link '%s': cannot %s '%s' in %s: %s", l->name,
+					sd->packet ? "open a packet socket on" : "create tun",
+					sd->ifname, sd->netns, strerror(-err));
+			/* a TUN facing a packet side hands over whole packets: a
+			 * socket on another machine's tunnel takes no TSO frames */
+			l->side[1 - s].no_gso |= sd->packet;
 		}
 	}
 	close(self_ns);
@@ -207,6 +272,8 @@ int tapd_links_create(struct tapd *t)
 			d->which = s;
 			d->rx_fd = l->side[s].fd;
 			d->tx_fd = l->side[1 - s].fd;
+			d->rx_packet = l->side[s].packet;
+			d->tx_packet = l->side[1 - s].packet;
 			l->side[s].offload = ~0u;
 			tapd_tun_offload(t, &l->side[s], d->pending.loss);
 			tq_rng_seed(&d->loss_rng, t->seed, (uint64_t)l->id * 4 + (uint64_t)s * 2);

@@ -56,6 +56,8 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -166,6 +168,38 @@ static void dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *
 		TAPD_ST(d->c.max_queue_depth, d->depth);
 }
 
+/*
+ * What the heap holds is always the virtio-net header and the IP packet,
+ * as a TUN device reads and writes it.  A packet side's frames also carry
+ * an Ethernet header between the two (tapd.h, "kind"): dropped on the way
+ * in, put back on the way out.
+ */
+static ssize_t dir_read(struct tapd_dir *d, unsigned char *buf, size_t cap)
+{
+	unsigned char eth[TAPD_PACKET_ETH_LEN];
+	struct iovec iov[3] = { { buf, VNET_HDR_LEN }, { eth, sizeof(eth) },
+				{ buf + VNET_HDR_LEN, cap - VNET_HDR_LEN } };
+	ssize_t n;
+
+	if (!d->rx_packet)
+		return read(d->rx_fd, buf, cap);
+	do    /* a runt has nothing to deliver: the next one */
+		n = readv(d->rx_fd, iov, 3);
+	while (n >= 0 && n < (ssize_t)(VNET_HDR_LEN + sizeof(eth)));
+	return n < 0 ? n : n - (ssize_t)sizeof(eth);
+}
+
+static ssize_t dir_write(struct tapd_dir *d, const unsigned char *buf, size_t len)
+{
+	static const unsigned char eth[TAPD_PACKET_ETH_LEN] = TAPD_PACKET_ETH;
+	struct iovec iov[3] = { { (void *)buf, VNET_HDR_LEN }, { (void *)eth, sizeof(eth) },
+				{ (void *)(buf + VNET_HDR_LEN), len - VNET_HDR_LEN } };
+
+	if (!d->tx_packet || len < VNET_HDR_LEN)
+		return write(d->tx_fd, buf, len);
+	return writev(d->tx_fd, iov, 3);
+}
+
 static void worker_rx(struct tapd_worker *w, struct tapd_dir *d)
 {
 	int i;
@@ -177,7 +211,7 @@ static void worker_rx(struct tapd_worker *w, struct tapd_dir *d)
 			w->spare = tq_pool_get(&w->pool, TQ_BIG);
 		if (!w->spare) {
 			/* The pool is at its cap: read into scratch, count, drop. */
-			n = read(d->rx_fd, w->scratch, TQ_BIG_CAP);
+			n = dir_read(d, w->scratch, TQ_BIG_CAP);
 			if (n > 0) {
 				TAPD_ADD(d->c.rx_packets, 1);
 				TAPD_ADD(d->c.rx_bytes, (uint64_t)n > VNET_HDR_LEN ?
@@ -186,7 +220,7 @@ static void worker_rx(struct tapd_worker *w, struct tapd_dir *d)
 				continue;
 			}
 		} else {
-			n = read(d->rx_fd, w->spare->data, TQ_BIG_CAP);
+			n = dir_read(d, w->spare->data, TQ_BIG_CAP);
 		}
 		if (n < 0) {
 			if (errno == EINTR)
@@ -221,7 +255,7 @@ static int worker_flush(struct tapd_worker *w)
 			return 0;
 		pkt = tq_heap_pop(&w->heap);
 		d = pkt->owner;
-		n = write(d->tx_fd, pkt->data, pkt->len);
+		n = dir_write(d, pkt->data, pkt->len);
 		if (n < 0) {
 			TAPD_ADD(d->c.tx_errors, 1);
 		} else {
