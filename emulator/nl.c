@@ -21,6 +21,7 @@
 #include <netlink/route/link/inet.h>
 #include <netlink/route/link/inet6.h>
 #include <netlink/route/link/veth.h>
+#include <netlink/route/link/vxlan.h>
 #include <netlink/route/qdisc.h>
 #include <netlink/route/qdisc/netem.h>
 #include <netlink/route/qdisc/tbf.h>
@@ -107,6 +108,38 @@ int gb_nl_veth(struct nl_sock *sk, const char *name, const char *peer, int peer_
 	rtnl_link_put(p); /* get_peer took a reference */
 	err = gb_nle2errno(rtnl_link_add(sk, link, NLM_F_CREATE | NLM_F_EXCL));
 	rtnl_link_put(link);
+	return err;
+}
+
+int gb_nl_vxlan(struct nl_sock *sk, const char *name, uint32_t vni, uint32_t remote,
+		uint16_t port, int nsfd, unsigned mtu)
+{
+	struct rtnl_link *link = rtnl_link_vxlan_alloc();
+	struct nl_addr *ra = NULL;
+	uint32_t be = htonl(remote);
+	int err;
+
+	if (!link || !(ra = nl_addr_build(AF_INET, &be, 4))) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	rtnl_link_set_name(link, name);
+	if (mtu)
+		rtnl_link_set_mtu(link, mtu);
+	rtnl_link_set_ns_fd(link, nsfd);
+	if ((err = rtnl_link_vxlan_set_id(link, vni)) < 0 ||
+	    (err = rtnl_link_vxlan_set_group(link, ra)) < 0 ||
+	    (err = rtnl_link_vxlan_set_port(link, port)) < 0 ||
+	    (err = rtnl_link_vxlan_set_learning(link, 0)) < 0) {
+		err = gb_nle2errno(err);
+		goto cleanup;
+	}
+	err = gb_nle2errno(rtnl_link_add(sk, link, NLM_F_CREATE | NLM_F_EXCL));
+cleanup:
+	if (ra)
+		nl_addr_put(ra);
+	if (link)
+		rtnl_link_put(link);
 	return err;
 }
 

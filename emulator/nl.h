@@ -28,6 +28,16 @@ GB_WUR int gb_nl_open(int nsfd, struct nl_sock **out);
 void gb_nl_close(struct nl_sock **sk);
 
 /**
+ * gb_nl_vxlan() - create VXLAN device @name, VNI @vni, to the unicast
+ * @remote (host byte order) on UDP port @port, with MAC learning off, in
+ * namespace @nsfd.  Its UDP socket stays in the namespace of @sk (the
+ * machine's own network: the underlay), while the device itself never
+ * exists there.  @mtu: 0 for the kernel's default.  0 or -errno.
+ */
+GB_WUR int gb_nl_vxlan(struct nl_sock *sk, const char *name, uint32_t vni, uint32_t remote,
+			 uint16_t port, int nsfd, unsigned mtu);
+
+/**
  * gb_nl_veth() - create a veth pair: @name in the socket's namespace and
  * @peer in namespace @peer_nsfd.  Neither end ever exists in the caller's
  * namespace.  Both get @mtu.
