@@ -23,16 +23,22 @@
 #define CAL_INTERVAL 0.001
 #define CAL_PORT 46990
 
-/* The root host and its cluster's first other host, else the nearest host. */
-static int pick_pair(const struct gb_topo *t, int *src, int *dst)
+/* The root host and its cluster's first other host, else the nearest host.
+ * On one part of a grid across machines (partition.h): the first host here,
+ * and a host of its site, so that the path stays on this machine. */
+static int pick_pair(const struct gb_grid *g, int *src, int *dst)
 {
+	const struct gb_topo *t = g->topo;
 	int best = -1, besthops = INT_MAX;
 
 	*src = t->root;
+	for (int i = 0; g->local && i < t->nhosts && !g->local[*src]; i++)
+		*src = i;
 	for (int i = 0; i < t->nhosts; i++) {
 		int h = gb_topo_path(t, *src, i, NULL);
 
-		if (i == *src || h <= 0)
+		if (i == *src || h <= 0 || !gb_grid_local(g, i) ||
+		    (g->local && t->nodes[i].site != t->nodes[*src].site))
 			continue;
 		if (t->nodes[i].cluster == t->nodes[*src].cluster) {
 			best = i;
@@ -99,7 +105,7 @@ int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
 	c->below_min_link = -1;
 	if (!g->shaper || !g->shaper->pass)
 		return 0;
-	if (pick_pair(t, &c->src, &c->dst) < 0)
+	if (pick_pair(g, &c->src, &c->dst) < 0)
 		return 0;	/* a single host: no link to calibrate on */
 	out = gb_topo_path(t, c->src, c->dst, NULL);
 	back = gb_topo_path(t, c->dst, c->src, NULL);

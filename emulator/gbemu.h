@@ -17,6 +17,8 @@
  *   - state lives in $GRIDBED_RUNDIR/P/ (default /run/gridbed/P/): a lock, a
  *     copy of the topology, state.json, the tap daemon's files.
  * The host's root namespace is never modified (ARCHITECTURE.md decision 3).
+ * A grid across two machines (`up --part`, partition.h) builds only its
+ * part's nodes, plus "P-edge" for the VXLANs of the links to the peer.
  */
 #ifndef GRIDBED_GBEMU_H
 #define GRIDBED_GBEMU_H
@@ -64,7 +66,24 @@ struct gb_grid {
 	 */
 	double dilate;
 	int verbose;
+	/**
+	 * One grid across two machines (partition.h): NULL when this machine
+	 * builds the whole grid; else local[i] is 1 for the nodes built here
+	 * and the others are on the peer, whose underlay address is @peer and
+	 * whose grid has prefix @peer_prefix.  @part is --part as given.
+	 */
+	unsigned char *local;
+	char part[256];
+	uint32_t peer;
+	char peer_prefix[GB_PREFIX_MAX + 1];
+	int edge_nsfd;             /**< "P-edge" (cross links' VXLANs), -1 if none */
 };
+
+/** gb_grid_local() - 1 if node @i is built on this machine. */
+static inline int gb_grid_local(const struct gb_grid *g, int i)
+{
+	return !g->local || g->local[i];
+}
 
 /** Options for gb_grid_up(). */
 struct gb_up_opts {
@@ -73,6 +92,9 @@ struct gb_up_opts {
 	int no_calibrate;          /**< skip the delay line's calibration (calibrate.h) */
 	double dilate;             /**< time dilation k (0 or 1: none); see struct gb_grid */
 	int verbose;
+	const char *part;          /**< --part SITE|HUB,...: build only these (partition.h) */
+	const char *peer;          /**< --peer ADDR: the machine with the rest of the grid */
+	const char *peer_prefix;   /**< the peer grid's prefix (NULL: the same as ours) */
 };
 
 /**
@@ -220,6 +242,12 @@ int gb_grid_link_show(struct gb_grid *g, FILE *out);
 
 /** gb_grid_nsname() - "prefix-node" into @buf. */
 const char *gb_grid_nsname(const struct gb_grid *g, const char *node, char *buf, size_t len);
+
+/**
+ * gb_grid_node_nsname() - the namespace of node @i into @buf: "prefix-node"
+ * here, "peer_prefix-node" when the node is on the peer machine.
+ */
+const char *gb_grid_node_nsname(const struct gb_grid *g, int i, char *buf, size_t len);
 
 /**
  * gb_grid_exec() - exec @argv inside host/node @node's namespace (does not

@@ -21,6 +21,7 @@
 #include "shaping.h"
 #include "gbutil.h"
 #include "grid_priv.h"
+#include "partition.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -70,6 +71,16 @@ const char *gb_grid_nsname(const struct gb_grid *g, const char *node, char *buf,
 /* Shaping helpers shared by the backends                              */
 /* ------------------------------------------------------------------ */
 
+const char *gb_grid_node_nsname(const struct gb_grid *g, int i, char *buf, size_t len)
+{
+	const char *node = g->topo->nodes[i].name;
+
+	if (gb_grid_local(g, i))
+		return gb_grid_nsname(g, node, buf, len);
+	snprintf(buf, len, "%s-%s", g->peer_prefix, node);
+	return buf;
+}
+
 const struct gb_shaper *gb_shaper_find(const char *name)
 {
 	static const struct gb_shaper *all[] = { &gb_shaper_netem, &gb_shaper_tap };
@@ -103,7 +114,7 @@ uint32_t gb_bdp_pkts(const struct gb_topo *t, int dl)
 /* Handle, lock, state file                                            */
 /* ------------------------------------------------------------------ */
 
-static int valid_prefix(const char *p)
+int gb_grid_prefix_valid(const char *p)
 {
 	size_t n = strlen(p);
 	if (n == 0 || n > GB_PREFIX_MAX)
@@ -122,11 +133,12 @@ int gb_grid_open(struct gb_grid *g, const char *prefix, int exclusive, struct gb
 	memset(g, 0, sizeof(*g));
 	g->lockfd = -1;
 	g->mgmt_nsfd = -1;
+	g->edge_nsfd = -1;
 	if (!prefix)
 		prefix = getenv("GRIDBED_PREFIX");
 	if (!prefix || !*prefix)
 		prefix = GB_PREFIX_DEFAULT;
-	if (!valid_prefix(prefix)) {
+	if (!gb_grid_prefix_valid(prefix)) {
 		gb_err_set(e, "prefix '%s' is not valid (1 to %d lowercase letters or digits)",
 			   prefix, GB_PREFIX_MAX);
 		return -EINVAL;
@@ -174,6 +186,11 @@ void gb_grid_close_ns(struct gb_grid *g)
 	if (g->mgmt_nsfd >= 0)
 		close(g->mgmt_nsfd);
 	g->mgmt_nsfd = -1;
+	if (g->edge_nsfd >= 0)
+		close(g->edge_nsfd);
+	g->edge_nsfd = -1;
+	free(g->local);
+	g->local = NULL;
 }
 
 void gb_grid_unlock(struct gb_grid *g)
@@ -226,9 +243,13 @@ int gb_grid_write_state(const struct gb_grid *g, const char *status, const char 
 	json_t *ns = json_array(), *links = json_array();
 
 	json_array_append_new(ns, json_string(gb_grid_nsname(g, "mgmt", buf, sizeof(buf))));
-	for (int i = 0; i < t->nnodes; i++)
-		json_array_append_new(ns, json_string(gb_grid_nsname(g, t->nodes[i].name, buf,
+	if (gb_part_ncross(g))
+		json_array_append_new(ns, json_string(gb_grid_nsname(g, GB_PART_EDGE, buf,
 								      sizeof(buf))));
+	for (int i = 0; i < t->nnodes; i++)
+		if (gb_grid_local(g, i))
+			json_array_append_new(ns, json_string(gb_grid_nsname(g, t->nodes[i].name,
+									      buf, sizeof(buf))));
 	for (int k = 0; k < t->nlinks; k++)
 		json_array_append_new(links, json_pack("{s:s, s:o, s:o}", "name", t->links[k].name,
 						       "ab", linkdir_json(&t->links[k].ab), "ba",
@@ -241,6 +262,14 @@ int gb_grid_write_state(const struct gb_grid *g, const char *status, const char 
 	/* heterogeneous CPUs: which interface enforces the clusters' shares */
 	json_object_set_new(root, "cpu_control",
 			    json_string(gb_cgroup_describe(t, buf, sizeof(buf))));
+	/* one grid across two machines (partition.h): what is built here */
+	if (g->local) {
+		char ip[16];
+
+		json_object_set_new(root, "part", json_pack("{s:s, s:s, s:s, s:i}", "sites",
+				    g->part, "peer", gb_fmt_ip(g->peer, ip), "peer_prefix",
+				    g->peer_prefix, "side", gb_part_side(g)));
+	}
 	gb_grid_rpath(g, "state.json", path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	int err = json_dump_file(root, tmp, JSON_INDENT(1)) < 0 ? -EIO : 0;
@@ -450,10 +479,27 @@ int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
 		linkdir_from_json(json_object_get(lj, "ab"), &g->topo->links[k].ab);
 		linkdir_from_json(json_object_get(lj, "ba"), &g->topo->links[k].ba);
 	}
+	json_t *part = json_object_get(st, "part");
+	if (part) {
+		const char *sites = json_string_value(json_object_get(part, "sites"));
+		const char *peer = json_string_value(json_object_get(part, "peer"));
+		const char *pp = json_string_value(json_object_get(part, "peer_prefix"));
+
+		if (!sites || !peer || !pp || gb_part_parse_ip(peer, &g->peer) < 0 ||
+		    (err = gb_part_parse(g->topo, sites, &g->local, e)) < 0) {
+			gb_err_set(e, "%s: a bad \"part\"; run 'gridemu down'", sp);
+			err = -EINVAL;
+			goto cleanup;
+		}
+		snprintf(g->part, sizeof(g->part), "%s", sites);
+		snprintf(g->peer_prefix, sizeof(g->peer_prefix), "%s", pp);
+	}
 	gb_grid_raise_nofile();
 	if ((err = gb_grid_alloc_ns(g)) < 0)
 		goto cleanup;
 	for (int n = 0; n < g->topo->nnodes; n++) {
+		if (!gb_grid_local(g, n))
+			continue;
 		gb_grid_nsname(g, g->topo->nodes[n].name, name, sizeof(name));
 		if ((g->nsfd[n] = gb_netns_open(name)) < 0 ||
 		    (err = gb_nl_open(g->nsfd[n], &g->sk[n])) < 0) {
@@ -499,6 +545,18 @@ int gb_grid_link_set(struct gb_grid *g, const char *name, const struct gb_link_c
 		gb_err_set(e, "no link '%s' in grid '%s' (see 'gridemu link show')", name,
 			   g->prefix);
 		return -ENOENT;
+	}
+	for (int dir = 0; dir < 2; dir++) {
+		int from = dir ? t->links[k].b : t->links[k].a;
+		char ip[16];
+
+		if ((c->dir < 0 || c->dir == dir) && !gb_grid_local(g, from)) {
+			gb_err_set(e, "link '%s' %s is shaped on the peer machine %s (grid '%s'): "
+				   "change it there%s", name, dir ? "b>a" : "a>b",
+				   gb_fmt_ip(g->peer, ip), g->peer_prefix,
+				   c->dir < 0 ? ", and this machine's with 'dir'" : "");
+			return -EREMOTE;
+		}
 	}
 	for (int dir = 0; dir < 2; dir++) {
 		if (c->dir >= 0 && c->dir != dir)

@@ -31,6 +31,9 @@ int gb_grid_write_state(const struct gb_grid *g, const char *status, const char 
 /* Copy file @from to @to through "@to.tmp" and a rename.  0 or -errno. */
 int gb_grid_copy_file(const char *from, const char *to);
 
+/* 1 if @p is a valid prefix: 1 to GB_PREFIX_MAX lowercase letters or digits. */
+int gb_grid_prefix_valid(const char *p);
+
 /* Raise the fd limit: a 1024-host grid keeps ~2 fds per node open. */
 void gb_grid_raise_nofile(void);
 

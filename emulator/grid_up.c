@@ -13,6 +13,7 @@
 #include "calibrate.h"
 #include "dilate.h"
 #include "grid_priv.h"
+#include "partition.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -86,7 +87,20 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 	char name[128];
 	int err;
 
+	if (gb_part_ncross(g)) {
+		/* the cross links' VXLAN devices, away from every node's stack */
+		gb_grid_nsname(g, GB_PART_EDGE, name, sizeof(name));
+		if ((g->edge_nsfd = gb_netns_create(name)) < 0 ||
+		    (err = no_ipv6(g->edge_nsfd)) < 0) {
+			err = g->edge_nsfd < 0 ? g->edge_nsfd : err;
+			gb_err_set(e, "cannot create network namespace '%s': %s", name,
+				   strerror(-err));
+			return err;
+		}
+	}
 	for (int i = 0; i < t->nnodes; i++) {
+		if (!gb_grid_local(g, i))
+			continue;       /* on the peer machine */
 		gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
 		if ((g->nsfd[i] = gb_netns_create(name)) < 0) {
 			err = g->nsfd[i];
@@ -182,6 +196,8 @@ static int configure_nodes(struct gb_grid *g, struct gb_err *e)
 	int err = 0, routes = 0;
 
 	for (int i = 0; i < t->nnodes; i++) {
+		if (!gb_grid_local(g, i))
+			continue;
 		int lo = gb_nl_ifindex(g->sk[i], "lo");
 		if (lo < 0 || (err = gb_nl_link_config(g->sk[i], lo, 0, 0, GB_LINK_UP)) < 0) {
 			err = lo < 0 ? lo : err;
@@ -198,6 +214,9 @@ static int configure_nodes(struct gb_grid *g, struct gb_err *e)
 		for (int s = 0; s < 2; s++) {
 			int i = ends[s];
 			unsigned fl = GB_LINK_UP | GB_LINK_NO_IPV6LL;
+
+			if (!gb_grid_local(g, i))
+				continue;
 			if (is_router(&t->nodes[i]))
 				fl |= GB_LINK_FORWARD;
 			int ifi = gb_nl_ifindex(g->sk[i], gb_ifname(k, ifn));
@@ -218,9 +237,39 @@ fail:
 		}
 	}
 	for (int i = 0; i < t->nnodes; i++)
-		if ((err = node_routes(g, i, &routes, e)) < 0)
+		if (gb_grid_local(g, i) && (err = node_routes(g, i, &routes, e)) < 0)
 			return err;
 	return 0;
+}
+
+/* One grid across two machines (partition.h): the two management
+ * namespaces are joined by one VXLAN, each with its own address on it and a
+ * /32 route to each of the peer's hosts through the peer's address. */
+static int join_mgmt(struct gb_grid *g, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	int side = gb_part_side(g), wi, err;
+	uint32_t me = gb_part_mgmt_addr(t, side), peer = gb_part_mgmt_addr(t, !side);
+
+	if ((err = gb_part_vxlan(g, GB_PART_MGMT_IF, GB_PART_VNI_MGMT, g->mgmt_nsfd, 0, e)) < 0)
+		return err;
+	if ((wi = gb_nl_ifindex(g->mgmt_sk, GB_PART_MGMT_IF)) < 0) {
+		err = wi;
+		goto fail;
+	}
+	if ((err = gb_nl_link_config(g->mgmt_sk, wi, 0, 0,
+				     GB_LINK_UP | GB_LINK_FORWARD | GB_LINK_NO_IPV6LL)) < 0 ||
+	    (err = gb_nl_addr_add(g->mgmt_sk, wi, me, 32)) < 0 ||
+	    (err = gb_nl_route_add(g->mgmt_sk, peer, 32, wi, 0, NULL)) < 0)
+		goto fail;
+	for (int h = 0; h < t->nhosts; h++)
+		if (!gb_grid_local(g, h) &&
+		    (err = gb_nl_route_add(g->mgmt_sk, t->nodes[h].mgmt, 32, wi, peer, NULL)) < 0)
+			goto fail;
+	return 0;
+fail:
+	gb_err_set(e, "cannot join the management network to the peer's: %s", strerror(-err));
+	return err;
 }
 
 static int build_mgmt(struct gb_grid *g, struct gb_err *e)
@@ -236,6 +285,8 @@ static int build_mgmt(struct gb_grid *g, struct gb_err *e)
 		goto fail;
 	}
 	for (int h = 0; h < t->nhosts; h++) {
+		if (!gb_grid_local(g, h))
+			continue;
 		snprintf(hname, sizeof(hname), "h%d", h);
 		int hi, mi;
 		if ((err = gb_nl_veth(g->mgmt_sk, hname, "m0", g->nsfd[h], 0)) < 0)
@@ -254,7 +305,7 @@ static int build_mgmt(struct gb_grid *g, struct gb_err *e)
 		    (err = gb_nl_route_add(g->sk[h], t->mgmt.addr, t->mgmt.len, hi, gw, NULL)) < 0)
 			goto fail;
 	}
-	return 0;
+	return g->local ? join_mgmt(g, e) : 0;
 fail:
 	gb_err_set(e, "cannot build the management network: %s", strerror(-err));
 	return err;
@@ -302,6 +353,52 @@ static int check_overlap(const struct gb_topo *t, struct gb_err *e)
 		}
 	}
 	nl_socket_free(sk);
+	return 0;
+}
+
+/* --part and --peer (partition.h): which nodes are built here. */
+static int check_part(struct gb_grid *g, const struct gb_up_opts *o, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	const char *pp;
+	char ip[16];
+	int err;
+
+	if (!o || (!o->part && !o->peer && !o->peer_prefix))
+		return 0;
+	if (!o->part || !o->peer) {
+		gb_err_set(e, "--part and --peer go together (and --peer-prefix needs them)");
+		return -EINVAL;
+	}
+	if (gb_part_parse_ip(o->peer, &g->peer) < 0) {
+		gb_err_set(e, "--peer '%s' is not an IPv4 address", o->peer);
+		return -EINVAL;
+	}
+	pp = o->peer_prefix ? o->peer_prefix : g->prefix;
+	if (!gb_grid_prefix_valid(pp)) {
+		gb_err_set(e, "--peer-prefix '%s' is not valid (1 to %d lowercase letters or "
+			   "digits)", pp, GB_PREFIX_MAX);
+		return -EINVAL;
+	}
+	if (strlen(o->part) >= sizeof(g->part)) {
+		gb_err_set(e, "--part is longer than %zu characters", sizeof(g->part) - 1);
+		return -EINVAL;
+	}
+	if ((err = gb_part_parse(t, o->part, &g->local, e)) < 0)
+		return err;
+	snprintf(g->part, sizeof(g->part), "%s", o->part);
+	snprintf(g->peer_prefix, sizeof(g->peer_prefix), "%s", pp);
+	if (!gb_part_mgmt_addr(t, 1)) {
+		gb_err_set(e, "%s: the mgmt block %s/%d has no room for the two machines' "
+			   "addresses (%d hosts + 5 needed)", t->path, gb_fmt_ip(t->mgmt.addr, ip),
+			   t->mgmt.len, t->nhosts);
+		return -EINVAL;
+	}
+	if (gb_topo_find_node(t, GB_PART_EDGE) >= 0 || gb_topo_find_node(t, "mgmt") >= 0) {
+		gb_err_set(e, "%s: a node named '%s' or 'mgmt' would share the namespace of the "
+			   "cross links or the management network", t->path, GB_PART_EDGE);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -356,7 +453,8 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 			err = -ENAMETOOLONG;
 			goto out_free;
 		}
-	if ((err = check_overlap(g->topo, e)) < 0 || (err = gb_tcp_check_kernel(g->topo, e)) < 0)
+	if ((err = check_overlap(g->topo, e)) < 0 || (err = gb_tcp_check_kernel(g->topo, e)) < 0 ||
+	    (err = check_part(g, o, e)) < 0)
 		goto out_free;
 	if (o && o->tapd_path)
 		snprintf(tapd, sizeof(tapd), "%s", o->tapd_path);
@@ -406,8 +504,10 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 		goto undo;
 	if ((err = configure_nodes(g, e)) < 0)
 		goto undo;
+	/* each direction on the machine that sends it (partition.h) */
 	for (int dl = 0; dl < 2 * g->topo->nlinks; dl++)
-		if ((err = g->shaper->apply(g, dl, 0, e)) < 0)
+		if (gb_grid_local(g, gb_topo_dir_from(g->topo, dl)) &&
+		    (err = g->shaper->apply(g, dl, 0, e)) < 0)
 			goto undo;
 	if ((err = build_mgmt(g, e)) < 0)
 		goto undo;

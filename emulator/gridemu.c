@@ -61,13 +61,17 @@ static int attach(struct gb_grid *g)
 static int usage_up(FILE *f)
 {
 	fprintf(f, "usage: gridemu up FILE [--backend auto|netem|tap] [--dilate K] [--no-calibrate]\n"
-		"                 [--quiet]\n"
+		"                 [--part SITE|HUB,... --peer ADDR [--peer-prefix P]] [--quiet]\n"
 		"  Build the grid described by topology FILE (see docs/topology-format.md).\n"
 		"  auto picks netem when the kernel has sch_netem, else the tap delay line.\n"
 		"  The tap delay line's own cost per link traversal is measured and subtracted\n"
 		"  from every delay (~0.1 s); --no-calibrate leaves it in (status shows it).\n"
 		"  --dilate K: time dilation (K >= 1): the wire carries every delay x K and every\n"
-		"  rate / K, so the CPUs look K times faster; gridbed's tools report times / K.\n");
+		"  rate / K, so the CPUs look K times faster; gridbed's tools report times / K.\n"
+		"  --part, --peer: one grid across two machines (docs/scale-out.md): build only\n"
+		"  these sites (with their clusters and hosts) and hubs; the rest is built by\n"
+		"  the machine at ADDR, whose grid has prefix P (default: ours).  Links between\n"
+		"  the two are VXLANs over the machines' own network (UDP 4789).\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -78,6 +82,9 @@ static int cmd_up(int argc, char **argv)
 					    { "dilate", required_argument, 0, 'd' },
 					    { "quiet", no_argument, 0, 'q' },
 					    { "help", no_argument, 0, 'h' },
+					    { "part", required_argument, 0, 'P' },
+					    { "peer", required_argument, 0, 'R' },
+					    { "peer-prefix", required_argument, 0, 'X' },
 					    { 0, 0, 0, 0 } };
 	struct gb_up_opts o = { .backend = "auto" };
 	int quiet = 0, c;
@@ -98,6 +105,12 @@ static int cmd_up(int argc, char **argv)
 		}
 		else if (c == 'q')
 			quiet = 1;
+		else if (c == 'P')
+			o.part = optarg;
+		else if (c == 'R')
+			o.peer = optarg;
+		else if (c == 'X')
+			o.peer_prefix = optarg;
 		else
 			return usage_up(c == 'h' ? stdout : stderr);
 	}
@@ -342,8 +355,8 @@ static int cmd_link(int argc, char **argv)
 	}
 	int err = gb_grid_link_set(&g, argv[2], &c, &e);
 	gb_grid_close(&g);
-	if (err < 0)
-		return die(err == -ENOENT || err == -EINVAL ? 2 : 1, "", e.msg);
+	if (err < 0)    /* -EREMOTE: that direction is shaped on the peer machine */
+		return die(err == -ENOENT || err == -EINVAL || err == -EREMOTE ? 2 : 1, "", e.msg);
 	return 0;
 }
 

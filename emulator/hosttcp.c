@@ -210,6 +210,8 @@ int gb_grid_tcp_set(struct gb_grid *g, const struct gb_tcp_set *over, struct gb_
 	for (int i = 0; i < t->nhosts; i++) {
 		struct gb_tcp tcp, buf;
 
+		if (!gb_grid_local(g, i))
+			continue;       /* the peer machine sets its own */
 		tcp = *effective(&t->nodes[i].tcp, &buf);
 		if (over)
 			gb_tcp_apply(&tcp, over);
@@ -238,20 +240,21 @@ json_t *gb_grid_tcp_json(struct gb_grid *g)
 
 	if (!s || !arr)
 		goto fail;
+	/* a grid across machines: the hosts built here (partition.h) */
 	for (int i = 0; i < t->nhosts; i++)
-		if (gb_grid_tcp_read(g, i, &s[i]) < 0)
+		if (gb_grid_local(g, i) && gb_grid_tcp_read(g, i, &s[i]) < 0)
 			goto fail;
 	for (int i = 0; i < t->nhosts; i++) {
 		json_t *hosts, *o;
-		int seen = 0;
+		int seen = !gb_grid_local(g, i);
 
 		for (int j = 0; j < i && !seen; j++)
-			seen = gb_tcp_equal(&s[i], &s[j]);
+			seen = gb_grid_local(g, j) && gb_tcp_equal(&s[i], &s[j]);
 		if (seen)
 			continue;
 		hosts = json_array();
 		for (int j = i; j < t->nhosts; j++)
-			if (gb_tcp_equal(&s[i], &s[j]))
+			if (gb_grid_local(g, j) && gb_tcp_equal(&s[i], &s[j]))
 				json_array_append_new(hosts, json_string(t->nodes[j].name));
 		o = json_pack("{s:s, s:b, s:I, s:i, s:s, s:o}", "congestion", s[i].congestion,
 			      "slow_start_after_idle", s[i].slow_start_after_idle, "buffers",

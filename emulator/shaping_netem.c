@@ -15,6 +15,7 @@
 #include "dilate.h"
 #include "netns.h"
 #include "nl.h"
+#include "partition.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,8 +42,21 @@ static int netem_create_links(struct gb_grid *g, const char *tapd_path, struct g
 	char name[16];
 	for (int k = 0; k < t->nlinks; k++) {
 		const struct gb_link *l = &t->links[k];
+		int err;
+
 		gb_ifname(k, name);
-		int err = gb_nl_veth(g->sk[l->a], name, name, g->nsfd[l->b], t->mtu);
+		if (!gb_grid_local(g, l->a) && !gb_grid_local(g, l->b))
+			continue;       /* wholly on the peer machine (partition.h) */
+		if (gb_part_cross(g, k)) {
+			/* the peer's end is its own d<k>: a VXLAN at each end */
+			int here = gb_grid_local(g, l->a) ? l->a : l->b;
+
+			if ((err = gb_part_vxlan(g, name, GB_PART_VNI_BASE + (uint32_t)k,
+						 g->nsfd[here], t->mtu, e)) < 0)
+				return err;
+			continue;
+		}
+		err = gb_nl_veth(g->sk[l->a], name, name, g->nsfd[l->b], t->mtu);
 		if (err < 0) {
 			gb_err_set(e, "link '%s': cannot create veth '%s': %s", l->name, name,
 				   strerror(-err));
@@ -97,6 +111,8 @@ static int netem_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	struct gb_qdisc_info qi;
 	char name[16];
 	int from = gb_topo_dir_from(g->topo, dl);
+	if (!gb_grid_local(g, from))
+		return -EREMOTE;        /* shaped on the peer machine (partition.h) */
 	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
 	if (ifi < 0)
 		return ifi;

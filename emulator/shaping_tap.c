@@ -17,6 +17,7 @@
 #include "dilate.h"
 #include "netns.h"
 #include "nl.h"
+#include "partition.h"
 #include "tapd.h"
 
 #include <dirent.h>
@@ -60,11 +61,17 @@ static uint32_t tapd_limit(const struct gb_topo *t, int dl)
 	return p->rate_bps ? gb_bdp_pkts(t, dl) + limit + 64 : limit;
 }
 
-/* The daemon's parameters for @dl: on the wire, i.e. dilated (dilate.h). */
+/* The daemon's parameters for @dl: on the wire, i.e. dilated (dilate.h).
+ * A direction that arrives from the peer machine was shaped there: it only
+ * passes through (partition.h). */
 static json_t *dir_json(const struct gb_grid *g, int dl)
 {
 	const struct gb_topo *t = g->topo;
 	const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t, dl);
+
+	if (!gb_grid_local(g, gb_topo_dir_from(t, dl)))
+		return json_pack("{s:I, s:I, s:f, s:i}", "delay_ns", (json_int_t)0, "jitter_ns",
+				 (json_int_t)0, "loss", 0.0, "limit", (int)tapd_limit(t, dl));
 	return json_pack("{s:I, s:I, s:f, s:i}", "delay_ns", (json_int_t)gb_wire_ns(g, p->delay_ns),
 			 "jitter_ns", (json_int_t)gb_wire_ns(g, p->jitter_ns), "loss", p->loss,
 			 "limit", (int)tapd_limit(t, dl));
@@ -78,16 +85,27 @@ static int write_config(struct gb_grid *g, const char *path)
 
 	for (int k = 0; k < t->nlinks; k++) {
 		const struct gb_link *l = &t->links[k];
-		char buf[128];
-		snprintf(nsa, sizeof(nsa), GB_NETNS_DIR "/%s",
-			 gb_grid_nsname(g, t->nodes[l->a].name, buf, sizeof(buf)));
-		snprintf(nsb, sizeof(nsb), GB_NETNS_DIR "/%s",
-			 gb_grid_nsname(g, t->nodes[l->b].name, buf, sizeof(buf)));
+		int ends[2] = { l->a, l->b };
+		char *nsp[2] = { nsa, nsb }, buf[128], vif[16];
+		json_t *side[2];
+
+		if (!gb_grid_local(g, l->a) && !gb_grid_local(g, l->b))
+			continue;       /* wholly on the peer machine */
 		gb_ifname(k, ifn);
-		json_array_append_new(links, json_pack("{s:i, s:s, s:{s:s, s:s}, s:{s:s, s:s}, s:o, s:o}",
-			"id", k, "name", l->name,
-			"a", "netns", nsa, "ifname", ifn,
-			"b", "netns", nsb, "ifname", ifn,
+		snprintf(vif, sizeof(vif), "v%d", k);
+		for (int s = 0; s < 2; s++) {
+			/* the peer's end: the cross link's VXLAN, in P-edge */
+			int here = gb_grid_local(g, ends[s]);
+
+			snprintf(nsp[s], PATH_MAX, GB_NETNS_DIR "/%s",
+				 gb_grid_nsname(g, here ? t->nodes[ends[s]].name : GB_PART_EDGE,
+						buf, sizeof(buf)));
+			side[s] = here ? json_pack("{s:s, s:s}", "netns", nsp[s], "ifname", ifn)
+				       : json_pack("{s:s, s:s, s:s}", "netns", nsp[s], "ifname", vif,
+						   "kind", "packet");
+		}
+		json_array_append_new(links, json_pack("{s:i, s:s, s:o, s:o, s:o, s:o}",
+			"id", k, "name", l->name, "a", side[0], "b", side[1],
 			"ab", dir_json(g, 2 * k), "ba", dir_json(g, 2 * k + 1)));
 	}
 	json_t *root = json_pack("{s:I, s:o}", "seed", (json_int_t)t->seed, "links", links);
@@ -109,6 +127,16 @@ static int tap_create_links(struct gb_grid *g, const char *tapd_path, struct gb_
 	path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
 	path_in_rundir(g, "tapd.pid", pidf, sizeof(pidf));
 	path_in_rundir(g, "tapd.log", log, sizeof(log));
+	/* cross links: the VXLANs the daemon's packet sockets use, first */
+	for (int k = 0; k < g->topo->nlinks; k++) {
+		char vif[16];
+
+		snprintf(vif, sizeof(vif), "v%d", k);
+		if (gb_part_cross(g, k) &&
+		    (err = gb_part_vxlan(g, vif, GB_PART_VNI_BASE + (uint32_t)k, g->edge_nsfd,
+					 g->topo->mtu, e)) < 0)
+			return err;
+	}
 	if ((err = write_config(g, cfg)) < 0) {
 		gb_err_set(e, "cannot write '%s': %s", cfg, strerror(-err));
 		return err;
@@ -234,6 +262,8 @@ static int tap_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	int from = gb_topo_dir_from(g->topo, dl);
 	*p = *gb_topo_dir(g->topo, dl);
 	p->set = GB_LD_DELAY | GB_LD_JITTER | GB_LD_LOSS;
+	if (!gb_grid_local(g, from))
+		return -EREMOTE;        /* shaped on the peer machine */
 	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
 	if (ifi < 0)
 		return ifi;
