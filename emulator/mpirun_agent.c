@@ -21,6 +21,40 @@
 #include <unistd.h>
 
 /*
+ * A host of the peer machine (gridemu up --part, partition.h) whose
+ * namespace is not on this one: run "RSH PEER GRIDEMU mpirun --gb-agent DIR
+ * HOST CMD...", the same agent on the machine that has the namespace (the
+ * same paths there: a shared job directory).  RSH is split on blanks.
+ */
+static int forward(const char *rsh, const char *peer, int argc, char **argv)
+{
+	char exe[PATH_MAX], *copy = strdup(rsh ? rsh : ""), *save = NULL, *w;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct strv av = { 0 };
+
+	if (n <= 0 || !copy || !rsh || !*rsh) {
+		fprintf(stderr, ME " agent: host '%s' is on the peer %s, and the job has no way "
+			"to reach it (--rsh)\n", argv[2], peer);
+		free(copy);
+		return 255;
+	}
+	exe[n] = 0;
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		strv_push(&av, w);
+	free(copy);
+	strv_push(&av, peer);
+	strv_push(&av, exe);
+	strv_push(&av, "mpirun");
+	for (int k = 0; k < argc; k++)  /* --gb-agent DIR HOST CMD... */
+		strv_push(&av, argv[k]);
+	execvp(av.v[0], av.v);
+	fprintf(stderr, ME " agent: cannot run '%s' to reach %s: %s\n", av.v[0], peer,
+		strerror(errno));
+	strv_release(&av);
+	return 255;
+}
+
+/*
  * Called by mpirun as "AGENT HOST CMD..." exactly like ssh: HOST is one of
  * the management addresses we passed to --host, CMD the words of a shell
  * command line (PATH=...; orted ...).  We map HOST back to the host's
@@ -39,7 +73,7 @@ int mpirun_agent_main(int argc, char **argv)
 		fprintf(stderr, ME " agent: cannot read the rank map of '%s'\n", dir);
 		return 255;
 	}
-	const char *node = NULL, *netns = NULL;
+	const char *node = NULL, *netns = NULL, *peer = NULL, *hprefix = NULL;
 	json_t *ranks = json_object_get(map, "ranks"), *r;
 	size_t i;
 	json_array_foreach(ranks, i, r) {
@@ -48,6 +82,8 @@ int mpirun_agent_main(int argc, char **argv)
 		if ((m && !strcmp(m, host)) || (h && !strcmp(h, host))) {
 			node = h;
 			netns = json_string_value(json_object_get(r, "netns"));
+			peer = json_string_value(json_object_get(r, "peer"));
+			hprefix = json_string_value(json_object_get(r, "prefix"));
 			break;
 		}
 	}
@@ -57,6 +93,15 @@ int mpirun_agent_main(int argc, char **argv)
 		return 255;
 	}
 
+	int fd = gb_netns_open(netns);
+
+	if (fd == -ENOENT && peer) {
+		/* on the peer machine: the same agent there, through --rsh */
+		int rc = forward(json_string_value(json_object_get(map, "rsh")), peer, argc, argv);
+
+		json_decref(map);
+		return rc;
+	}
 	char tmp[PATH_MAX];
 	snprintf(tmp, sizeof(tmp), "%s/tmp/%s", dir, node);
 	if (mkdir(tmp, 0700) < 0 && errno != EEXIST) {
@@ -66,7 +111,6 @@ int mpirun_agent_main(int argc, char **argv)
 	}
 	setenv("TMPDIR", tmp, 1);
 	setenv("GRIDBED_NODE", node, 1);
-	int fd = gb_netns_open(netns);
 	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
 		fprintf(stderr, ME " agent: cannot enter namespace '%s': %s\n", netns,
 			strerror(fd < 0 ? -fd : errno));
@@ -75,7 +119,7 @@ int mpirun_agent_main(int argc, char **argv)
 	}
 	close(fd);
 	/* Heterogeneous CPUs: orted, and so the rank, share the host's quota. */
-	const char *gprefix = json_string_value(json_object_get(map, "prefix"));
+	const char *gprefix = hprefix ? hprefix : json_string_value(json_object_get(map, "prefix"));
 	int cg = gprefix ? gb_cgroup_join(gprefix, node) : 1;
 	if (cg < 0) {
 		fprintf(stderr, ME " agent: cannot join the CPU quota of '%s': %s\n", node,

@@ -43,7 +43,8 @@ static int usage(FILE *f)
 	fprintf(f,
 		"usage: gridemu mpirun [-n N | --hosts H1,H2,...] [--mca KEY VALUE]...\n"
 		"                      [-x NAME[=VALUE]]... [--preload LIB] [--timeout SEC]\n"
-		"                      [--grace SEC] [--mpirun-arg ARG]... [--keep] [--verbose]\n"
+		"                      [--grace SEC] [--mpirun-arg ARG]... [--rsh CMD] [--keep]\n"
+		"                      [--verbose]\n"
 		"                      -- PROG [ARG...]\n"
 		"  Run an OpenMPI job on the live grid, rank i on host i in topology order\n"
 		"  (or in the order of --hosts; -n N takes the first N).  mpirun runs in the\n"
@@ -61,6 +62,10 @@ static int usage(FILE *f)
 		"  --timeout SEC       stop the job after SEC seconds (exit 124)\n"
 		"  --grace SEC         after SIGTERM, wait SEC before SIGKILL (default 5)\n"
 		"  --mpirun-arg ARG    pass ARG to mpirun as is (repeatable)\n"
+		"  --rsh CMD           a grid across two machines (gridemu up --part): how to\n"
+		"                      start orted on a host whose namespace is not on this\n"
+		"                      machine: CMD PEER gridemu ... (default 'ssh -o\n"
+		"                      BatchMode=yes'); the job directory must be shared\n"
 		"  --keep              keep the job directory (TMPDIRs, rank statuses)\n"
 		"  -v, --verbose       print the job id, rank map path and mpirun command\n"
 		"\n"
@@ -138,6 +143,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--mpirun-arg")) {
 			NEED(1);
 			strv_push(&o->extra, argv[++i]);
+		} else if (!strcmp(a, "--rsh")) {
+			NEED(1);
+			o->rsh = argv[++i];
 		} else if (!strcmp(a, "--prefix")) {
 			NEED(1);
 			o->prefix = argv[++i];
@@ -268,17 +276,26 @@ static json_t *build_map(const struct gb_grid *g, const struct opts *o, const st
 						  t->clusters[nd->cluster].name : ""));
 		json_object_set_new(e, "site", json_string(nd->site >= 0 ? t->sites[nd->site].name
 							    : ""));
-		json_object_set_new(e, "netns", json_string(gb_grid_nsname(g, nd->name, ns,
-									      sizeof(ns))));
+		json_object_set_new(e, "netns", json_string(gb_grid_node_nsname(g, j->node[r], ns,
+										   sizeof(ns))));
+		json_object_set_new(e, "prefix", json_string(gb_grid_local(g, j->node[r]) ?
+							      g->prefix : g->peer_prefix));
+		/* a host on the peer machine (partition.h): the agent reaches it
+		 * with "rsh peer" when its namespace is not here */
+		if (!gb_grid_local(g, j->node[r]))
+			json_object_set_new(e, "peer", json_string(gb_fmt_ip(g->peer, ip)));
 		json_object_set_new(e, "data", json_string(gb_fmt_ip(nd->addr, ip)));
 		json_object_set_new(e, "mgmt", json_string(gb_fmt_ip(nd->mgmt, ip)));
 		json_array_append_new(ranks, e);
 	}
 	/* "topology": the grid's own copy, readable by the ranks while it is up. */
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:o}", "job", j->id,
+	json_t *map = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:o}", "job", j->id,
 			 "grid", t->name, "topology", t->path, "prefix", g->prefix, "backend",
 			 gb_grid_backend(g), "data_block", j->data_cidr, "mgmt_block", j->mgmt_cidr,
 			 "started", ts, "program", prog, "nranks", j->n, "ranks", ranks);
+	if (map && g->local)
+		json_object_set_new(map, "rsh", json_string(o->rsh ? o->rsh : "ssh -o BatchMode=yes"));
+	return map;
 }
 
 /*
@@ -318,9 +335,21 @@ static int prepare(const struct opts *o, struct job *j)
 	j->inos = calloc((size_t)g.topo->nnodes + 1, sizeof(*j->inos));
 	if (!j->inos)
 		goto cleanup;
-	for (int k = 0; k < g.topo->nnodes; k++)
+	for (int k = 0; k < g.topo->nnodes; k++) {
+		char pns[128];
+		int fd;
+
 		if (g.nsfd[k] >= 0 && gb_netns_inode(g.nsfd[k], &j->inos[j->ninos]) == 0)
 			j->ninos++;
+		/* the peer's part, when it is on this box too (the suite's two
+		 * "machines"): the cleanup reaches its orteds as well */
+		if (g.nsfd[k] < 0 && !gb_grid_local(&g, k) &&
+		    (fd = gb_netns_open(gb_grid_node_nsname(&g, k, pns, sizeof(pns)))) >= 0) {
+			if (gb_netns_inode(fd, &j->inos[j->ninos]) == 0)
+				j->ninos++;
+			close(fd);
+		}
+	}
 	if (gb_netns_inode(g.mgmt_nsfd, &j->inos[j->ninos]) == 0)
 		j->ninos++;
 	j->mgmt_fd = fcntl(g.mgmt_nsfd, F_DUPFD_CLOEXEC, 3);

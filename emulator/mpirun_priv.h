@@ -185,6 +185,7 @@ struct opts {
 	struct strv xenv;       /* NAME or NAME=VALUE */
 	struct strv extra;      /* raw mpirun arguments */
 	const char *preload;    /* --preload LIB for the ranks only, or NULL */
+	const char *rsh;        /* --rsh CMD: reaches the peer machine's hosts */
 	double timeout;         /* seconds; 0 = none */
 	double grace;           /* seconds between SIGTERM and SIGKILL */
 	int keep, verbose;      /* --keep the job directory; --verbose */

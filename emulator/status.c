@@ -7,6 +7,7 @@
 #include "calibrate.h"
 #include "dilate.h"
 #include "grid_priv.h"
+#include "partition.h"
 #include "shaping.h"
 
 #include <errno.h>
@@ -101,7 +102,7 @@ static void tcp_lines(struct gb_grid *g, FILE *out)
 		const char *text = json_string_value(json_object_get(st, "text"));
 
 		if (json_array_size(stacks) == 1) {
-			fprintf(out, "tcp: %s (every host)\n", text);
+			fprintf(out, "tcp: %s (every host%s)\n", text, g->local ? " here" : "");
 			break;
 		}
 		fprintf(out, "tcp: %s (%zu host%s:", text, n, n == 1 ? "" : "s");
@@ -140,7 +141,7 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 				"name", n->name, "rank", i,
 				"cluster", t->clusters[n->cluster].name,
 				"site", t->sites[n->site].name,
-				"netns", gb_grid_nsname(g, n->name, ns, sizeof(ns)),
+				"netns", gb_grid_node_nsname(g, i, ns, sizeof(ns)),
 				"data", gb_fmt_ip(n->addr, a1), "mgmt", gb_fmt_ip(n->mgmt, a2),
 				"tcp", terr < 0 ? json_null() : tcp_json(&tcp)));
 		}
@@ -181,10 +182,14 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 		const struct gb_node *n = &t->nodes[i];
 		fprintf(out, "%-12s %-8s %-8s %-18s %-15s %s\n", n->name,
 			t->clusters[n->cluster].name, t->sites[n->site].name,
-			gb_grid_nsname(g, n->name, ns, sizeof(ns)), gb_fmt_ip(n->addr, a1),
+			gb_grid_node_nsname(g, i, ns, sizeof(ns)), gb_fmt_ip(n->addr, a1),
 			gb_fmt_ip(n->mgmt, a2));
 	}
 	/* after the table: scripts read the hosts from line 3 on */
+	if (g->local)
+		fprintf(out, "part: %s built here; the rest on the peer %s (prefix %s), %d links "
+			"across\n", g->part, gb_fmt_ip(g->peer, a1), g->peer_prefix,
+			gb_part_ncross(g));
 	tcp_lines(g, out);
 	if (gb_dilation(g) > 1.0)
 		fprintf(out, "time dilation: x%g (the wire carries every delay x%g and every rate "
@@ -223,7 +228,8 @@ int gb_grid_link_show(struct gb_grid *g, FILE *out)
 		snprintf(dir, sizeof(dir), "%s>%s", t->nodes[gb_topo_dir_from(t, dl)].name,
 			 t->nodes[gb_topo_dir_to(t, dl)].name);
 		fprintf(out, "%-16s %-20s %-5s %-9s %-8s %-7.3g %-10s %up\n", t->links[dl / 2].name,
-			dir, gb_ifname(dl / 2, ifn), fmt_time(p.delay_ns, d, sizeof(d)),
+			dir, gb_grid_local(g, gb_topo_dir_from(t, dl)) ? gb_ifname(dl / 2, ifn) : "peer",
+			fmt_time(p.delay_ns, d, sizeof(d)),
 			fmt_time(p.jitter_ns, j, sizeof(j)), p.loss * 100.0,
 			fmt_rate(p.rate_bps, r, sizeof(r)), p.limit);
 	}
