@@ -20,79 +20,46 @@
 
 /* ---- TUN devices ------------------------------------------------------- */
 
-/* Create TUN device @ifname in the namespace at @netns; the caller's
- * namespace is @self_ns and is restored before returning (a failure to
- * restore is -ENOTRECOVERABLE: the caller must not go on). */
-static int tun_create(const char *netns, const char *ifname, int self_ns, int *fdp)
+/* In the current namespace: create TUN device @ifname. */
+static int tun_create(const char *ifname, int *fdp)
 {
 	struct ifreq ifr;
-	int nsfd, fd = -1, err = 0;
+	int fd;
 
-	nsfd = open(netns, O_RDONLY | O_CLOEXEC);
-	if (nsfd < 0)
-		return -errno;
-	if (setns(nsfd, CLONE_NEWNET) < 0) {
-		err = -errno;
-		close(nsfd);
-		return err;
-	}
-	close(nsfd);
 	/* TUNSETIFF on an existing name would attach to it, not create. */
-	if (if_nametoindex(ifname)) {
-		err = -EEXIST;
-		goto restore;
-	}
+	if (if_nametoindex(ifname))
+		return -EEXIST;
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto restore;
-	}
+	if (fd < 0)
+		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		err = -errno;
+		int err = -errno;
+
 		close(fd);
-		fd = -1;
-	}
-restore:
-	if (setns(self_ns, CLONE_NEWNET) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -ENOTRECOVERABLE;
-	}
-	*fdp = fd;
-	return err;
-}
-
-/* A packet socket on the existing device @s->ifname in @s->netns (tapd.h,
- * "kind": "packet"), with the TUN devices' virtio-net header; the caller's
- * namespace @self_ns is restored as in tun_create(). */
-static int packet_open(struct tapd_side *s, int self_ns, int *fdp)
-{
-	struct sockaddr_ll sll;
-	int nsfd, fd = -1, err = 0, one = 1, buf = 4 << 20;
-	unsigned idx;
-
-	nsfd = open(s->netns, O_RDONLY | O_CLOEXEC);
-	if (nsfd < 0)
-		return -errno;
-	if (setns(nsfd, CLONE_NEWNET) < 0) {
-		err = -errno;
-		close(nsfd);
 		return err;
 	}
-	close(nsfd);
-	if (!(idx = if_nametoindex(s->ifname))) {
-		err = -ENODEV;
-		goto restore;
-	}
+	*fdp = fd;
+	return 0;
+}
+
+/* In the current namespace: a packet socket on the existing device
+ * @ifname (tapd.h, "kind": "packet"), with the TUN devices' virtio-net
+ * header. */
+static int packet_open(const char *ifname, int *fdp)
+{
+	struct sockaddr_ll sll;
+	int fd, one = 1, buf = 4 << 20;
+	unsigned idx;
+
+	if (!(idx = if_nametoindex(ifname)))
+		return -ENODEV;
 	/* SOCK_RAW: the kernel allows the virtio-net header on no other kind */
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_IP));
-	if (fd < 0) {
-		err = -errno;
-		goto restore;
-	}
+	if (fd < 0)
+		return -errno;
 	memset(&sll, 0, sizeof(sll));
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_IP);
@@ -104,17 +71,39 @@ static int packet_open(struct tapd_side *s, int self_ns, int *fdp)
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (const struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		err = -errno;
+		int err = -errno;
+
 		close(fd);
-		fd = -1;
+		return err;
 	}
-restore:
+	*fdp = fd;
+	return 0;
+}
+
+/* Open side @s in its namespace: create its TUN device, or its packet
+ * socket.  The caller's namespace is @self_ns and is restored before
+ * returning (a failure to restore is -ENOTRECOVERABLE: the caller must not
+ * go on). */
+static int side_open(struct tapd_side *s, int self_ns)
+{
+	int nsfd, fd = -1, err;
+
+	nsfd = open(s->netns, O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		return -errno;
+	if (setns(nsfd, CLONE_NEWNET) < 0) {
+		err = -errno;
+		close(nsfd);
+		return err;
+	}
+	close(nsfd);
+	err = s->packet ? packet_open(s->ifname, &fd) : tun_create(s->ifname, &fd);
 	if (setns(self_ns, CLONE_NEWNET) < 0) {
 		if (fd >= 0)
 			close(fd);
 		return -ENOTRECOVERABLE;
 	}
-	*fdp = fd;
+	s->fd = fd;
 	return err;
 }
 
@@ -242,8 +231,7 @@ int tapd_links_create(struct tapd *t)
 		for (s = 0; s < 2 && !err; s++) {
 			struct tapd_side *sd = &l->side[s];
 
-			err = sd->packet ? packet_open(sd, self_ns, &sd->fd)
-					 : tun_create(sd->netns, sd->ifname, self_ns, &sd->fd);
+			err = side_open(sd, self_ns);
 			if (err == -ENOTRECOVERABLE)
 				tapd_set_err(t, "link '%s': cannot return to the daemon's network "
 					"namespace after opening '%s'", l->name, sd->ifname);

@@ -11,17 +11,10 @@ require_root
 require_gridemu
 GRIDLOAD=${GRIDLOAD:-$GRIDBED_BUILD/loadgen/gridload}
 [ -x "$GRIDLOAD" ] || skip_all "gridload is not built"
-ldd "$GRIDEMU" 2>/dev/null | grep -q libasan &&
-	skip_all "ASan binaries cannot run under user-mode Linux; the plain pass runs this test"
-require_uml_netem
 
-tmp=$(mktemp -d /tmp/gb-uml.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-uml_init "$tmp" "GRIDEMU=$GRIDEMU GRIDLOAD=$GRIDLOAD TOPOS=$TOPOS T=$tmp"
+uml_prepare "GRIDEMU=$GRIDEMU GRIDLOAD=$GRIDLOAD TOPOS=$TOPOS T=$tmp"
 cat > "$tmp/inner" <<'INNER'
-n=0; failed=0
-ok() { n=$((n+1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
-is() { [ "$1" = "$2" ]; ok $? "$3 (got '$1', expected '$2')"; }
+. "$TAPLIB"
 export GRIDBED_PREFIX=gb GRIDBED_RUNDIR=/run/gridbed
 $GRIDEMU up "$TOPOS/two-clusters.yaml" --backend netem >/dev/null 2>&1; ok $? "up two-clusters, netem backend"
 wan=siteA-siteB
@@ -53,7 +46,6 @@ $GRIDLOAD restore >/dev/null; ok $? "gridload restore after SIGKILL"
 tc -n gb-siteA qdisc show | grep -q "rate 100Mbit"; ok $? "tc: back to 100Mbit"
 $GRIDEMU down >/dev/null; ok $? "down"
 [ -z "$(ip netns list)" ]; ok $? "no namespace left inside UML"
-echo "1..$n"
-exit $failed
+tap_done
 INNER
 uml_boot "$tmp"

@@ -125,18 +125,40 @@ require_uml_netem() {
 	command -v insmod >/dev/null || skip_all "insmod (kmod) is not installed"
 }
 
+# uml_prepare VARS: what every user-mode Linux test does first: skip under
+# ASan (its address space has no room for the shadow memory) or without
+# linux.uml's netem, then $tmp (removed on exit) with its init (uml_init).
+uml_prepare() {
+	ldd "$GRIDEMU" 2>/dev/null | grep -q libasan &&
+		skip_all "ASan binaries cannot run under user-mode Linux (its address space has no room for the shadow memory); the plain pass runs this test"
+	require_uml_netem
+	tmp=$(mktemp -d /tmp/gb-uml.XXXXXX)
+	trap 'rm -rf "$tmp"' EXIT
+	uml_init "$tmp" "$1"
+}
+
 # uml_init DIR VARS: DIR/init for uml_boot: it mounts /proc, /sys and a
 # tmpfs /run, loads veth, sch_netem and sch_tbf, and runs DIR/inner with
-# the assignments VARS in its environment.
+# the assignments VARS in its environment, and TAPLIB: DIR/tap.sh, the TAP
+# vocabulary of the inner script (ok, is, ge, lt; tap_done prints the plan
+# and exits with the verdict).
 uml_init() {
 	local tmp=$1 vars=$2
+	cat > "$tmp/tap.sh" <<'TAP'
+n=0; failed=0
+ok() { n=$((n+1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
+is() { [ "$1" = "$2" ]; ok $? "$3 (got '$1', expected '$2')"; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a >= b)}'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
+tap_done() { echo "1..$n"; exit $failed; }
+TAP
 	cat > "$tmp/init" <<INIT
 #!/bin/bash
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /run
 M=/usr/lib/uml/modules/\$(uname -r)/kernel
 for m in drivers/net/veth.ko net/sched/sch_netem.ko net/sched/sch_tbf.ko; do insmod \$M/\$m; done
-$vars bash $tmp/inner > $tmp/out 2>&1
+$vars TAPLIB=$tmp/tap.sh bash $tmp/inner > $tmp/out 2>&1
 echo done > $tmp/finished
 poweroff -f
 INIT
