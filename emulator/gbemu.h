@@ -157,6 +157,14 @@ GB_WUR int gb_grid_link_set(struct gb_grid *g, const char *name,
 			    const struct gb_link_change *c, struct gb_err *e);
 
 /**
+ * gb_grid_dir_read() - read back the live parameters of directed link @dl
+ * (2*link + dir) from the backend into @p (GB_LD_* bits say what was read).
+ * Return: 0; -EREMOTE if that direction is shaped on the peer machine
+ * (partition.h); -EOPNOTSUPP if the backend cannot read back; or -errno.
+ */
+GB_WUR int gb_grid_dir_read(struct gb_grid *g, int dl, struct gb_linkdir *p);
+
+/**
  * gb_grid_status() - describe an attached grid: hosts (name, cluster, site,
  * namespace, data and management address) and links with their live
  * parameters, as text or JSON, and whether the data plane works

@@ -534,6 +534,15 @@ static int state_topo_path(const struct gb_grid *g, char *buf, size_t len)
 	return 0;
 }
 
+int gb_grid_dir_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
+{
+	if (!gb_grid_local(g, gb_topo_dir_from(g->topo, dl)))
+		return -EREMOTE;
+	if (!g->shaper || !g->shaper->read)
+		return -EOPNOTSUPP;
+	return g->shaper->read(g, dl, p);
+}
+
 int gb_grid_link_set(struct gb_grid *g, const char *name, const struct gb_link_change *c,
 		     struct gb_err *e)
 {

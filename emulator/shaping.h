@@ -27,7 +27,8 @@ struct gb_shaper {
 	int (*create_links)(struct gb_grid *g, const char *tapd_path, struct gb_err *e);
 	/** Program directed link @dl (2*link + dir) from g->topo; @replace: change in place. */
 	int (*apply)(struct gb_grid *g, int dl, int replace, struct gb_err *e);
-	/** Read back the live parameters of @dl into @p (GB_LD_* bits of what was read). */
+	/** Read back the live parameters of @dl into @p (GB_LD_* bits of what was read);
+	 *  called through gb_grid_dir_read(), only for directions built here. */
 	int (*read)(struct gb_grid *g, int dl, struct gb_linkdir *p);
 	/** Stop helpers (the tap daemon); called by down with or without state. */
 	void (*stop)(struct gb_grid *g);

@@ -111,8 +111,6 @@ static int netem_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	struct gb_qdisc_info qi;
 	char name[16];
 	int from = gb_topo_dir_from(g->topo, dl);
-	if (!gb_grid_local(g, from))
-		return -EREMOTE;        /* shaped on the peer machine (partition.h) */
 	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
 	if (ifi < 0)
 		return ifi;

@@ -262,8 +262,6 @@ static int tap_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	int from = gb_topo_dir_from(g->topo, dl);
 	*p = *gb_topo_dir(g->topo, dl);
 	p->set = GB_LD_DELAY | GB_LD_JITTER | GB_LD_LOSS;
-	if (!gb_grid_local(g, from))
-		return -EREMOTE;        /* shaped on the peer machine */
 	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
 	if (ifi < 0)
 		return ifi;

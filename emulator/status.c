@@ -55,7 +55,7 @@ static void live_dir(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	struct gb_linkdir r;
 	*p = *gb_topo_dir(g->topo, dl);
 	p->limit = gb_limit_of(g->topo, dl);
-	if (g->shaper && g->shaper->read && g->shaper->read(g, dl, &r) == 0) {
+	if (gb_grid_dir_read(g, dl, &r) == 0) {
 		if (r.set & GB_LD_DELAY)
 			p->delay_ns = r.delay_ns;
 		if (r.set & GB_LD_JITTER)

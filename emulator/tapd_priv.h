@@ -17,7 +17,6 @@
 #ifndef GRIDBED_TAPD_PRIV_H
 #define GRIDBED_TAPD_PRIV_H
 
-#include <linux/if_packet.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stdint.h>

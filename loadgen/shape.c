@@ -208,7 +208,7 @@ int gbl_shape_apply(const char *prefix, const char *link, int dir, uint64_t rate
 		goto cleanup;
 	if (readback) {
 		memset(&p, 0, sizeof(p));
-		*readback = g.shaper->read(&g, 2 * k + dir, &p) >= 0 && (p.set & GB_LD_RATE) ?
+		*readback = gb_grid_dir_read(&g, 2 * k + dir, &p) >= 0 && (p.set & GB_LD_RATE) ?
 			    p.rate_bps : 0;
 	}
 cleanup:
