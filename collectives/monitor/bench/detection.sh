@@ -142,12 +142,11 @@ with open(out + "/detection.csv", "w") as f:
             print("trial %d (%.1f s into a round): not detected while the load lasted" % (k, off))
             f.write("%d,%.3f,0,,,,\n" % (k, off))
 met = sum(1 for x in lat if x <= target)
-fin = sorted(x for x in lat if x != float("inf"))
 print("detection: %d of %d trials within the target %.2f s (%.1f paper s, a quarter of the "
-      "shortest load); latency median %s s, max %s s" % (
+      "shortest load); latency median %s, max %s" % (
       met, len(lat), target, target / scale,
-      "%.2f" % sorted(lat)[len(lat) // 2] if lat and sorted(lat)[len(lat) // 2] != float("inf") else "-",
-      "%.2f" % max(lat) if lat and max(lat) != float("inf") else "not detected"))
+      "%.2f s" % sorted(lat)[len(lat) // 2] if lat and sorted(lat)[len(lat) // 2] != float("inf")
+      else "not detected", "%.2f s" % max(lat) if lat and max(lat) != float("inf") else "not detected"))
 PY
 }
 
