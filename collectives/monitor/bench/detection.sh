@@ -36,9 +36,10 @@
 #
 # --campaign RUNDIR judges a campaign's run instead (gridexp run, a run
 # directory results/<campaign>/<time>/runs/<id>/ whose campaign ran gridmon):
-# its own loads are the trials (go.json's intervals, load.csv's link and
-# direction of each), the versions of gridmon's matrix that the campaign
-# kept (monitor/) are the versions, with the same rule.  Times are the
+# its own loads are the trials (go.json's intervals that ran, load.csv's
+# link and direction of each; a load due after the application ended never
+# ran), the versions of gridmon's matrix that the campaign kept (monitor/)
+# are the versions, with the same rule.  Times are the
 # topology's (wall / the campaign's dilation), paper time is that / its
 # scale.  A version's time is gridmon's timestamp (whole seconds of the
 # wall clock, taken as the middle of its second, so +-0.5 s / dilation),
@@ -68,7 +69,7 @@ while [ $# -gt 0 ]; do
 	--topology) topo=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--campaign) campaign=$2; shift 2 ;;
-	-h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "detection.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -169,10 +170,16 @@ k, scale = float(meta.get("dilate") or 1), float(meta["scale"])
 go = json.load(open(run + "/go.json"))
 ivs = go.get("intervals") or fail("%s: the run had no load" % run)
 rows = list(csv.DictReader(open(run + "/load.csv")))
+ran = {int(r["interval"]) for r in rows}
 how = {}
 for r in rows:
     if r["link"]:
         how.setdefault(int(r["interval"]), (r["link"], r["dir"]))
+# load.csv has the intervals that ran: those that would have begun after the
+# application ended were never started
+ivs = [(i, a, b) for i, (a, b) in enumerate(ivs, 1) if i in ran]
+if not ivs:
+    fail("%s/load.csv: no load ran" % run)
 adv = run + "/advisor/advisor.csv"
 if os.path.exists(adv):
     a = next(csv.DictReader(open(adv)))
@@ -186,7 +193,7 @@ for f in glob.glob(top + "/monitor/matrix-s*-v*.json"):
     j = json.load(open(f))
     t = calendar.timegm(time.strptime(j["timestamp"], "%Y-%m-%dT%H:%M:%SZ")) + 0.5 - off
     sess.setdefault(int(m.group(1)), {})[int(m.group(2))] = (t, f)
-t0, t1 = go["t_go"], ivs[-1][1]
+t0, t1 = go["t_go"], ivs[-1][2]
 inside = lambda vs: sum(1 for t, _ in vs.values() if t0 <= t <= t1)
 s = max(sess, key=lambda s: inside(sess[s]), default=None)
 if s is None or not inside(sess[s]):
@@ -202,14 +209,15 @@ with open(out + "/versions.csv", "w") as f:
 ends = sorted(t for v, (t, p) in sess[s].items() if json.load(open(p)).get("round_complete"))
 with open(out + "/trials.csv", "w") as f:
     f.write("trial,t_load,t_end,offset,link,dir\n")
-    for i, (a, b) in enumerate(ivs, 1):
+    for i, a, b in ivs:
         if i not in how:
             fail("%s/load.csv: interval %d names no link (only a link's loads are judged)" % (run, i))
         last = max((t for t in ends if t <= a), default=a)
         f.write("%d,%.3f,%.3f,%.3f,%s,%s\n" % (i, a / k, b / k, (a - last) / k, *how[i]))
-print("%.17g %.17g" % (scale, min(b - a for a, b in ivs) / k))
-sys.stderr.write("detection.sh: %s, gridmon session %d, %d versions, %d loads; dilation %g, scale %g; "
-                 "matrix times put on the run's clock by %s\n" % (run, s, len(sess[s]), len(ivs), k, scale, clock))
+print("%.17g %.17g" % (scale, min(b - a for i, a, b in ivs) / k))
+sys.stderr.write("detection.sh: %s, gridmon session %d, %d versions, %d of %d loads ran; dilation %g, "
+                 "scale %g; matrix times put on the run's clock by %s\n" % (
+                     run, s, len(sess[s]), len(ivs), len(go["intervals"]), k, scale, clock))
 PY
 	) || exit 2
 	[ -n "$scale" ] || exit 2
