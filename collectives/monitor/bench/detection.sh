@@ -191,22 +191,22 @@ sess = {}
 for f in glob.glob(top + "/monitor/matrix-s*-v*.json"):
     m = re.search(r"matrix-s(\d+)-v(\d+)\.json$", f)
     j = json.load(open(f))
+    if j.get("oracle"):
+        fail("%s: an oracle's matrix, not a measurement" % f)
     t = calendar.timegm(time.strptime(j["timestamp"], "%Y-%m-%dT%H:%M:%SZ")) + 0.5 - off
-    sess.setdefault(int(m.group(1)), {})[int(m.group(2))] = (t, f)
+    sess.setdefault(int(m.group(1)), {})[int(m.group(2))] = (t, f, bool(j.get("round_complete")))
 t0, t1 = go["t_go"], ivs[-1][2]
-inside = lambda vs: sum(1 for t, _ in vs.values() if t0 <= t <= t1)
+inside = lambda vs: sum(1 for t, _, _ in vs.values() if t0 <= t <= t1)
 s = max(sess, key=lambda s: inside(sess[s]), default=None)
 if s is None or not inside(sess[s]):
     fail("%s: no matrix of gridmon written during the run (a campaign without a monitor, or an oracle)" % top)
 with open(out + "/versions.csv", "w") as f:
     f.write("version,t_mono\n")
-    for v, (t, path) in sorted(sess[s].items()):
-        if json.load(open(path)).get("oracle"):
-            fail("%s: an oracle's matrix, not a measurement" % path)
+    for v, (t, path, _) in sorted(sess[s].items()):
         os.symlink(os.path.abspath(path), "%s/versions/v%d.json" % (out, v))
         f.write("%d,%.3f\n" % (v, t / k))
 # each load's offset into gridmon's round: since the last whole round ended
-ends = sorted(t for v, (t, p) in sess[s].items() if json.load(open(p)).get("round_complete"))
+ends = sorted(t for t, _, whole in sess[s].values() if whole)
 with open(out + "/trials.csv", "w") as f:
     f.write("trial,t_load,t_end,offset,link,dir\n")
     for i, a, b in ivs:
@@ -220,7 +220,6 @@ sys.stderr.write("detection.sh: %s, gridmon session %d, %d versions, %d of %d lo
                      run, s, len(sess[s]), len(ivs), len(go["intervals"]), k, scale, clock))
 PY
 	) || exit 2
-	[ -n "$scale" ] || exit 2
 	echo "load: the run's own; times in the topology's seconds; target: detected within $(awk -v l="$load_s" 'BEGIN {print l / 4}') s (a quarter of the shortest load)"
 	judge
 	exit
