@@ -113,6 +113,9 @@ int dry_run(struct runner *R)
 			putchar(*p == ',' ? ' ' : *p);
 		printf("\n");
 	}
+	if (gx_campaign_needs_monitor(c, NULL))
+		printf("gridmon: runs through every run, also those of an algorithm that does not "
+		       "read it (they share its probe traffic)\n");
 	if (gx_campaign_needs_phoenixd(c, R->use))
 		printf("phoenixd: runs once on the grid before the runs; the phoenix runs use "
 		       "the trees it converges to\n");
