@@ -211,7 +211,11 @@ int task_run(const struct gx_campaign *c, int k, int *rep, int *cond, int *algo)
  */
 int do_run(const struct run_opts *o, char *outdir, size_t outlen);
 
-/** matrix_poll() - copy a new version of gridmon's matrix into monitor/. */
+/**
+ * matrix_poll() - copy a new version of gridmon's matrix into monitor/, and
+ * append its version and the monotonic time it was seen to
+ * monitor/versions-s<N>.csv.
+ */
 void matrix_poll(struct runner *R);
 
 /*

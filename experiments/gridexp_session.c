@@ -214,17 +214,42 @@ static unsigned long long matrix_version(const char *path)
 	return v;
 }
 
-/* Copy a new version of gridmon's matrix into monitor/, if there is one. */
+/* Append "V,T" to monitor/versions-s<N>.csv (its header first): version V was
+ * copied at T on this machine's monotonic clock, the clock of go.json. */
+static void version_time(const struct runner *R, unsigned long long v, double t)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/monitor/versions-s%d.csv", R->out, R->mon_session);
+	if (!(f = fopen(path, "ae"))) {
+		warnx("cannot write '%s': %s", path, strerror(errno));
+		return;
+	}
+	if (ftell(f) == 0)
+		fputs("version,t_mono\n", f);
+	fprintf(f, "%llu,%.6f\n", v, t);
+	if (fclose(f) != 0)
+		warnx("cannot write '%s': %s", path, strerror(errno));
+}
+
+/* Copy a new version of gridmon's matrix into monitor/, if there is one, and
+ * note when it was seen (during a run the poll is every 0.25 s: that late at
+ * most; a version replaced between two polls is never seen). */
 void matrix_poll(struct runner *R)
 {
 	char to[PATH_MAX];
 	unsigned long long v;
+	double t;
 
 	if (!R->mon_matrix || (v = matrix_version(R->matrix)) <= R->mon_seen)
 		return;
+	t = gb_now();
 	snprintf(to, sizeof(to), "%s/monitor/matrix-s%d-v%04llu.json", R->out, R->mon_session, v);
-	if (gx_copy_atomic(R->matrix, to) == 0)
+	if (gx_copy_atomic(R->matrix, to) == 0) {
 		R->mon_seen = v;
+		version_time(R, v, t);
+	}
 }
 
 static int monitor_start(struct runner *R)

@@ -16,6 +16,8 @@
 #   load 3, mono 1800-1900, is in go.json but not in load.csv: it never ran
 #       (the application ended first), and is not judged;
 # so 1 of 2 loads within the target, a quarter of the shortest load (5 s).
+# The same campaign with monitor/versions-s1.csv (when gridexp saw each
+# version) takes its times from it: v3 seen at 1181.5, 3.15 s after load 1.
 # Then what it must refuse, with exit 2 and one line: a run without
 # load.csv, a load that names no link, an oracle's matrix.
 source "$(dirname "$0")/lib-netns.sh"
@@ -25,7 +27,7 @@ DET=$GRIDBED_SRC/collectives/monitor/bench/detection.sh
 tmp=$(mktemp -d /tmp/gb6107.XXXXXX) || bail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
-plan 12
+plan 15
 
 make_campaign() { # make_campaign DIR: the campaign above
 	python3 - "$1" <<'PY'
@@ -75,7 +77,7 @@ out=$("$DET" --campaign "$run" --out "$tmp/o1" 2>&1)
 st=$?
 sed 's/^/# /' <<<"$out"
 is "$st" 0 "detection.sh --campaign on a finished loaded run"
-like "$out" "dilation 10, scale 0.5; matrix times put on the run's clock by advisor.csv" \
+like "$out" "dilation 10, scale 0.5; matrix times from gridmon's timestamps put on the run's clock by advisor.csv" \
 	"  says the clock it used and the campaign's dilation and scale"
 like "$out" "target: detected within 5 s" "  target: a quarter of the shortest load, topology time"
 like "$out" "2 of 3 loads ran" "  judges the loads that ran (load.csv), not the one due after the end"
@@ -86,6 +88,15 @@ is "$(sed -n 2p "$tmp/o1/detection.csv")" "1,4.950,1,3.050,6.1,3,c3>c2" \
 is "$(sed -n 3p "$tmp/o1/detection.csv")" "2,9.950,0,,,," \
 	"  load 2 (S3>c3): the other direction's drop and a drop after the load do not count"
 like "$out" "detection: 1 of 2 trials within the target" "  1 of 2 loads within the target"
+
+make_campaign "$tmp/c4"
+printf 'version,t_mono\n1,1000.7\n2,1100.6\n3,1181.5\n4,1400.9\n5,1550.6\n6,1750.6\n' \
+	> "$tmp/c4/monitor/versions-s1.csv"
+out=$("$DET" --campaign "$tmp/c4/runs/paper-adaptive-r1" --out "$tmp/o5" 2>&1)
+is "$?" 0 "with monitor/versions-s1.csv"
+like "$out" "matrix times from monitor/versions-s1.csv \\(when gridexp saw them\\)" "  says so"
+is "$(sed -n 2p "$tmp/o5/detection.csv")" "1,4.940,1,3.150,6.3,3,c3>c2" \
+	"  load 1 seen by version 3 at its time there, 3.15 s (6.3 paper s) after it began"
 
 rm "$run/load.csv"
 out=$("$DET" --campaign "$run" --out "$tmp/o2" 2>&1)

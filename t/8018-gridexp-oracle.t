@@ -7,12 +7,13 @@
 # link (both directions) from 60 s to 150 s of paper time, inside a 6-broadcast
 # application at scale 0.02: the copies in monitor/ are version 1 (idle),
 # 2 (a -> b and b -> a at 20 % of 100 Mbit/s), 3 (idle again), all marked
-# oracle.  Nothing is timed: the checks are on files.  A bad value is
+# oracle, and versions-s1.csv saw version 2 while the load was on.  Nothing
+# is timed: the checks are on files.  A bad value is
 # refused with the place named.
 . "$(dirname "$0")/lib-netns.sh"
 require_gridexp
 gridexp_tmp 8018
-plan 7
+plan 8
 
 camp() { # camp FILE ORACLE-VALUE
 	cat > "$1" <<EOF2
@@ -51,5 +52,13 @@ vs=$(for f in "$dir"/monitor/matrix-s1-v*.json; do
 done | tr '\n' ' ')
 is "$vs" "1:true:12500000:12500000 2:true:2500000:2500000 3:true:12500000:12500000 " \
 	"versions: idle, the WAN link at 20 % both ways while the load is on, idle again"
+# monitor/versions-s1.csv: when each version was seen, on go.json's clock
+iv=$(jq -r '.intervals[0] | map(tostring) | join(" ")' "$dir/runs/cut-adaptive-r1/go.json" 2>/dev/null)
+is "$(awk -F, -v iv="$iv" 'BEGIN { split(iv, b, " ") }
+	NR > 1 { t[$1] = $2; n++ }
+	END { printf "%d versions; v2 %s; v3 %s", n, (t[2] >= b[1] && t[2] <= b[2]) ? "inside the load" : "outside (" t[2] ", load " iv ")",
+	      (t[3] >= b[2]) ? "after it" : "before its end (" t[3] ")" }' "$dir/monitor/versions-s1.csv" 2>&1)" \
+	"3 versions; v2 inside the load; v3 after it" \
+	"monitor/versions-s1.csv: the load's version seen while it was on, the idle one after"
 is "$(awk -F, 'NR > 1' "$dir"/runs/*/broadcasts.csv 2>/dev/null | wc -l)" 6 "6 broadcasts recorded"
 is "$(prefix_netns | wc -l)" 0 "the grid is down afterwards"

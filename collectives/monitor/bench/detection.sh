@@ -41,10 +41,12 @@
 # ran), the versions of gridmon's matrix that the campaign kept (monitor/)
 # are the versions, with the same rule.  Times are the
 # topology's (wall / the campaign's dilation), paper time is that / its
-# scale.  A version's time is gridmon's timestamp (whole seconds of the
-# wall clock, taken as the middle of its second, so +-0.5 s / dilation),
-# put on the run's clock by advisor/advisor.csv's wall and monotonic times
-# (an adaptive run), else by this machine's clocks now (the same boot).
+# scale.  A version's time is when gridexp saw it (monitor/versions-s<S>.csv,
+# at most 0.25 s late during a run); in results older than that file,
+# gridmon's timestamp (whole seconds of the wall clock, taken as the middle
+# of its second, so +-0.5 s / dilation), put on the run's clock by
+# advisor/advisor.csv's wall and monotonic times (an adaptive run), else by
+# this machine's clocks now (the same boot).
 # Nothing is brought up; no root needed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,7 +71,7 @@ while [ $# -gt 0 ]; do
 	--topology) topo=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--campaign) campaign=$2; shift 2 ;;
-	-h|--help) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "detection.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -186,15 +188,23 @@ if os.path.exists(adv):
     off, clock = float(a["wall_time"]) - float(a["mono_time"]), "advisor.csv"
 else:
     off, clock = time.time() - time.monotonic(), "this machine's clocks now"
+# when gridexp saw each version (monitor/versions-s<S>.csv, the run's clock)
+seen = {}
+for f in glob.glob(top + "/monitor/versions-s*.csv"):
+    s = int(re.search(r"versions-s(\d+)\.csv$", f).group(1))
+    seen[s] = {int(r["version"]): float(r["t_mono"]) for r in csv.DictReader(open(f))}
 # the session whose matrices span the run: the one with most versions inside it
 sess = {}
 for f in glob.glob(top + "/monitor/matrix-s*-v*.json"):
     m = re.search(r"matrix-s(\d+)-v(\d+)\.json$", f)
+    s, v = int(m.group(1)), int(m.group(2))
     j = json.load(open(f))
     if j.get("oracle"):
         fail("%s: an oracle's matrix, not a measurement" % f)
-    t = calendar.timegm(time.strptime(j["timestamp"], "%Y-%m-%dT%H:%M:%SZ")) + 0.5 - off
-    sess.setdefault(int(m.group(1)), {})[int(m.group(2))] = (t, f, bool(j.get("round_complete")))
+    t = seen.get(s, {}).get(v)
+    if t is None:
+        t = calendar.timegm(time.strptime(j["timestamp"], "%Y-%m-%dT%H:%M:%SZ")) + 0.5 - off
+    sess.setdefault(s, {})[v] = (t, f, bool(j.get("round_complete")))
 t0, t1 = go["t_go"], ivs[-1][2]
 inside = lambda vs: sum(1 for t, _, _ in vs.values() if t0 <= t <= t1)
 s = max(sess, key=lambda s: inside(sess[s]), default=None)
@@ -215,9 +225,13 @@ with open(out + "/trials.csv", "w") as f:
         last = max((t for t in ends if t <= a), default=a)
         f.write("%d,%.3f,%.3f,%.3f,%s,%s\n" % (i, a / k, b / k, (a - last) / k, *how[i]))
 print("%.17g %.17g" % (scale, min(b - a for i, a, b in ivs) / k))
+nseen = sum(1 for v in sess[s] if v in seen.get(s, {}))
+how_t = "monitor/versions-s%d.csv (when gridexp saw them)" % s if nseen == len(sess[s]) else \
+    "gridmon's timestamps put on the run's clock by %s" % clock if not nseen else \
+    "monitor/versions-s%d.csv for %d, gridmon's timestamps and %s for the rest" % (s, nseen, clock)
 sys.stderr.write("detection.sh: %s, gridmon session %d, %d versions, %d of %d loads ran; dilation %g, "
-                 "scale %g; matrix times put on the run's clock by %s\n" % (
-                     run, s, len(sess[s]), len(ivs), len(go["intervals"]), k, scale, clock))
+                 "scale %g; matrix times from %s\n" % (
+                     run, s, len(sess[s]), len(ivs), len(go["intervals"]), k, scale, how_t))
 PY
 	) || exit 2
 	echo "load: the run's own; times in the topology's seconds; target: detected within $(awk -v l="$load_s" 'BEGIN {print l / 4}') s (a quarter of the shortest load)"
