@@ -15,32 +15,13 @@ require_gridexp
 gridexp_tmp 8018
 plan 8
 
-camp() { # camp FILE ORACLE-VALUE
-	cat > "$1" <<EOF2
-name: orc
-topology: $TOPOS/two-clusters.yaml
-scale: 0.02
-algorithms: [adaptive]
-app:
-  root: a-1
-  broadcasts: 6
-  size: {first: 128K, last: 32K}
-  gap: {first: 50s, factor: 0.9}
-load:
-  name: cut
-  mode: shape
-  loads:
-    - {start: 60s, duration: 90s, fraction: 80%, link: siteA-siteB}
-monitor: {oracle: $2}
-EOF2
-}
-camp "$tmp/bad.yaml" maybe
+oracle_campaign "$tmp/bad.yaml" orc adaptive maybe
 out=$("$GX" run "$tmp/bad.yaml" --prefix "$GB_PREFIX" --out-root "$tmp/res" 2>&1); st=$?
 like "$st $(printf '%s' "$out" | wc -l) $out" "^2 0 $tmp/bad.yaml:15:[0-9]+: oracle must be true or false" \
 	"oracle: maybe: exit 2, one line, file:line:col"
 is "$(prefix_netns | wc -l)$( [ -e "$tmp/res" ] && echo ' results')" 0 "  no grid, no results"
 
-camp "$tmp/c.yaml" true
+oracle_campaign "$tmp/c.yaml" orc adaptive true
 "$GX" run "$tmp/c.yaml" --prefix "$GB_PREFIX" --out-root "$tmp/res" --no-plots \
 	> "$tmp/run.out" 2> "$tmp/run.err"; st=$?
 is "$st" 0 "a campaign with the oracle runs (exit 0)" || sed 's/^/#   /' "$tmp/run.err" | tail -20
@@ -56,8 +37,8 @@ is "$vs" "1:true:12500000:12500000 2:true:2500000:2500000 3:true:12500000:125000
 iv=$(jq -r '.intervals[0] | map(tostring) | join(" ")' "$dir/runs/cut-adaptive-r1/go.json" 2>/dev/null)
 is "$(awk -F, -v iv="$iv" 'BEGIN { split(iv, b, " ") }
 	NR > 1 { t[$1] = $2; n++ }
-	END { printf "%d versions; v2 %s; v3 %s", n, (t[2] >= b[1] && t[2] <= b[2]) ? "inside the load" : "outside (" t[2] ", load " iv ")",
-	      (t[3] >= b[2]) ? "after it" : "before its end (" t[3] ")" }' "$dir/monitor/versions-s1.csv" 2>&1)" \
+	END { printf "%d versions; v2 %s; v3 %s", n, (2 in t && t[2] >= b[1] && t[2] <= b[2]) ? "inside the load" : "outside (" t[2] ", load " iv ")",
+	      (3 in t && t[3] >= b[2]) ? "after it" : "before its end (" t[3] ")" }' "$dir/monitor/versions-s1.csv" 2>&1)" \
 	"3 versions; v2 inside the load; v3 after it" \
 	"monitor/versions-s1.csv: the load's version seen while it was on, the idle one after"
 is "$(awk -F, 'NR > 1' "$dir"/runs/*/broadcasts.csv 2>/dev/null | wc -l)" 6 "6 broadcasts recorded"

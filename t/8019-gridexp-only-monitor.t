@@ -15,23 +15,7 @@ require_gridexp
 gridexp_tmp 8019
 plan 5
 
-cat > "$tmp/c.yaml" <<EOF2
-name: only
-topology: $TOPOS/two-clusters.yaml
-scale: 0.02
-algorithms: [mpich-g2, adaptive]
-app:
-  root: a-1
-  broadcasts: 6
-  size: {first: 128K, last: 32K}
-  gap: {first: 50s, factor: 0.9}
-load:
-  name: cut
-  mode: shape
-  loads:
-    - {start: 60s, duration: 90s, fraction: 80%, link: siteA-siteB}
-monitor: {oracle: true}
-EOF2
+oracle_campaign "$tmp/c.yaml" only "mpich-g2, adaptive" true
 like "$("$GX" run "$tmp/c.yaml" --only mpich-g2 --dry-run 2>&1)" \
 	"gridmon: runs through every run, also those of an algorithm that does not read it" \
 	"--only mpich-g2 --dry-run: says the monitor runs through every run"
@@ -45,7 +29,7 @@ is "$(ls "$dir/runs" 2>&1 | tr '\n' ' ')$( [ -e "$dir/monitor/gridmon-s1.log" ] 
 iv=$(jq -r '.intervals[0] | map(tostring) | join(" ")' "$dir/runs/cut-mpich-g2-r1/go.json" 2>/dev/null)
 is "$(awk -F, -v iv="$iv" 'BEGIN { split(iv, b, " ") }
 	NR > 1 { t[$1] = $2; n++ }
-	END { printf "%d versions; v2 %s", n, (t[2] >= b[1] && t[2] <= b[2]) ? "inside the load" : "outside (" t[2] ", load " iv ")" }' \
+	END { printf "%d versions; v2 %s", n, (2 in t && t[2] >= b[1] && t[2] <= b[2]) ? "inside the load" : "outside (" t[2] ", load " iv ")" }' \
 	"$dir/monitor/versions-s1.csv" 2>&1)" \
 	"3 versions; v2 inside the load" "the monitor followed the load during mpich-g2's run"
 is "$(prefix_netns | wc -l)" 0 "the grid is down afterwards"

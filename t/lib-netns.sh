@@ -115,6 +115,29 @@ gridexp_cleanup() {
 	(exit $st)
 	gb_cleanup
 }
+# oracle_campaign FILE NAME ALGORITHMS ORACLE: the campaign of t/8018 and
+# t/8019: on two-clusters, 6 broadcasts at scale 0.02, a shape-mode 80 % cut
+# of the WAN link (both directions) from 60 s to 150 s of paper time, and
+# `monitor: {oracle: ORACLE}` on line 15.
+oracle_campaign() {
+	cat > "$1" <<EOF
+name: $2
+topology: $TOPOS/two-clusters.yaml
+scale: 0.02
+algorithms: [$3]
+app:
+  root: a-1
+  broadcasts: 6
+  size: {first: 128K, last: 32K}
+  gap: {first: 50s, factor: 0.9}
+load:
+  name: cut
+  mode: shape
+  loads:
+    - {start: 60s, duration: 90s, fraction: 80%, link: siteA-siteB}
+monitor: {oracle: $4}
+EOF
+}
 
 # The tests run inside user-mode Linux (1010, 1202): linux.uml with its own
 # sch_netem module, and insmod to load it.
