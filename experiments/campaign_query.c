@@ -52,10 +52,10 @@ int gx_campaign_algo(const struct gx_campaign *c, const char *label)
 	return -1;
 }
 
-int gx_campaign_needs_monitor(const struct gx_campaign *c, const int *use)
+int gx_campaign_needs_monitor(const struct gx_campaign *c)
 {
 	for (int i = 0; i < c->nalgos; i++)
-		if ((!use || use[i]) && c->algos[i].monitor)
+		if (c->algos[i].monitor)
 			return 1;
 	return 0;
 }

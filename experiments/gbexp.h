@@ -193,8 +193,15 @@ int gx_campaign_schedule(const struct gx_campaign *c, int cond, int rep,
 /** gx_campaign_algo() - index of algorithm @label, or -1. */
 int gx_campaign_algo(const struct gx_campaign *c, const char *label);
 
-/** gx_campaign_needs() - 1 when any algorithm selected in @use (NULL: all) needs the monitor / advisor. */
-int gx_campaign_needs_monitor(const struct gx_campaign *c, const int *use);
+/**
+ * gx_campaign_needs_monitor() - 1 when any of @c's algorithms plans from
+ * measurements.  Then gridmon runs through every run of the campaign,
+ * whichever runs --only or --task selects: every algorithm's broadcasts share
+ * its probe traffic, also when a campaign is run in parts.
+ */
+int gx_campaign_needs_monitor(const struct gx_campaign *c);
+
+/** gx_campaign_needs_advisor() - 1 when an algorithm selected in @use (NULL: all) needs the advisor. */
 int gx_campaign_needs_advisor(const struct gx_campaign *c, const int *use);
 
 /**

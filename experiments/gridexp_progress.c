@@ -113,7 +113,7 @@ int dry_run(struct runner *R)
 			putchar(*p == ',' ? ' ' : *p);
 		printf("\n");
 	}
-	if (gx_campaign_needs_monitor(c, NULL))
+	if (gx_campaign_needs_monitor(c))
 		printf("gridmon: runs through every run, also those of an algorithm that does not "
 		       "read it (they share its probe traffic)\n");
 	if (gx_campaign_needs_phoenixd(c, R->use))

@@ -406,7 +406,7 @@ static int check_tools(const struct runner *R)
 {
 	const char *need[4] = { R->gridemu, R->synthapp, R->libbcast, NULL };
 
-	if (gx_campaign_needs_monitor(&R->c, NULL))    /* see do_run() */
+	if (gx_campaign_needs_monitor(&R->c))
 		need[3] = R->gridmon;
 	for (int i = 0; i < 4; i++)
 		if (need[i] && access(need[i], X_OK | R_OK) != 0) {
@@ -544,10 +544,7 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 		goto out;
 	}
 	write_meta(R, !o->resume, 1);
-	/* gridmon runs when any of the campaign's algorithms needs it, selected by
-	 * --only or --task or not: every algorithm's broadcasts share its probe
-	 * traffic, also when a campaign is run in parts (docs/architecture.md) */
-	if (gx_campaign_needs_monitor(&R->c, NULL) && monitor_start(R) < 0) {
+	if (gx_campaign_needs_monitor(&R->c) && monitor_start(R) < 0) {
 		status = got_signal ? 128 + got_signal : 1;
 		goto out;
 	}

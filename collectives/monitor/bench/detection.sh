@@ -201,8 +201,9 @@ for f in glob.glob(top + "/monitor/matrix-s*-v*.json"):
     j = json.load(open(f))
     if j.get("oracle"):
         fail("%s: an oracle's matrix, not a measurement" % f)
-    t = seen.get(s, {}).get(v)
-    if t is None:
+    if s in seen:
+        t = seen[s].get(v) or fail("%s: version %d has no row in versions-s%d.csv" % (f, v, s))
+    else:
         t = calendar.timegm(time.strptime(j["timestamp"], "%Y-%m-%dT%H:%M:%SZ")) + 0.5 - off
     sess.setdefault(s, {})[v] = (t, f, bool(j.get("round_complete")))
 t0, t1 = go["t_go"], ivs[-1][2]
@@ -225,10 +226,8 @@ with open(out + "/trials.csv", "w") as f:
         last = max((t for t in ends if t <= a), default=a)
         f.write("%d,%.3f,%.3f,%.3f,%s,%s\n" % (i, a / k, b / k, (a - last) / k, *how[i]))
 print("%.17g %.17g" % (scale, min(b - a for i, a, b in ivs) / k))
-nseen = sum(1 for v in sess[s] if v in seen.get(s, {}))
-how_t = "monitor/versions-s%d.csv (when gridexp saw them)" % s if nseen == len(sess[s]) else \
-    "gridmon's timestamps put on the run's clock by %s" % clock if not nseen else \
-    "monitor/versions-s%d.csv for %d, gridmon's timestamps and %s for the rest" % (s, nseen, clock)
+how_t = "monitor/versions-s%d.csv (when gridexp saw them)" % s if s in seen else \
+    "gridmon's timestamps put on the run's clock by %s" % clock
 sys.stderr.write("detection.sh: %s, gridmon session %d, %d versions, %d of %d loads ran; dilation %g, "
                  "scale %g; matrix times from %s\n" % (
                      run, s, len(sess[s]), len(ivs), len(go["intervals"]), k, scale, how_t))
