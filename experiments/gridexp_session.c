@@ -254,7 +254,8 @@ void matrix_poll(struct runner *R)
 
 static int monitor_start(struct runner *R)
 {
-	char dir[PATH_MAX], log[PATH_MAX], period[32], scale[32], rtt[16], conc[16], chg[32];
+	char dir[PATH_MAX], log[PATH_MAX], probes[PATH_MAX], period[32], scale[32], rtt[16],
+		conc[16], chg[32];
 	char *argv[32];
 	int n = 0;
 
@@ -304,6 +305,10 @@ static int monitor_start(struct runner *R)
 	argv[n++] = scale;
 	argv[n++] = "--port";
 	argv[n++] = MON_PORT;
+	/* which broadcasts shared a link with a probe (docs/formats.md) */
+	snprintf(probes, sizeof(probes), "%s/probes-s%d.csv", dir, R->mon_session);
+	argv[n++] = "--probe-log";
+	argv[n++] = probes;
 	if (R->c.monitor.bytes_per_probe[0]) {
 		argv[n++] = "--bytes-per-probe";
 		argv[n++] = R->c.monitor.bytes_per_probe;

@@ -6,7 +6,8 @@
 #     and issue 16's per-hop target is max(2 %, 50 us)) and below twice it
 #     plus 1 ms, and whose bandwidth is 30-110 % of the path bottleneck;
 #   - the file loads with the planner library (gridtree plan --matrix);
-#   - the probe traffic it records is what the budget allows;
+#   - the probe traffic it records is what the budget allows, and --probe-log
+#     logs each probe;
 #   - a 70 % capacity cut of the WAN link shows up within two periods.
 # The configured values come from the topology file (the oracle flag
 # --print-configured is checked against them too).
@@ -14,6 +15,7 @@ source "$(dirname "$0")/lib-netns.sh"
 require_netns
 require_gridemu
 require_cmd jq
+require_cmd python3
 GRIDMON=${GRIDMON:-$GRIDBED_BUILD/collectives/gridmon}
 GRIDTREE=${GRIDTREE:-$GRIDBED_BUILD/collectives/gridtree}
 [ -x "$GRIDMON" ] || bail "gridmon not built at $GRIDMON"
@@ -32,7 +34,7 @@ bw_cfg=12500000
 between() { awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v >= lo && v < hi) }'; }
 
 m=$tmp/m.json
-t "gridmon --once writes a matrix" "$GRIDMON" --once --bytes-per-probe 4M --out "$m"
+t "gridmon --once writes a matrix" "$GRIDMON" --once --bytes-per-probe 4M --out "$m" --probe-log "$tmp/probes.csv"
 is "$(jq -r '.format, .version' "$m" | tr '\n' ' ')" "gridbed-matrix 1 " "format and version 1"
 like "$(jq -r .timestamp "$m")" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' "timestamp"
 is "$(jq '.nodes | length' "$m")" 8 "one row per host"
@@ -63,6 +65,24 @@ sent=$(jq .clusters.bytes_sent "$m")
 is "$(jq -r .transfer "$m")" steady "the default transfer runs until its rate is steady"
 ok $([ "$sent" -gt $((4 * 65536)) ] && [ "$sent" -le $((4 * (4194304 + 10 * 64 * 2))) ]; echo $?) \
 	"recorded probe bytes $sent: 4 pairs x (at most 4 MiB + echoes)"
+# --probe-log: one row per probe, whose bytes are the round's, on the monotonic clock
+pl=$tmp/probes.csv
+is "$(head -1 "$pl")" "round,stage,again,src,dst,t_begin,t_end,bytes,bw,result" "--probe-log: its header"
+is "$(awk -F, 'NR > 1 && $3 == 0 { print $4 ">" $5 }' "$pl" | sort | tr '\n' ' ')" \
+	"a-1>a-2 a-1>b-1 b-1>a-1 b-1>b-2 " "--probe-log: a row for each of the round's 4 pairs"
+is "$(awk -F, 'NR > 1 { b += $8 } END { print b + 0 }' "$pl")" "$sent" \
+	"--probe-log: its bytes add up to the matrix's bytes_sent"
+now=$(python3 -c 'import time; print(time.monotonic())')
+is "$(awk -F, -v now="$now" 'NR > 1 && !($6 > now - 300 && $6 <= $7 && $7 <= now && ($10 == "ok" || $10 == "unsteady") && $9 > 0) { print NR ": " $0 }' "$pl")" "" \
+	"--probe-log: every probe began and ended in the last 5 minutes of the monotonic clock, with a reading"
+out=$("$GRIDMON" --once --out "$tmp/nodir.json" --probe-log "$tmp/no/such/dir/p.csv" 2>&1); st=$?
+is "$st $out$([ -e "$tmp/nodir.json" ] && echo ' (written)')" \
+	"1 gridmon: probe log '$tmp/no/such/dir/p.csv': No such file or directory" \
+	"--probe-log into a missing directory: exit 1, one line, no matrix"
+out=$("$GRIDMON" --print-configured --probe-log "$tmp/p2.csv" --out "$tmp/o2.json" 2>&1); st=$?
+is "$st $out$([ -e "$tmp/p2.csv" ] && echo ' (created)')" \
+	"2 gridmon: --probe-log goes with measuring, not --print-configured" \
+	"--probe-log with --print-configured: exit 2, one line, nothing created"
 t "the matrix loads with the planner library (gridtree plan)" \
 	"$GRIDTREE" plan --matrix "$m" --algo mateescu --root a-1 --size 1M
 

@@ -6,7 +6,7 @@
  *	gridmon [--out FILE] [--period 300s] [--scale F] [--once | --rounds N]
  *	        [--bytes-per-probe 4M] [--max-bytes-per-period B] [--rtt-count N]
  *	        [--fixed | --steady-rtts 4] [--concurrency N] [--publish-change 0.25]
- *	        [--port N] [--timeout S] [-v]
+ *	        [--port N] [--timeout S] [--probe-log FILE] [-v]
  *	gridmon --print-configured [--out FILE]      (oracle, an ablation)
  *	        [--version N] [--derate LINK:ab|ba:F ...]
  *
@@ -54,6 +54,12 @@
  *     nothing is written before every pair has a value;
  *   - the probe budget: --max-bytes-per-period caps the round's bytes by
  *     capping the TCP transfer of every pair alike (never below 64 KiB).
+ *
+ * --probe-log FILE appends one CSV row per probe (docs/formats.md): its
+ * pair, when it ran on the machine's monotonic clock (the clock of a
+ * campaign run's go.json and capture.csv), its bytes, its reading and
+ * what became of it.  The probes are real traffic on the grid's links; the
+ * log says which broadcasts shared a link with one.
  *
  * Time dilation (ARCHITECTURE.md decision 9; emulator/dilate.h): on a grid
  * brought up with `gridemu up --dilate K`, the wire is K times slower and the
@@ -131,7 +137,8 @@ static void usage(FILE *f)
 		"usage: gridmon [--out FILE] [--period 300s] [--scale F] [--once | --rounds N]\n"
 		"               [--bytes-per-probe SIZE] [--max-bytes-per-period SIZE]\n"
 		"               [--rtt-count N] [--fixed | --steady-rtts K] [--concurrency N]\n"
-		"               [--publish-change SHARE] [--port N] [--timeout S] [-v]\n"
+		"               [--publish-change SHARE] [--port N] [--timeout S]\n"
+		"               [--probe-log FILE] [-v]\n"
 		"       gridmon --print-configured [--out FILE] [--version N]\n"
 		"               [--derate LINK:ab|ba:F ...]   (oracle: the emulator's config,\n"
 		"               LINK's direction at (1 - F) of its rate)\n");
@@ -146,6 +153,7 @@ static const char *node_name(struct mon *M, int i)
 struct worker_msg {
 	int err;
 	struct gb_mon_result r;
+	double t_begin, t_end; /* set by stage_run(): CLOCK_MONOTONIC, wall */
 };
 
 /* Fork a worker that measures pair @p; its report comes on *@rfd. */
@@ -184,7 +192,7 @@ static void stage_run(struct mon *M, const int *idx, int n, const struct gb_mon_
 	pid_t pid[n];
 	struct pollfd pf[n];
 	size_t got[n];
-	double deadline = gb_now() + po->timeout + 2;
+	double deadline = gb_now() + po->timeout + 2, t_begin[n], t_end[n];
 	int left = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -193,6 +201,7 @@ static void stage_run(struct mon *M, const int *idx, int n, const struct gb_mon_
 		got[i] = 0;
 		pf[i].fd = -1;
 		pf[i].events = POLLIN;
+		t_begin[i] = t_end[i] = gb_now();
 		pid[i] = worker_start(M, &M->pairs[idx[i]], po, &pf[i].fd);
 		if (pid[i] < 0)
 			w[i].err = pid[i];
@@ -218,6 +227,7 @@ static void stage_run(struct mon *M, const int *idx, int n, const struct gb_mon_
 				memset(&w[i], 0, sizeof(w[i]));
 				w[i].err = -EIO; /* the worker died */
 			}
+			t_end[i] = gb_now();
 			close(pf[i].fd);
 			pf[i].fd = -1;
 			left--;
@@ -225,6 +235,7 @@ static void stage_run(struct mon *M, const int *idx, int n, const struct gb_mon_
 	}
 	for (int i = 0; i < n; i++) {
 		if (pf[i].fd >= 0) {
+			t_end[i] = gb_now(); /* timed out, or stopped */
 			close(pf[i].fd);
 			if (got[i] != sizeof(w[i])) {
 				memset(&w[i], 0, sizeof(w[i]));
@@ -235,6 +246,8 @@ static void stage_run(struct mon *M, const int *idx, int n, const struct gb_mon_
 			kill(pid[i], SIGKILL);
 			waitpid(pid[i], NULL, 0);
 		}
+		w[i].t_begin = t_begin[i];
+		w[i].t_end = t_end[i];
 	}
 }
 
@@ -295,6 +308,33 @@ static int take(struct mon *M, const struct gb_mon_pairref *p, const struct work
 }
 
 /*
+ * --probe-log: pair @p's probe of @stage (@again: measured once more at the
+ * round's end), as take() returned @taken for it.  A write error is said
+ * once, and ends the log, not the monitor.
+ */
+static void log_probe(struct mon *M, int stage, int again, const struct gb_mon_pairref *p,
+		      const struct worker_msg *w, int taken)
+{
+	FILE *f = M->probelog;
+
+	if (!f)
+		return;
+	fprintf(f, "%ld,%d,%d,%s,%s,%.6f,%.6f,%llu,", M->round, stage, again,
+		node_name(M, p->src), node_name(M, p->dst), w->t_begin, w->t_end,
+		(unsigned long long)w->r.bytes_sent);
+	if (w->err < 0)
+		fputs(",failed\n", f);
+	else
+		fprintf(f, "%.0f,%s\n", w->r.bw, taken > 0 ? "unsteady" : "ok");
+	if (ferror(f)) {
+		fprintf(stderr, "gridmon: probe log: %s; no more rows are written\n",
+			strerror(errno));
+		fclose(f);
+		M->probelog = NULL;
+	}
+}
+
+/*
  * One round: every pair once, stage by stage (mon_sched.c).  After each
  * stage @publish(M, last) is called; it writes a version when it should.
  * Returns the number of failed pairs, or -errno if publishing failed.
@@ -320,6 +360,7 @@ static int round_once(struct mon *M, const struct gb_mon_opts *po, int verbose,
 			return failed;
 		for (int i = 0; i < n; i++) {
 			int t = take(M, &M->pairs[idx[i]], &w[i], po, verbose, 0);
+			log_probe(M, s, 0, &M->pairs[idx[i]], &w[i], t);
 			failed += t < 0;
 			if (t > 0)
 				again[nagain++] = idx[i];
@@ -330,8 +371,11 @@ static int round_once(struct mon *M, const struct gb_mon_opts *po, int verbose,
 	/* an unsteady reading is measured once more, alone */
 	for (int i = 0; i < nagain && !stop; i++) {
 		stage_run(M, &again[i], 1, po, w);
-		if (!stop)
-			failed += take(M, &M->pairs[again[i]], &w[0], po, verbose, 1) < 0;
+		if (!stop) {
+			int t = take(M, &M->pairs[again[i]], &w[0], po, verbose, 1);
+			log_probe(M, M->stage[again[i]], 1, &M->pairs[again[i]], &w[0], t);
+			failed += t < 0;
+		}
 	}
 	if (stop)
 		return failed;
@@ -358,7 +402,6 @@ struct publisher {
 	const struct gb_mon_opts *po;
 	uint64_t cap;
 	double period;
-	long round;
 	int verbose, written;
 };
 
@@ -379,7 +422,7 @@ static int publish(struct mon *M, int last, void *ctx)
 	M->version++;
 	json_t *j = mon_matrix_json(M, M->clat, M->cbw, M->co, 0);
 	json_object_set_new(j, "period_s", json_real(P->period));
-	json_object_set_new(j, "round", json_integer(P->round));
+	json_object_set_new(j, "round", json_integer(M->round));
 	json_object_set_new(j, "round_complete", json_boolean(last));
 	json_object_set_new(j, "bytes_per_probe", json_integer((json_int_t)P->po->tcp_bytes));
 	json_object_set_new(j, "transfer", json_string(P->po->steady ? "steady" : "fixed"));
@@ -396,7 +439,7 @@ static int publish(struct mon *M, int last, void *ctx)
 	P->written++;
 	if (P->verbose)
 		fprintf(stderr, "gridmon: version %llu (round %ld%s), %llu B in the last round of %.3f s\n",
-			(unsigned long long)M->version, P->round, last ? ", end" : ", a change",
+			(unsigned long long)M->version, M->round, last ? ", end" : ", a change",
 			(unsigned long long)M->bytes_last, M->round_s);
 	return 0;
 }
@@ -430,6 +473,7 @@ int main(int argc, char **argv)
 		{ "fixed", no_argument, NULL, 'F' },
 		{ "publish-change", required_argument, NULL, 'c' },
 		{ "steady-rtts", required_argument, NULL, 'R' },
+		{ "probe-log", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -440,7 +484,7 @@ int main(int argc, char **argv)
 				  .port = 47100, .timeout = 30, .steady = 1, .steady_rtts = 4 };
 	double change = 0.25;
 	int concurrency = 1; /* docs/measurements.md: on a 2-core box, 2 at once read LANs low */
-	const char *out = "-";
+	const char *out = "-", *probelog = NULL;
 	uint64_t period_ns = 300ULL * 1000000000ULL, cap = 0;
 	double scale = 1;
 	long rounds = 0;
@@ -552,6 +596,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'L': probelog = optarg; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -563,6 +608,10 @@ int main(int argc, char **argv)
 	}
 	if ((nder || version) && !oracle) {
 		fprintf(stderr, "gridmon: --derate and --version go with --print-configured\n");
+		return 2;
+	}
+	if (probelog && oracle) {
+		fprintf(stderr, "gridmon: --probe-log goes with measuring, not --print-configured\n");
 		return 2;
 	}
 
@@ -607,6 +656,17 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gridmon: cannot write '%s': %s\n", out, strerror(-err));
 		gb_grid_close(&M.g);
 		return err < 0;
+	}
+
+	if (probelog) {
+		/* appended to: a header only into an empty file; rows as they come */
+		if (!(M.probelog = fopen(probelog, "ae"))) {
+			fprintf(stderr, "gridmon: probe log '%s': %s\n", probelog, strerror(errno));
+			goto cleanup;
+		}
+		setvbuf(M.probelog, NULL, _IOLBF, 0);
+		if (fseek(M.probelog, 0, SEEK_END) == 0 && ftell(M.probelog) == 0)
+			fputs("round,stage,again,src,dst,t_begin,t_end,bytes,bw,result\n", M.probelog);
 	}
 
 	size_t nn = (size_t)(M.nc * M.nc);
@@ -665,7 +725,7 @@ int main(int argc, char **argv)
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (long k = 0; !stop && (!rounds || k < rounds); k++) {
-		P.round = k + 1;
+		M.round = k + 1;
 		int failed = round_once(&M, &po, verbose, publish, &P);
 		if (failed < 0) {
 			fprintf(stderr, "gridmon: cannot write '%s': %s\n", out, strerror(-failed));
@@ -698,6 +758,8 @@ cleanup:
 	free(M.nhist);
 	free(M.pairs);
 	free(M.stage);
+	if (M.probelog)
+		fclose(M.probelog);
 	gb_grid_close(&M.g);
 	return ret;
 }

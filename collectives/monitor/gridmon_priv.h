@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gbemu.h"
 #include "gridmon.h"
@@ -40,6 +41,8 @@ struct mon {
 	int changed;          /* a reading since the last version was news */
 	double round_s;       /* the last whole round's duration (virtual s) */
 	double dilate;        /* the grid's time dilation k (gb_dilation()) */
+	long round;           /* the round being measured, from 1 */
+	FILE *probelog;       /* --probe-log: one row per probe, or NULL */
 };
 
 /** mon_hist_range() - the range of pair @k's last HIST bandwidths; NAN, NAN if none. */
