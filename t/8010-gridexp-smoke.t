@@ -14,7 +14,7 @@ require_cmd gnuplot
 
 gridexp_tmp 8010
 
-plan 35
+plan 38
 
 # --- bad input: one line naming the place, exit 2, nothing made ------------
 cat > "$tmp/bad.yaml" <<EOF
@@ -76,6 +76,16 @@ ok "$( [ -s "$dir/runs/cut-adaptive-r1/advisor/advisor.csv" ] && [[ "$a" =~ ^(ad
 	"adaptive: gridadvisor's trees and decisions are kept; trees via: $a"
 ok "$( [ -n "$(ls "$dir"/monitor/matrix-s1-v0001.json 2>/dev/null)" ]; echo $?)" \
 	"the monitor's matrices are kept, one copy per version"
+pl=$dir/monitor/probes-s1.csv
+is "$(head -1 "$pl" 2>/dev/null)" "round,stage,again,src,dst,t_begin,t_end,bytes,bw,result" \
+	"gridmon's probe log is kept (monitor/probes-s1.csv)"
+g0=$(jq -r .t_go "$dir/runs/cut-mpich-g2-r1/go.json" 2>/dev/null)
+is "$(awk -F, -v g0="$g0" 'NR > 1 { n++; if ($6 > $7 || $10 !~ /^(ok|unsteady|failed)$/) bad++; if ($7 < g0) before++ }
+	END { print (n > 0) " " bad + 0 " " (before > 0) }' "$pl")" "1 0 1" \
+	"the probe log: rows, each ending after it began, and probes before the first run began (go.json's clock)"
+out=$("$GRIDBED_SRC/collectives/monitor/bench/probe-overlap.sh" "$dir/runs/cut-mpich-g2-r1" 2>&1)
+like "$out" ": 6 wide-area edges in 6 broadcasts, [0-6] slow" \
+	"probe-overlap.sh reads the run and its probe log: MPICH-G2 crossed to site B once per broadcast"
 for f in load.csv capture.csv capture-links.csv wan.csv rankmap.json run.json complete; do
 	[ -s "$dir/runs/cut-mpich-g2-r1/$f" ] || missing="$missing $f"
 done
