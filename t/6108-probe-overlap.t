@@ -40,9 +40,11 @@ with open(top + "/monitor/probes-s1.csv", "w") as f:
             "1,2,0,b-1,b-2,1100.2,1100.9,4194304,12500000,ok\n"
             "2,0,0,a-1,b-1,2000.0,2001.0,4194304,1250000,ok\n")
 with open(run + "/broadcasts.csv", "w") as f:
-    f.write("campaign,run_id,algorithm,root,size,index,start_time,completion_time,load_state,dilate\n")
+    f.write("campaign,run_id,algorithm,root,size,index,start_time,completion_time,load_state,"
+            "pred_model,dilate\n")
     for i in range(7):
-        f.write("x,paper-mpich-g2-r1,mpich-g2,a-1,100000,%d,%.1f,0.4,unloaded,10\n" % (i, 1000 + 100 * i))
+        f.write("x,paper-mpich-g2-r1,mpich-g2,a-1,100000,%d,%.1f,0.4,unloaded,matrix %s/monitor/"
+                "matrix-s1.json v1,10\n" % (i, 1000 + 100 * i, top))
 with open(run + "/ranks.csv", "w") as f:
     f.write("campaign,run_id,algorithm,index,size,rank,host,parent,t_begin,t_end,end_after_root,"
             "recv_after_root,parent_send_after_root,send_start_after_root,send_done_after_root\n")

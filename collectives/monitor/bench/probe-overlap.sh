@@ -8,7 +8,8 @@
 #
 # RUNDIR is a campaign run (results/<campaign>/<time>/runs/<id>/) of a
 # campaign whose gridmon kept its probe log (monitor/probes-s<S>.csv,
-# docs/formats.md; gridexp keeps it since session 16).  For every edge
+# docs/formats.md; gridexp keeps it since session 16); S is the monitor
+# session its broadcasts planned on (broadcasts.csv's pred_model).  For every edge
 # between two sites of every broadcast (from ranks.csv: the parent began
 # sending at parent_send_after_root, the whole message had arrived at
 # recv_after_root; on the wall clock that is the root's t_begin + the
@@ -48,7 +49,7 @@ done
 	{ echo "probe-overlap.sh: --slow '$slow' is not a number > 0" >&2; exit 2; }
 
 exec python3 - "$run" "$slow" <<'PY'
-import csv, glob, json, os, statistics as st, sys
+import csv, glob, json, os, re, statistics as st, sys
 
 run, slow = sys.argv[1], float(sys.argv[2])
 
@@ -60,20 +61,26 @@ def die(msg):
 
 
 mon = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(run))), "monitor")
-logs = sorted(glob.glob(mon + "/probes-s*.csv"))
-if not logs:
-    die("%s/probes-s*.csv: no probe log (a campaign without gridmon, "
-             "or results older than the log)" % mon)
-mats = sorted(glob.glob(mon + "/matrix-s*-v*.json"))
+B = {int(b["index"]): b for b in csv.DictReader(open(run + "/broadcasts.csv"))}
+# the monitor session the run planned on (pred_model "matrix .../matrix-s<S>.json vV"):
+# its probe log is on the run's clock; another session's may be from another boot
+sess = sorted({m.group(1) for b in B.values()
+               for m in [re.search(r"/matrix-s([0-9]+)\.json ", b.get("pred_model") or "")] if m})
+if not sess:
+    die("%s/broadcasts.csv: no broadcast planned on a gridmon matrix (pred_model)" % run)
+logs = [mon + "/probes-s%s.csv" % n for n in sess]
+for p in logs:
+    if not os.path.exists(p):
+        die("%s: no probe log (results older than the log, or an oracle)" % p)
+mats = sorted(glob.glob(mon + "/matrix-s%s-v*.json" % sess[0]))
 if not mats:
-    die("%s: no matrix, so no host's site" % mon)
+    die("%s: no matrix of session %s, so no host's site" % (mon, sess[0]))
 site = {n["name"]: n.get("site") for n in json.load(open(mats[0]))["nodes"]}
 probes = []
 for p in logs:
     for r in csv.DictReader(open(p)):
         probes.append((float(r["t_begin"]), float(r["t_end"]), r["src"], r["dst"]))
 
-B = {int(b["index"]): b for b in csv.DictReader(open(run + "/broadcasts.csv"))}
 host = {}
 rows = []
 for r in csv.DictReader(open(run + "/ranks.csv")):
@@ -99,8 +106,7 @@ for r in rows:
                       seconds=e - s, root=src == B[i]["root"], probes=len(hit),
                       probe_pairs=" ".join(sorted({q[2] + ">" + q[3] for q in hit}))))
 if not edges:
-    die("%s: no edge between two sites with its times "
-             "(native runs have none)" % run)
+    die("%s: no edge between two sites with its times (native runs have none)" % run)
 for e in edges:
     e["local"] = st.median(d["seconds"] for d in edges if abs(d["index"] - e["index"]) <= 3)
     e["ratio"] = e["seconds"] / e["local"] if e["local"] > 0 else float("nan")
