@@ -123,7 +123,7 @@ int write_meta(struct runner *R, int fresh, int session)
 	uname(&u);
 	first_line_of(mv, mpi, sizeof(mpi));
 	first_line_of(gv, gp, sizeof(gp));
-	tools = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "gridbed", GRIDBED_GIT_REV, "mpirun", mpi,
+	tools = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "gridbed", gb_git_revision(), "mpirun", mpi,
 			  "gnuplot", gp, "libyaml", yaml_get_version_string(), "jansson",
 			  JANSSON_VERSION, "libpcap", pcap_lib_version());
 	wan = json_array();
@@ -153,7 +153,7 @@ int write_meta(struct runner *R, int fresh, int session)
 		json_object_set_new(j, "backend", json_string(R->backend));
 		json_object_set_new(j, "kernel", json_string(u.release));
 		json_object_set_new(j, "tcp", json_deep_copy(json_object_get(sess, "tcp")));
-		json_object_set_new(j, "git_revision", json_string(GRIDBED_GIT_REV));
+		json_object_set_new(j, "git_revision", json_string(gb_git_revision()));
 		json_object_set_new(j, "seeds", json_pack("{s:I,s:I,s:s}", "campaign",
 							  (json_int_t)R->c.seed, "planner",
 							  (json_int_t)R->c.seed, "load",

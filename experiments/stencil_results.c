@@ -22,6 +22,7 @@
 #include "cgroup.h"
 #include "gbstdriver.h"
 #include "gbtopo.h"
+#include "gbutil.h"
 #include "gridbcast.h"
 #include "stencil_priv.h"
 
@@ -242,7 +243,7 @@ static void meta_run(const struct job *J, json_t *j)
 	json_object_set_new(j, "tool", json_string("gridstencil"));
 	json_object_set_new(j, "campaign", json_string(o->campaign));
 	json_object_set_new(j, "run_id", json_string(J->run_id));
-	json_object_set_new(j, "git_revision", json_string(GRIDBED_GIT_REV));
+	json_object_set_new(j, "git_revision", json_string(gb_git_revision()));
 	json_object_set_new(j, "kernel", json_string(u.release));
 	json_object_set_new(j, "topology", json_string(l->topology));
 	json_object_set_new(j, "machines_from", json_string(l->source));

@@ -146,6 +146,14 @@ void gb_close_pipe(int fd[2]);
  */
 void gb_catch_signals(void (*handler)(int), int hup);
 
+/**
+ * gb_git_revision() - `git describe --always --dirty` of the source tree
+ * when this binary was built ("unknown" outside git): what results record
+ * as the revision that made them.  Generated at every build
+ * (util/gitrev.cmake), so a rebuild without reconfiguring still says it.
+ */
+const char *gb_git_revision(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,6 +43,7 @@
 #include "gb_connect.h"
 #include "gbio.h"
 #include "gbtopo.h"
+#include "gbutil.h"
 #include "gridbcast.h"
 
 #define MAX_ALGOS 64
@@ -428,7 +429,7 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 	json_object_set_new(j, "tool", json_string("gridbcast"));
 	json_object_set_new(j, "campaign", json_string(o->campaign));
 	json_object_set_new(j, "run_id", json_string(run_id));
-	json_object_set_new(j, "git_revision", json_string(GRIDBED_GIT_REV));
+	json_object_set_new(j, "git_revision", json_string(gb_git_revision()));
 	json_object_set_new(j, "kernel", json_string(u.release));
 	json_object_set_new(j, "topology", t ? json_string(t->path) : json_null());
 	json_object_set_new(j, "prefix", getenv("GRIDBED_PREFIX") ?

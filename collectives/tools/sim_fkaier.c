@@ -243,7 +243,7 @@ static int write_meta(const struct opts *o, double elapsed)
 	json_object_set_new(j, "lat_unit", json_string(o->lat_scale != 1.0 ? "ms" : "us"));
 	json_object_set_new(j, "makespan", json_string("max_j(arrival_j + T_j), "
 						       "gb_clmodel_cost overlap=1"));
-	json_object_set_new(j, "git_rev", json_string(GRIDBED_GIT_REV));
+	json_object_set_new(j, "git_rev", json_string(gb_git_revision()));
 	json_object_set_new(j, "elapsed_s", json_real(elapsed));
 	err = tool_json_save(PROG, j, o->io.out, "meta.json");
 	json_decref(j);

@@ -199,7 +199,7 @@ static int write_meta(const struct opts *o, const struct runinfo *ri, double ref
 	json_object_set_new(j, "cost_model", json_string("mateescu"));
 	json_object_set_new(j, "mateescu_planner_s", isfinite(ref) ? json_real(ref) : json_null());
 	json_object_set_new(j, "runs", runs);
-	json_object_set_new(j, "git_rev", json_string(GRIDBED_GIT_REV));
+	json_object_set_new(j, "git_rev", json_string(gb_git_revision()));
 	err = tool_json_save(PROG, j, o->io.out, "meta.json");
 	json_decref(j);
 	return err;
