@@ -5,7 +5,10 @@
  *
  *   - {metric: loaded_mean, algo: adaptive, le: {times: 0.9, of: mpich-g2}}
  *   - {metric: ratio_to_native, algo: "*", le: 1.5}
+ *   - {metric: loaded_mean, algo: mpich-g2, ge: {times: 1.3, metric: unloaded_mean}}
  *
+ * A relative bound is `times` x a metric: of another algorithm (`of`), or
+ * another metric (`metric`) of the same algorithm, or both.
  * One line per (expectation, algorithm): "PASS" or "FAIL", the metric's
  * value and the bound.  A metric without data fails: an expectation about
  * loaded broadcasts in a campaign that had none has not been met.
@@ -46,11 +49,28 @@ static int get_word(struct gb_yaml *y, const yaml_node_t *n, const char *what, c
 	return 0;
 }
 
+/* A metric's name, known to the summary (or model_error_<model>). */
+static int get_metric(struct gb_yaml *y, const yaml_node_t *n, const char *subj, char *out,
+		      size_t len)
+{
+	const char *const *m = gx_summary_metric_names();
+	int ret;
+
+	if ((ret = get_word(y, n, "metric", out, len)) < 0)
+		return ret;
+	while (*m && strcmp(*m, out))
+		m++;
+	if (!*m && strncmp(out, "model_error_", 12))
+		return gb_yaml_fail(y, n, "%s: unknown metric '%s' (see docs/formats.md, "
+				    "\"Expectations\")", subj, gb_yaml_quote(y, out));
+	return 0;
+}
+
 static int parse_one(struct gb_yaml *y, const yaml_node_t *n, int idx, struct gx_expect *e)
 {
 	static const char *const keys[] = { "metric", "algo", "le", "lt", "ge", "gt", "eq",
 					    NULL };
-	static const char *const bkeys[] = { "times", "of", NULL };
+	static const char *const bkeys[] = { "times", "of", "metric", NULL };
 	const yaml_node_t *v, *b = NULL;
 	char subj[48];
 	int ret;
@@ -62,17 +82,8 @@ static int parse_one(struct gb_yaml *y, const yaml_node_t *n, int idx, struct gx
 		return ret;
 	if (!(v = gb_yaml_get(y, n, "metric")))
 		return gb_yaml_fail(y, n, "%s: 'metric' is missing", subj);
-	if ((ret = get_word(y, v, "metric", e->metric, sizeof(e->metric))) < 0)
+	if ((ret = get_metric(y, v, subj, e->metric, sizeof(e->metric))) < 0)
 		return ret;
-	{
-		const char *const *m = gx_summary_metric_names();
-
-		while (*m && strcmp(*m, e->metric))
-			m++;
-		if (!*m && strncmp(e->metric, "model_error_", 12))
-			return gb_yaml_fail(y, v, "%s: unknown metric '%s' (see docs/formats.md, "
-					    "\"Expectations\")", subj, gb_yaml_quote(y, e->metric));
-	}
 	if (!(v = gb_yaml_get(y, n, "algo")))
 		return gb_yaml_fail(y, n, "%s: 'algo' is missing (a name or \"*\")", subj);
 	if ((ret = get_word(y, v, "algo", e->algo, sizeof(e->algo))) < 0)
@@ -96,10 +107,18 @@ static int parse_one(struct gb_yaml *y, const yaml_node_t *n, int idx, struct gx
 			return gb_yaml_fail(y, b, "%s: 'times' is missing", subj);
 		if ((ret = get_num(y, v, "times", &e->value)) < 0)
 			return ret;
-		if (!(v = gb_yaml_get(y, b, "of")))
-			return gb_yaml_fail(y, b, "%s: 'of' is missing (the algorithm compared "
-					    "with)", subj);
-		return get_word(y, v, "of", e->of, sizeof(e->of));
+		e->relative = 1;
+		snprintf(e->bmetric, sizeof(e->bmetric), "%s", e->metric);
+		if (!gb_yaml_get(y, b, "of") && !gb_yaml_get(y, b, "metric"))
+			return gb_yaml_fail(y, b, "%s: a relative bound needs 'of' (the algorithm "
+					    "compared with) or 'metric' (its own metric compared "
+					    "with), or both", subj);
+		if ((v = gb_yaml_get(y, b, "metric")) &&
+		    (ret = get_metric(y, v, subj, e->bmetric, sizeof(e->bmetric))) < 0)
+			return ret;
+		if ((v = gb_yaml_get(y, b, "of")))
+			return get_word(y, v, "of", e->of, sizeof(e->of));
+		return 0;
 	}
 	return get_num(y, b, cmp_names[e->cmp], &e->value);
 }
@@ -183,6 +202,13 @@ static int holds(int cmp, double x, double bound)
 	}
 }
 
+static int no_metric(const struct gx_expect *e, int i, const char *metric, char *err,
+		     size_t errlen)
+{
+	snprintf(err, errlen, "expectation %d (line %d): no metric '%s'", i + 1, e->line, metric);
+	return -EINVAL;
+}
+
 int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s, FILE *out,
 		    char *err, size_t errlen)
 {
@@ -197,38 +223,33 @@ int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s
 				 "campaign", i + 1, e[i].line, e[i].algo);
 			return -EINVAL;
 		}
-		if (e[i].of[0]) {
-			if ((of = algo_of(s, e[i].of)) < 0) {
-				snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in "
-					 "the campaign", i + 1, e[i].line, e[i].of);
-				return -EINVAL;
-			}
-			if (gx_summary_metric(s, of, e[i].metric, &ref) < 0) {
-				snprintf(err, errlen, "expectation %d (line %d): no metric '%s'",
-					 i + 1, e[i].line, e[i].metric);
-				return -EINVAL;
-			}
+		if (e[i].of[0] && (of = algo_of(s, e[i].of)) < 0) {
+			snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in the "
+				 "campaign", i + 1, e[i].line, e[i].of);
+			return -EINVAL;
 		}
 		for (int a = 0; a < s->nalgos; a++) {
-			double v, bound = e[i].of[0] ? e[i].value * ref : e[i].value;
-			char b[128];
+			double v, bound = e[i].value;
+			char b[160];
 			int ok;
 
 			if (!all && strcmp(s->a[a].name, e[i].algo))
 				continue;
 			if (all && a == of)
 				continue;      /* "every algorithm x 0.9 of itself" is not meant */
-			if (gx_summary_metric(s, a, e[i].metric, &v) < 0) {
-				snprintf(err, errlen, "expectation %d (line %d): no metric '%s'",
-					 i + 1, e[i].line, e[i].metric);
-				return -EINVAL;
+			if (gx_summary_metric(s, a, e[i].metric, &v) < 0)
+				return no_metric(&e[i], i, e[i].metric, err, errlen);
+			if (e[i].relative && gx_summary_metric(s, of >= 0 ? of : a, e[i].bmetric,
+							       &ref) < 0)
+				return no_metric(&e[i], i, e[i].bmetric, err, errlen);
+			if (e[i].relative) {
+				bound = e[i].value * ref;
+				snprintf(b, sizeof(b), "%g x %s's %s %.6g = %.6g", e[i].value,
+					 of >= 0 ? e[i].of : s->a[a].name, e[i].bmetric, ref, bound);
+			} else {
+				snprintf(b, sizeof(b), "%.6g", bound);
 			}
 			ok = isfinite(v) && isfinite(bound) && holds(e[i].cmp, v, bound);
-			if (e[i].of[0])
-				snprintf(b, sizeof(b), "%g x %s's %.6g = %.6g", e[i].value, e[i].of,
-					 ref, bound);
-			else
-				snprintf(b, sizeof(b), "%.6g", bound);
 			fprintf(out, "%s %s %s = %.6g %s %s%s\n", ok ? "PASS" : "FAIL", e[i].metric,
 				s->a[a].name, v, cmp_signs[e[i].cmp], b,
 				isfinite(v) && isfinite(bound) ? "" : "  (no data)");

@@ -273,19 +273,41 @@ void gx_run_id(const struct gx_campaign *c, int cond, int algo, int rep, char *b
 int gx_report(const char *dir, int plots, FILE *out, struct gx_summary *s, char *err,
 	      size_t errlen);
 
+/**
+ * gx_report_pool() - one summary over results directories @dirs[0 ..
+ * @ndirs-1] of the same campaign (campaign name; algorithms and conditions
+ * by name), such as one seed per directory when a campaign was run in
+ * parts: every complete run's broadcasts, with each directory's
+ * repetitions renumbered after the previous directory's, so that a
+ * broadcast pairs (improvement, ratio to native) only with one of its own
+ * directory.  Prints the summary, the fidelity line and one line per
+ * directory (results id, seed, scale, dilation, runs) to @out (may be
+ * NULL); writes no file.  @s (optional) receives the summary.
+ * Return: 0, -ENOENT (not a results directory), -EINVAL (@err: another
+ * campaign, an algorithm the first directory lacks), -errno.
+ */
+int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summary *s,
+		   char *err, size_t errlen);
+
 /* ------------------------------------------------------------------ */
 /* Expectations (check.c)                                               */
 /* ------------------------------------------------------------------ */
 
 enum gx_cmp { GX_LE, GX_LT, GX_GE, GX_GT, GX_EQ };
 
-/** One expectation: metric(algo) OP value, or OP times x metric(of). */
+/**
+ * One expectation: metric(algo) OP value, or OP times x bmetric(of), where
+ * a relative bound names another algorithm (@of), another metric
+ * (@bmetric) of the same algorithm, or both.
+ */
 struct gx_expect {
 	char metric[GX_NAME_MAX];
 	char algo[GX_NAME_MAX];   /**< "*": every algorithm */
 	int cmp;                  /**< enum gx_cmp */
-	double value;             /**< the bound, or the factor with @of */
-	char of[GX_NAME_MAX];     /**< "": @value is absolute */
+	double value;             /**< the bound, or the factor of a relative one */
+	int relative;             /**< 1: the bound is @value x bmetric(of) */
+	char of[GX_NAME_MAX];     /**< "": the algorithm itself */
+	char bmetric[GX_NAME_MAX]; /**< the bound's metric: @metric unless named */
 	int line;
 };
 
@@ -293,6 +315,7 @@ struct gx_expect {
  * gx_expect_load() - read an expectation file (docs/formats.md):
  *   - {metric: loaded_mean, algo: adaptive, le: {times: 0.9, of: mpich-g2}}
  *   - {metric: ratio_to_native, algo: "*", le: 1.5}
+ *   - {metric: loaded_mean, algo: mpich-g2, ge: {times: 1.3, metric: unloaded_mean}}
  * @e: a new array of *@n entries (free() it).
  * Return: 0, -EINVAL (@d), -ENOMEM, -errno.
  */

@@ -5,8 +5,8 @@
  *
  *	gridexp run FILE.yaml [--scale F] [--seed N] [--resume DIR] [--only ALGO,...]
  *	            [--out-root DIR] [--prefix P] [--no-plots]
- *	gridexp report DIR [--no-plots]
- *	gridexp check FILE.yaml|DIR --expect EXPECT.yaml [run options]
+ *	gridexp report DIR [DIR...] [--no-plots]
+ *	gridexp check FILE.yaml|DIR [DIR...] --expect EXPECT.yaml [run options]
  *	gridexp slurm FILE.yaml [run options] [--partition P] [--time T] [--no-wait]
  *
  * `slurm` (issue 17) makes the results directory and submits the runs that
@@ -71,8 +71,9 @@ static void usage(FILE *f)
 		"usage: gridexp run FILE.yaml [--scale F] [--dilate K] [--seed N] [--resume DIR]\n"
 		"                   [--only ALGO[,ALGO...]]\n"
 		"                   [--out-root DIR] [--prefix P] [--no-plots] [--dry-run]\n"
-		"       gridexp report DIR [--no-plots]\n"
-		"       gridexp check FILE.yaml|DIR --expect EXPECT.yaml [run options]\n"
+		"       gridexp report DIR [DIR...] [--no-plots]\n"
+		"       gridexp check FILE.yaml|DIR [DIR...] --expect EXPECT.yaml\n"
+		"                     [run options]\n"
 		"       gridexp slurm FILE.yaml [run options] [--partition P] [--time T]\n"
 		"                     [--no-wait]\n"
 		"\n"
@@ -88,9 +89,11 @@ static void usage(FILE *f)
 		"          (repetition k uses seed + k - 1); --prefix names the\n"
 		"          grid (default: gx + a hash of the campaign's name); --dry-run\n"
 		"          checks the campaign and prints its runs and load schedules\n"
-		"  report  summary.json, summary.txt and the plots again, from DIR's files\n"
-		"  check   run the campaign (or take DIR's results) and test expectations;\n"
-		"          exit 1 if one fails\n"
+		"  report  summary.json, summary.txt and the plots again, from DIR's files;\n"
+		"          with several DIRs of one campaign (one seed each, say), one\n"
+		"          summary of all their broadcasts, printed only\n"
+		"  check   run the campaign (or take DIR's results, or several DIRs'\n"
+		"          pooled) and test expectations; exit 1 if one fails\n"
 		"  slurm   the same campaign as a Slurm job array: one run per task, each\n"
 		"          on its own node (as root, gridbed built at this path there), the\n"
 		"          results in OUT-ROOT (or --resume's DIR) on a shared directory;\n"
@@ -219,11 +222,13 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
 	o->file = argv[optind];
+	o->files = (const char *const *)argv + optind;
+	o->nfiles = argc - optind;
 	return 0;
 }
 
@@ -231,6 +236,11 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 static int misplaced(const struct run_opts *o, const char *cmd)
 {
 	int slurm = !strcmp(cmd, "slurm");
+
+	if (o->nfiles > 1 && strcmp(cmd, "check")) {
+		warnx("%s: one campaign file, not %d (%s ...)", cmd, o->nfiles, o->files[1]);
+		return 2;
+	}
 
 	if (!slurm && (o->partition || o->time_limit || o->no_wait)) {
 		warnx("%s: --partition, --time and --no-wait are options of 'gridexp slurm'", cmd);
@@ -275,27 +285,38 @@ static int cmd_slurm(int argc, char **argv)
 static int cmd_report(int argc, char **argv)
 {
 	char err[1024];
-	int plots = 1, ret;
-	const char *dir = NULL;
+	int plots = 1, ret, ndirs = 0;
+	const char **dirs = calloc((size_t)argc, sizeof(*dirs));
 
+	if (!dirs) {
+		warnx("out of memory");
+		return 1;
+	}
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-plots"))
 			plots = 0;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
+			free(dirs);
 			return 0;
-		} else if (argv[i][0] != '-' && !dir)
-			dir = argv[i];
+		} else if (argv[i][0] != '-')
+			dirs[ndirs++] = argv[i];
 		else {
 			usage(stderr);
+			free(dirs);
 			return 2;
 		}
 	}
-	if (!dir) {
+	if (!ndirs) {
 		usage(stderr);
+		free(dirs);
 		return 2;
 	}
-	ret = gx_report(dir, plots, stdout, NULL, err, sizeof(err));
+	if (ndirs > 1)
+		ret = gx_report_pool(dirs, ndirs, stdout, NULL, err, sizeof(err));
+	else
+		ret = gx_report(dirs[0], plots, stdout, NULL, err, sizeof(err));
+	free(dirs);
 	if (ret < 0) {
 		warnx("%s", err);
 		return ret == -ENOENT || ret == -EINVAL ? 2 : 1;
@@ -327,7 +348,22 @@ static int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	dir[0] = '\0';
-	if (stat(o.file, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (o.nfiles > 1) {
+		for (int i = 0; i < o.nfiles; i++)
+			if (stat(o.files[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+				warnx("check: '%s' is not a results directory (several arguments "
+				      "are results directories to pool)", o.files[i]);
+				free(e);
+				return 2;
+			}
+		memset(&s, 0, sizeof(s));
+		ret = gx_report_pool(o.files, o.nfiles, NULL, &s, err, sizeof(err));
+		if (ret < 0) {
+			warnx("%s", err);
+			free(e);
+			return 2;
+		}
+	} else if (stat(o.file, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(dir, sizeof(dir), "%s", o.file);
 	} else {
 		status = do_run(&o, dir, sizeof(dir));
@@ -341,12 +377,14 @@ static int cmd_check(int argc, char **argv)
 			return status;
 		}
 	}
-	memset(&s, 0, sizeof(s));
-	ret = gx_report(dir, 0, NULL, &s, err, sizeof(err));
-	if (ret < 0) {
-		warnx("%s", err);
-		free(e);
-		return 2;
+	if (o.nfiles == 1) {
+		memset(&s, 0, sizeof(s));
+		ret = gx_report(dir, 0, NULL, &s, err, sizeof(err));
+		if (ret < 0) {
+			warnx("%s", err);
+			free(e);
+			return 2;
+		}
 	}
 	ret = gx_expect_check(e, n, &s, stdout, err, sizeof(err));
 	gx_summary_release(&s);

@@ -137,6 +137,8 @@ struct run {
 /** What `run` and `check` were asked (parse_run_opts()). */
 struct run_opts {
 	const char *file;            /* the campaign file (check: or a results directory) */
+	const char *const *files;    /* every positional argument (check: directories to pool) */
+	int nfiles;                  /* how many: 1 but for check */
 	const char *resume;          /* --resume DIR, or NULL */
 	const char *out_root;        /* --out-root (default "results") */
 	const char *prefix;          /* --prefix, or NULL: derive_prefix() */

@@ -223,6 +223,21 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* meta.json and every complete run of @dir into @C (initialised here). */
+static int coll_load(struct coll *C, const char *dir, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(C, 0, sizeof(*C));
+	C->dir = dir;
+	if ((ret = load_meta(C, err, errlen)) < 0)
+		return ret;
+	for (int k = 0; k < C->nruns; k++)
+		if ((ret = read_run(C, &C->runs[k], err, errlen)) < 0)
+			return ret;
+	return 0;
+}
+
 static void coll_release(struct coll *C)
 {
 	json_decref(C->meta);
@@ -396,6 +411,9 @@ static json_t *summary_json(const struct coll *C, const struct gx_summary *s, in
 		json_object_set_new(o, "ratio_to_native", jnum(as->ratio_native));
 		json_object_set_new(o, "ratio_pairs", json_integer(as->ratio_n));
 		json_object_set_new(o, "crossings", jstat(&as->crossings));
+		json_object_set_new(o, "crossings_by_load",
+				    json_pack("{s:o,s:o}", "loaded", jstat(&as->crossings_loaded),
+					      "unloaded", jstat(&as->crossings_unloaded)));
 		for (int m = 0; m < s->nmodels; m++)
 			json_object_set_new(me, s->models[m],
 					    json_pack("{s:i,s:o,s:o}", "n", as->model_err[m].n,
@@ -477,6 +495,20 @@ static void write_setup_text(const struct coll *C, FILE *f)
 /* gx_report()                                                         */
 /* ------------------------------------------------------------------ */
 
+/* The complete and failed runs, in all and per algorithm of @s. */
+static void count_runs(const struct coll *C, struct gx_summary *s, int *complete, int *failed)
+{
+	*complete = *failed = 0;
+	for (int k = 0; k < C->nruns; k++) {
+		const struct run *r = &C->runs[k];
+
+		*complete += r->complete;
+		*failed += r->complete && r->failed;
+		s->a[r->algo].runs += r->complete;
+		s->a[r->algo].failed_runs += r->complete && r->failed;
+	}
+}
+
 int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout, char *err,
 	      size_t errlen)
 {
@@ -488,27 +520,15 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	FILE *f;
 	int ret, complete = 0, failed = 0;
 
-	memset(&C, 0, sizeof(C));
 	memset(&s, 0, sizeof(s));
-	C.dir = dir;
-	if ((ret = load_meta(&C, err, errlen)) < 0)
+	if ((ret = coll_load(&C, dir, err, errlen)) < 0)
 		goto cleanup;
-	for (int k = 0; k < C.nruns; k++)
-		if ((ret = read_run(&C, &C.runs[k], err, errlen)) < 0)
-			goto cleanup;
 	ret = gx_summarize(C.rows, C.nrows, C.algos, C.nalgos, C.mp, C.nmodels, GX_REFERENCE, &s);
 	if (ret < 0) {
 		rfail(err, errlen, "cannot summarise: %s", strerror(-ret));
 		goto cleanup;
 	}
-	for (int k = 0; k < C.nruns; k++) {
-		struct run *r = &C.runs[k];
-
-		complete += r->complete;
-		failed += r->complete && r->failed;
-		s.a[r->algo].runs += r->complete;
-		s.a[r->algo].failed_runs += r->complete && r->failed;
-	}
+	count_runs(&C, &s, &complete, &failed);
 	snprintf(title, sizeof(title), "campaign %s (results %s): %d of %d runs complete, %d "
 		 "failed, %d broadcasts, time dilation x%g%s", C.name, C.stamp, complete, C.nruns,
 		 failed, C.nrows, meta_dilate(&C), meta_dilate(&C) > 1 ? " (times are the "
@@ -582,5 +602,156 @@ cleanup:
 	free(js);
 	free(text);
 	coll_release(&C);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* gx_report_pool(): several results directories of one campaign       */
+/* ------------------------------------------------------------------ */
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && name && !strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+/*
+ * Directory @D's runs and rows appended to @P, with @D's algorithm,
+ * condition and model indices turned into @P's and its repetitions moved
+ * past @repoff (so that a broadcast pairs only with its own directory's).
+ * *@maxrep: @D's largest repetition.
+ */
+static int pool_add(struct coll *P, const struct coll *D, int repoff, int *maxrep, char *err,
+		    size_t errlen)
+{
+	int amap[GX_MAX_ALGOS], cmap[GX_MAX_CONDS], mmap[GX_MAX_MODELS];
+
+	for (int a = 0; a < D->nalgos; a++)
+		if ((amap[a] = name_index(P->algos, P->nalgos, D->algos[a])) < 0)
+			return rfail(err, errlen, "'%s': algorithm '%s' is not in '%s' (pool the "
+				     "results of one campaign)", D->dir, D->algos[a] ?: "?", P->dir);
+	for (int c = 0; c < D->nconds; c++)
+		if ((cmap[c] = name_index(P->conds, P->nconds, D->conds[c])) < 0)
+			return rfail(err, errlen, "'%s': condition '%s' is not in '%s' (pool the "
+				     "results of one campaign)", D->dir, D->conds[c] ?: "?", P->dir);
+	for (int m = 0; m < D->nmodels; m++)
+		mmap[m] = add_model(P, D->models[m]);
+	*maxrep = 0;
+	for (int k = 0; k < D->nruns; k++) {
+		struct run *r = &P->runs[P->nruns++];
+
+		*r = D->runs[k];
+		r->algo = amap[r->algo];
+		r->cond = cmap[r->cond];
+		if (D->runs[k].rep > *maxrep)
+			*maxrep = D->runs[k].rep;
+		r->rep += repoff;
+	}
+	for (int i = 0; i < D->nrows; i++) {
+		struct gx_row *row = &P->rows[P->nrows++];
+
+		*row = D->rows[i];
+		row->algo = amap[row->algo];
+		row->cond = cmap[row->cond];
+		row->rep += repoff;
+		for (int m = 0; m < GX_MAX_MODELS; m++)
+			row->pred[m] = NAN;
+		for (int m = 0; m < D->nmodels; m++)
+			if (mmap[m] >= 0)
+				row->pred[mmap[m]] = D->rows[i].pred[m];
+	}
+	return 0;
+}
+
+int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summary *sout,
+		   char *err, size_t errlen)
+{
+	struct coll *D = NULL, P;
+	struct gx_summary s;
+	char title[512];
+	int ret, nruns = 0, nrows = 0, repoff = 0, complete, failed, same_k = 1;
+
+	memset(&P, 0, sizeof(P));
+	memset(&s, 0, sizeof(s));
+	if (ndirs < 1)
+		return rfail(err, errlen, "no results directory");
+	if (!(D = calloc((size_t)ndirs, sizeof(*D))))
+		return -ENOMEM;
+	for (int d = 0; d < ndirs; d++) {
+		if ((ret = coll_load(&D[d], dirs[d], err, errlen)) < 0)
+			goto cleanup;
+		if (strcmp(D[d].name, D[0].name)) {
+			ret = rfail(err, errlen, "'%s' holds campaign '%s' and '%s' campaign '%s' (pool "
+				    "the results of one campaign)", dirs[d], D[d].name, dirs[0],
+				    D[0].name);
+			goto cleanup;
+		}
+		same_k &= meta_dilate(&D[d]) == meta_dilate(&D[0]);
+		nruns += D[d].nruns;
+		nrows += D[d].nrows;
+	}
+	/* the pool: the first directory's names, every directory's runs and rows */
+	P.dir = dirs[0];
+	snprintf(P.name, sizeof(P.name), "%s", D[0].name);
+	memcpy(P.algos, D[0].algos, sizeof(P.algos));
+	P.nalgos = D[0].nalgos;
+	memcpy(P.conds, D[0].conds, sizeof(P.conds));
+	P.nconds = D[0].nconds;
+	P.runs = calloc((size_t)nruns + 1, sizeof(*P.runs));
+	P.rows = calloc((size_t)nrows + 1, sizeof(*P.rows));
+	P.crows = nrows;
+	if (!P.runs || !P.rows) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (int d = 0; d < ndirs; d++) {
+		int maxrep = 0;
+
+		if ((ret = pool_add(&P, &D[d], repoff, &maxrep, err, errlen)) < 0)
+			goto cleanup;
+		repoff += maxrep;
+	}
+	ret = gx_summarize(P.rows, P.nrows, P.algos, P.nalgos, P.mp, P.nmodels, GX_REFERENCE, &s);
+	if (ret < 0) {
+		rfail(err, errlen, "cannot summarise: %s", strerror(-ret));
+		goto cleanup;
+	}
+	count_runs(&P, &s, &complete, &failed);
+	snprintf(title, sizeof(title), "campaign %s, %d results directories pooled: %d of %d runs "
+		 "complete, %d failed, %d broadcasts, time dilation %s%g%s", P.name, ndirs,
+		 complete, P.nruns, failed, P.nrows, same_k ? "x" : "mixed, the first x",
+		 meta_dilate(&D[0]), same_k && meta_dilate(&D[0]) > 1 ? " (times are the "
+		 "topology's: measured / k)" : "");
+	if (out) {
+		gx_summary_write_text(&s, title, out);
+		fidelity_text(&P, out);
+		fprintf(out, "\npooled (a broadcast pairs only with its own directory's):\n");
+		for (int d = 0; d < ndirs; d++) {
+			json_t *camp = json_object_get(D[d].meta, "campaign");
+			int c = 0;
+
+			for (int k = 0; k < D[d].nruns; k++)
+				c += D[d].runs[k].complete;
+			fprintf(out, "%s: results %s, seed %lld, scale %g, x%g, %d of %d runs "
+				"complete, %d broadcasts\n", dirs[d], D[d].stamp,
+				json_integer_value(json_object_get(camp, "seed")),
+				json_number_value(json_object_get(D[d].meta, "scale")),
+				meta_dilate(&D[d]), c, D[d].nruns, D[d].nrows);
+		}
+	}
+	ret = 0;
+	if (sout) {
+		*sout = s;
+		memset(&s, 0, sizeof(s));
+	}
+cleanup:
+	gx_summary_release(&s);
+	P.meta = NULL;
+	coll_release(&P);
+	for (int d = 0; D && d < ndirs; d++)
+		coll_release(&D[d]);
+	free(D);
 	return ret;
 }

@@ -193,6 +193,14 @@ int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos,
 			if (rows[i].algo == a && isfinite(rows[i].wan_bytes) && rows[i].size > 0)
 				v[n++] = rows[i].wan_bytes / rows[i].size;
 		gx_stat_of(v, n, &as->crossings);
+		for (int l = 1; l >= 0; l--) {
+			n = 0;
+			for (int i = 0; i < nrows; i++)
+				if (rows[i].algo == a && rows[i].loaded == l &&
+				    isfinite(rows[i].wan_bytes) && rows[i].size > 0)
+					v[n++] = rows[i].wan_bytes / rows[i].size;
+			gx_stat_of(v, n, l ? &as->crossings_loaded : &as->crossings_unloaded);
+		}
 
 		for (int m = 0; m < nmodels; m++) {
 			n = 0;
@@ -225,6 +233,7 @@ static const char *const metric_names[] = {
 	"unloaded_mean", "unloaded_median", "improvement_loaded_mean", "improvement_loaded_min",
 	"improvement_loaded_max", "improvement_unloaded_mean", "improvement_unloaded_min",
 	"improvement_unloaded_max", "ratio_to_native", "crossings", "crossings_max",
+	"loaded_crossings", "unloaded_crossings",
 	"fallbacks", "failed_runs", "runs", "mismatches", "broadcasts", NULL,
 };
 
@@ -256,6 +265,10 @@ int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, dou
 	}
 	if (!strcmp(metric, "crossings_max")) {
 		*v = as->crossings.max;
+		return 0;
+	}
+	if (!strcmp(metric, "loaded_crossings") || !strcmp(metric, "unloaded_crossings")) {
+		*v = metric[0] == 'l' ? as->crossings_loaded.mean : as->crossings_unloaded.mean;
 		return 0;
 	}
 	static const struct {

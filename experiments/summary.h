@@ -20,7 +20,8 @@
  *   - ratio to native: sum of t_algo / sum of t_native over the pairs with
  *     native (same condition, repetition, index).
  *   - wide-area crossings: per broadcast, the IP bytes captured on the
- *     wide-area links during it / its payload; mean, min, max.
+ *     wide-area links during it / its payload; mean, min, max, over all
+ *     broadcasts and over the loaded and the unloaded ones apart.
  *   - model error per cost model: (measured - predicted) / predicted per
  *     broadcast with a prediction; mean (signed) and mean of the absolute
  *     values.
@@ -77,6 +78,7 @@ struct gx_algo_summary {
 	double ratio_native;            /**< NAN without native pairs */
 	int ratio_n;
 	struct gx_stat crossings;
+	struct gx_stat crossings_loaded, crossings_unloaded;  /**< the same, apart */
 	struct gx_stat model_err[GX_MAX_MODELS];  /**< signed relative error */
 	struct gx_stat model_abs[GX_MAX_MODELS];  /**< its absolute value */
 	struct gx_size_stat *by_size;
@@ -119,7 +121,8 @@ void gx_summary_release(struct gx_summary *s);
  * names them: n, mean, median, loaded_n, loaded_mean, loaded_median,
  * unloaded_n, unloaded_mean, unloaded_median, improvement_loaded_mean
  * (_min, _max), improvement_unloaded_mean (_min, _max), ratio_to_native,
- * crossings (mean), crossings_max, model_error_<model> (mean absolute
+ * crossings (mean), crossings_max, loaded_crossings, unloaded_crossings
+ * (means), model_error_<model> (mean absolute
  * relative error), fallbacks, failed_runs, runs, mismatches, broadcasts.
  * Return: 0 (*@v may be NAN: no data), -ENOENT (no such metric).
  */

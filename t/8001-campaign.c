@@ -320,6 +320,14 @@ static void test_summary(void)
 	is_double(a->crossings.mean, 3.0, 1e-12, "crossings: mean of wan bytes / size");
 	is_int(a->crossings.n, 5, "  over the captured broadcasts");
 	ok(isnan(s.a[0].crossings.mean) && s.a[0].crossings.n == 0, "no capture: no crossings");
+	is_double(a->crossings_loaded.mean, (2.0 + 3.0) / 2, 1e-12,
+		  "crossings of the loaded broadcasts apart (indexes 1, 2)");
+	is_double(a->crossings_unloaded.mean, (1.0 + 4.0 + 5.0) / 3, 1e-12,
+		  "  and of the unloaded ones (0, 3, 4; repetition 2's has no capture)");
+	ok(gx_summary_metric(&s, 1, "unloaded_crossings", &v) == 0 && v == 10.0 / 3,
+	   "metric unloaded_crossings");
+	ok(gx_summary_metric(&s, 1, "loaded_crossings", &v) == 0 && v == 2.5,
+	   "metric loaded_crossings");
 	is_int(a->model_err[0].n, 5, "model error over the predicted broadcasts");
 	is_double(a->model_err[0].mean, ((1.1 - 1) + (1.5 - 1) + (2 - 1) + (1.2 - 1) + 0) / 5,
 		  1e-12, "signed relative error");
@@ -377,6 +385,49 @@ static void test_expect(void)
 	r = gx_expect_check(e, n, &s, out, err, sizeof(err));
 	is_int(r, 1, "one fails: adaptive 1.5 > 1.2 (mpich-g2 1.0 passes; 1.0 <= 0.9 x 2.0)");
 	free(e);
+	{
+		char *text = NULL;
+		size_t tl = 0;
+		FILE *mf;
+
+		f = fopen(path, "w");
+		fputs("- {metric: loaded_mean, algo: \"*\", ge: {times: 1.3, metric: "
+		      "unloaded_mean}}\n"
+		      "- {metric: unloaded_mean, algo: adaptive, le: {times: 1.05, of: mpich-g2, "
+		      "metric: unloaded_median}}\n", f);
+		fclose(f);
+		r = gx_expect_load(path, &e, &n, &d);
+		ok(r == 0 && n == 2 && e[0].relative && !e[0].of[0] &&
+		   !strcmp(e[0].bmetric, "unloaded_mean") && !strcmp(e[1].of, "mpich-g2") &&
+		   !strcmp(e[1].bmetric, "unloaded_median"),
+		   "a bound on another metric, of the same algorithm or another, parses");
+		mf = open_memstream(&text, &tl);
+		r = gx_expect_check(e, n, &s, mf, err, sizeof(err));
+		fclose(mf);
+		is_int(r, 2, "loaded against unloaded: mpich-g2 2 >= 1.3 x 1, adaptive 1 < 1.3 x "
+		       "1.5; adaptive 1.5 > 1.05 x mpich-g2's median 1");
+		ok(text && strstr(text, "PASS loaded_mean mpich-g2 = 2 >= 1.3 x mpich-g2's "
+				  "unloaded_mean 1 = 1.3\n") &&
+		   strstr(text, "FAIL loaded_mean adaptive = 1 >= 1.3 x adaptive's unloaded_mean "
+			  "1.5 = 1.95\n") &&
+		   strstr(text, "FAIL unloaded_mean adaptive = 1.5 <= 1.05 x mpich-g2's "
+			  "unloaded_median 1 = 1.05\n"), "  and says what it compared:\n%s",
+		   text ? text : "");
+		free(text);
+		free(e);
+	}
+	f = fopen(path, "w");
+	fputs("- {metric: loaded_mean, algo: adaptive, le: {times: 2}}\n", f);
+	fclose(f);
+	r = gx_expect_load(path, &e, &n, &d);
+	ok(r == -EINVAL && d.line == 1 && strstr(d.msg, "needs 'of'"),
+	   "a relative bound that names nothing: %d:%d: %s", d.line, d.col, d.msg);
+	f = fopen(path, "w");
+	fputs("- {metric: loaded_mean, algo: adaptive, le: {times: 2, metric: speed}}\n", f);
+	fclose(f);
+	r = gx_expect_load(path, &e, &n, &d);
+	ok(r == -EINVAL && d.line == 1 && strstr(d.msg, "unknown metric 'speed'"),
+	   "a bound's unknown metric: %d:%d: %s", d.line, d.col, d.msg);
 	f = fopen(path, "w");
 	fputs("- {metric: loaded_mean, algo: adaptive, lte: 3}\n", f);
 	fclose(f);

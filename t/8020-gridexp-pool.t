@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# 8020-gridexp-pool - `gridexp report DIR DIR` and `gridexp check DIR DIR`
+# pool the results directories of one campaign, one seed each (issue 13:
+# Fig. 8's criteria hold "over 3 seeds", and a campaign run in parts leaves
+# one directory per seed).  Two hand-made directories of a campaign "fig8"
+# with mpich-g2, adaptive and mateescu; sizes 1000 bytes:
+#   seed 7: mpich-g2  2.0 loaded, 1.0 unloaded (wide area 10000 B each)
+#           adaptive  1.5 loaded, 1.2 unloaded (wide area 9000 B unloaded)
+#           mateescu  3.0 loaded, 2.0 unloaded
+#   seed 8: mpich-g2  1.0 loaded, 1.0 unloaded (10000 B)
+#           adaptive  1.0 loaded, 0.9 unloaded (11000 B unloaded)
+#           mateescu  not run
+# Pooled, a broadcast pairs only with its own directory's: adaptive's gain
+# under load is (25 + 0) / 2 = 12.5 %, unloaded (-20 + 10) / 2 = -5 %;
+# MPICH-G2's loaded mean 1.5 = 1.5 x its unloaded 1.0; adaptive's unloaded
+# crossings (9 + 11) / 2 = 10 against MPICH-G2's 10.  Paired across the
+# directories instead (both are repetition 1), seed 7's adaptive would meet
+# seed 8's MPICH-G2 too, and the means would differ.
+source "$(dirname "$0")/lib-netns.sh"
+require_cmd python3
+GX=$GRIDBED_BUILD/experiments/gridexp
+[ -x "$GX" ] || bail "gridexp not built at $GX"
+
+tmp=$(mktemp -d /tmp/gb8020.XXXXXX) || bail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+
+plan 17
+
+# make_results DIR NAME SEED SPEC: SPEC is python: {algo: [(t, loaded, wan_bytes)]}
+make_results() {
+	python3 - "$@" <<'PY'
+import json, os, sys
+top, name, seed, spec = sys.argv[1], sys.argv[2], int(sys.argv[3]), eval(sys.argv[4])
+algos = ["mpich-g2", "adaptive", "mateescu"]
+runs = []
+for a, label in enumerate(algos):
+    rid = "paper-%s-r1" % label
+    runs.append({"id": rid, "algo": a, "cond": 0, "rep": 1, "algorithm": label,
+                 "condition": "paper", "load_seed": seed})
+    if label not in spec:
+        continue
+    d = top + "/runs/" + rid
+    os.makedirs(d)
+    open(d + "/complete", "w").close()
+    json.dump({"status": "ok"}, open(d + "/run.json", "w"))
+    with open(d + "/broadcasts.csv", "w") as f, open(d + "/wan.csv", "w") as w:
+        f.write("index,size,start_time,completion_time,load_state\n")
+        w.write("index,size,wan_bytes\n")
+        for i, (t, loaded, wb) in enumerate(spec[label]):
+            f.write("%d,1000,%d,%g,%s\n" % (i, 100 + 10 * i, t,
+                                             "loaded" if loaded else "unloaded"))
+            w.write("%d,1000,%d\n" % (i, wb))
+json.dump({"format": "gridbed-campaign-results", "results_id": "R%d" % seed,
+           "scale": 0.3, "dilate": 10,
+           "campaign": {"name": name, "seed": seed, "scale": 0.3,
+                        "algorithms": [{"label": l} for l in algos],
+                        "conditions": [{"name": "paper"}]},
+           "runs": runs}, open(top + "/meta.json", "w"))
+PY
+}
+
+make_results "$tmp/s7" fig8 7 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
+	'adaptive': [(1.5, 1, 9000), (1.2, 0, 9000)], 'mateescu': [(3.0, 1, 20000), (2.0, 0, 20000)]}"
+make_results "$tmp/s8" fig8 8 "{'mpich-g2': [(1.0, 1, 10000), (1.0, 0, 10000)],
+	'adaptive': [(1.0, 1, 11000), (0.9, 0, 11000)]}"
+make_results "$tmp/other" another 9 "{'mpich-g2': [(1.0, 1, 10000)]}"
+
+out=$("$GX" report "$tmp/s7" "$tmp/s8" 2>&1)
+st=$?
+sed 's/^/# /' <<<"$out"
+is "$st" 0 "report DIR DIR: exit 0"
+like "$out" "^campaign fig8, 2 results directories pooled: 5 of 6 runs complete, 0 failed, 10 broadcasts, time dilation x10" \
+	"  the title says what was pooled"
+like "$out" "^adaptive +12\\.50 \\[0\\.00, 25\\.00\\] \\(2\\) +-5\\.00 \\[-20\\.00, 10\\.00\\] \\(2\\)" \
+	"  adaptive's gains pair within each directory: 12.5 % loaded, -5 % unloaded"
+like "$out" "$tmp/s7: results R7, seed 7, scale 0.3, x10, 3 of 3 runs complete, 6 broadcasts" \
+	"  one line per directory (seed 7)"
+like "$out" "$tmp/s8: results R8, seed 8, scale 0.3, x10, 2 of 3 runs complete, 4 broadcasts" \
+	"  (seed 8)"
+ok "$([ ! -e "$tmp/s7/summary.json" ] && [ ! -e "$tmp/s8/summary.txt" ]; echo $?)" \
+	"  a pooled report writes no file"
+
+out=$("$GX" check "$tmp/s7" "$tmp/s8" --expect "$GRIDBED_SRC/experiments/fig8-expect.yaml" 2>&1)
+st=$?
+sed 's/^/# /' <<<"$out"
+is "$st" 1 "check DIR DIR with fig8-expect.yaml: exit 1 (one criterion fails)"
+like "$out" "^FAIL improvement_loaded_mean adaptive = 12\\.5 >= 19\\.58$" \
+	"  the gain under load, pooled: 12.5 %"
+like "$out" "^PASS loaded_mean mpich-g2 = 1\\.5 >= 1\\.3 x mpich-g2's unloaded_mean 1 = 1\\.3$" \
+	"  MPICH-G2 loaded against its own unloaded mean"
+like "$out" "^PASS unloaded_crossings adaptive = 10 <= 1\\.1 x mpich-g2's unloaded_crossings 10 = 11$" \
+	"  unloaded wide-area bytes, pooled (9 and 11)"
+like "$out" "^PASS improvement_unloaded_mean adaptive = -5 >= -5$" "  unloaded: -5 %, the bound"
+like "$out" "^1 expectation failed$" "  7 of 8 hold"
+
+"$GX" report "$tmp/s7" --no-plots >/dev/null 2>&1
+t "report DIR alone still writes summary.json" test -s "$tmp/s7/summary.json"
+is "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["algorithms"]["adaptive"]["crossings_by_load"]; print(a["loaded"]["mean"], a["unloaded"]["mean"])' "$tmp/s7/summary.json")" \
+	"9.0 9.0" "  with crossings apart for loaded and unloaded broadcasts"
+
+out=$("$GX" report "$tmp/s7" "$tmp/other" 2>&1)
+st=$?
+is "$st:$(wc -l <<<"$out")" "2:1" "another campaign's directory: exit 2, one line"
+like "$out" "'$tmp/other' holds campaign 'another' and '$tmp/s7' campaign 'fig8'" "  naming both"
+
+out=$("$GX" check "$tmp/s7" "$GRIDBED_SRC/experiments/fig8-expect.yaml" \
+	--expect "$GRIDBED_SRC/experiments/fig8-expect.yaml" 2>&1)
+st=$?
+is "$st:$out" "2:gridexp: check: '$GRIDBED_SRC/experiments/fig8-expect.yaml' is not a results directory (several arguments are results directories to pool)" \
+	"check with a file among the directories: exit 2, one line"
