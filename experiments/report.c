@@ -495,9 +495,20 @@ static void write_setup_text(const struct coll *C, FILE *f)
 /* gx_report()                                                         */
 /* ------------------------------------------------------------------ */
 
-/* The complete and failed runs, in all and per algorithm of @s. */
-static void count_runs(const struct coll *C, struct gx_summary *s, int *complete, int *failed)
+/*
+ * The summary of @C's rows into @s, with the complete and failed runs, in
+ * all and per algorithm.
+ */
+static int coll_summarize(const struct coll *C, struct gx_summary *s, int *complete,
+			  int *failed, char *err, size_t errlen)
 {
+	int ret = gx_summarize(C->rows, C->nrows, C->algos, C->nalgos, C->mp, C->nmodels,
+			       GX_REFERENCE, s);
+
+	if (ret < 0) {
+		rfail(err, errlen, "cannot summarise: %s", strerror(-ret));
+		return ret;
+	}
 	*complete = *failed = 0;
 	for (int k = 0; k < C->nruns; k++) {
 		const struct run *r = &C->runs[k];
@@ -507,6 +518,7 @@ static void count_runs(const struct coll *C, struct gx_summary *s, int *complete
 		s->a[r->algo].runs += r->complete;
 		s->a[r->algo].failed_runs += r->complete && r->failed;
 	}
+	return 0;
 }
 
 int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout, char *err,
@@ -523,12 +535,8 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	memset(&s, 0, sizeof(s));
 	if ((ret = coll_load(&C, dir, err, errlen)) < 0)
 		goto cleanup;
-	ret = gx_summarize(C.rows, C.nrows, C.algos, C.nalgos, C.mp, C.nmodels, GX_REFERENCE, &s);
-	if (ret < 0) {
-		rfail(err, errlen, "cannot summarise: %s", strerror(-ret));
+	if ((ret = coll_summarize(&C, &s, &complete, &failed, err, errlen)) < 0)
 		goto cleanup;
-	}
-	count_runs(&C, &s, &complete, &failed);
 	snprintf(title, sizeof(title), "campaign %s (results %s): %d of %d runs complete, %d "
 		 "failed, %d broadcasts, time dilation x%g%s", C.name, C.stamp, complete, C.nruns,
 		 failed, C.nrows, meta_dilate(&C), meta_dilate(&C) > 1 ? " (times are the "
@@ -713,12 +721,8 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 			goto cleanup;
 		repoff += maxrep;
 	}
-	ret = gx_summarize(P.rows, P.nrows, P.algos, P.nalgos, P.mp, P.nmodels, GX_REFERENCE, &s);
-	if (ret < 0) {
-		rfail(err, errlen, "cannot summarise: %s", strerror(-ret));
+	if ((ret = coll_summarize(&P, &s, &complete, &failed, err, errlen)) < 0)
 		goto cleanup;
-	}
-	count_runs(&P, &s, &complete, &failed);
 	snprintf(title, sizeof(title), "campaign %s, %d results directories pooled: %d of %d runs "
 		 "complete, %d failed, %d broadcasts, time dilation %s%g%s", P.name, ndirs,
 		 complete, P.nruns, failed, P.nrows, same_k ? "x" : "mixed, the first x",

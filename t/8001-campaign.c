@@ -357,6 +357,19 @@ static void test_summary(void)
 	   "a row of an unknown algorithm is refused");
 }
 
+/* Writes @text to @path and loads it as an expectation file. */
+static int load_text(const char *path, const char *text, struct gx_expect **e, int *n,
+		     struct gb_diag *d)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		bail("cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+	return gx_expect_load(path, e, n, d);
+}
+
 static void test_expect(void)
 {
 	static const char *const algos[] = { "mpich-g2", "adaptive" };
@@ -416,34 +429,21 @@ static void test_expect(void)
 		free(text);
 		free(e);
 	}
-	f = fopen(path, "w");
-	fputs("- {metric: loaded_mean, algo: adaptive, le: {times: 2}}\n", f);
-	fclose(f);
-	r = gx_expect_load(path, &e, &n, &d);
+	r = load_text(path, "- {metric: loaded_mean, algo: adaptive, le: {times: 2}}\n",
+		      &e, &n, &d);
 	ok(r == -EINVAL && d.line == 1 && strstr(d.msg, "needs 'of'"),
 	   "a relative bound that names nothing: %d:%d: %s", d.line, d.col, d.msg);
-	f = fopen(path, "w");
-	fputs("- {metric: loaded_mean, algo: adaptive, le: {times: 2, metric: speed}}\n", f);
-	fclose(f);
-	r = gx_expect_load(path, &e, &n, &d);
+	r = load_text(path, "- {metric: loaded_mean, algo: adaptive, le: {times: 2, "
+		      "metric: speed}}\n", &e, &n, &d);
 	ok(r == -EINVAL && d.line == 1 && strstr(d.msg, "unknown metric 'speed'"),
 	   "a bound's unknown metric: %d:%d: %s", d.line, d.col, d.msg);
-	f = fopen(path, "w");
-	fputs("- {metric: loaded_mean, algo: adaptive, lte: 3}\n", f);
-	fclose(f);
-	r = gx_expect_load(path, &e, &n, &d);
+	r = load_text(path, "- {metric: loaded_mean, algo: adaptive, lte: 3}\n", &e, &n, &d);
 	ok(r == -EINVAL && d.line == 1 && d.col == 41 && strstr(d.msg, "unknown key 'lte'"),
 	   "a misspelt comparison: %d:%d: %s", d.line, d.col, d.msg);
-	f = fopen(path, "w");
-	fputs("- {metric: speed, algo: adaptive, le: 3}\n", f);
-	fclose(f);
-	r = gx_expect_load(path, &e, &n, &d);
+	r = load_text(path, "- {metric: speed, algo: adaptive, le: 3}\n", &e, &n, &d);
 	ok(r == -EINVAL && d.line == 1 && d.col == 12 && strstr(d.msg, "unknown metric 'speed'"),
 	   "an unknown metric: %d:%d: %s", d.line, d.col, d.msg);
-	f = fopen(path, "w");
-	fputs("- {metric: mean, algo: phoenix, le: 3}\n", f);
-	fclose(f);
-	r = gx_expect_load(path, &e, &n, &d);
+	r = load_text(path, "- {metric: mean, algo: phoenix, le: 3}\n", &e, &n, &d);
 	ok(r == 0 && gx_expect_check(e, n, &s, out, err, sizeof(err)) == -EINVAL &&
 	   strstr(err, "no algorithm 'phoenix'"), "an algorithm the campaign lacks: %s", err);
 	free(e);
