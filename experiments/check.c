@@ -107,7 +107,6 @@ static int parse_one(struct gb_yaml *y, const yaml_node_t *n, int idx, struct gx
 			return gb_yaml_fail(y, b, "%s: 'times' is missing", subj);
 		if ((ret = get_num(y, v, "times", &e->value)) < 0)
 			return ret;
-		e->relative = 1;
 		snprintf(e->bmetric, sizeof(e->bmetric), "%s", e->metric);
 		if (!gb_yaml_get(y, b, "of") && !gb_yaml_get(y, b, "metric"))
 			return gb_yaml_fail(y, b, "%s: a relative bound needs 'of' (the algorithm "
@@ -239,10 +238,10 @@ int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s
 				continue;      /* "every algorithm x 0.9 of itself" is not meant */
 			if (gx_summary_metric(s, a, e[i].metric, &v) < 0)
 				return no_metric(&e[i], i, e[i].metric, err, errlen);
-			if (e[i].relative && gx_summary_metric(s, of >= 0 ? of : a, e[i].bmetric,
+			if (e[i].bmetric[0] && gx_summary_metric(s, of >= 0 ? of : a, e[i].bmetric,
 							       &ref) < 0)
 				return no_metric(&e[i], i, e[i].bmetric, err, errlen);
-			if (e[i].relative) {
+			if (e[i].bmetric[0]) {
 				bound = e[i].value * ref;
 				snprintf(b, sizeof(b), "%g x %s's %s %.6g = %.6g", e[i].value,
 					 of >= 0 ? e[i].of : s->a[a].name, e[i].bmetric, ref, bound);

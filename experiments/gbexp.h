@@ -305,9 +305,9 @@ struct gx_expect {
 	char algo[GX_NAME_MAX];   /**< "*": every algorithm */
 	int cmp;                  /**< enum gx_cmp */
 	double value;             /**< the bound, or the factor of a relative one */
-	int relative;             /**< 1: the bound is @value x bmetric(of) */
 	char of[GX_NAME_MAX];     /**< "": the algorithm itself */
-	char bmetric[GX_NAME_MAX]; /**< the bound's metric: @metric unless named */
+	char bmetric[GX_NAME_MAX]; /**< a relative bound's metric (@metric unless
+				       named); "": @value is absolute */
 	int line;
 };
 

@@ -286,37 +286,29 @@ static int cmd_report(int argc, char **argv)
 {
 	char err[1024];
 	int plots = 1, ret, ndirs = 0;
-	const char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	const char *dirs[argc];
 
-	if (!dirs) {
-		warnx("out of memory");
-		return 1;
-	}
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-plots"))
 			plots = 0;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
-			free(dirs);
 			return 0;
 		} else if (argv[i][0] != '-')
 			dirs[ndirs++] = argv[i];
 		else {
 			usage(stderr);
-			free(dirs);
 			return 2;
 		}
 	}
 	if (!ndirs) {
 		usage(stderr);
-		free(dirs);
 		return 2;
 	}
 	if (ndirs > 1)
 		ret = gx_report_pool(dirs, ndirs, stdout, NULL, err, sizeof(err));
 	else
 		ret = gx_report(dirs[0], plots, stdout, NULL, err, sizeof(err));
-	free(dirs);
 	if (ret < 0) {
 		warnx("%s", err);
 		return ret == -ENOENT || ret == -EINVAL ? 2 : 1;
@@ -348,6 +340,7 @@ static int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	dir[0] = '\0';
+	memset(&s, 0, sizeof(s));
 	if (o.nfiles > 1) {
 		for (int i = 0; i < o.nfiles; i++)
 			if (stat(o.files[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -356,35 +349,28 @@ static int cmd_check(int argc, char **argv)
 				free(e);
 				return 2;
 			}
-		memset(&s, 0, sizeof(s));
 		ret = gx_report_pool(o.files, o.nfiles, NULL, &s, err, sizeof(err));
-		if (ret < 0) {
-			warnx("%s", err);
-			free(e);
-			return 2;
-		}
-	} else if (stat(o.file, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(dir, sizeof(dir), "%s", o.file);
 	} else {
-		status = do_run(&o, dir, sizeof(dir));
-		/* --dry-run ran nothing: there is nothing to check */
-		if (status == 0 && o.dry) {
-			free(e);
-			return 0;
+		if (stat(o.file, &st) == 0 && S_ISDIR(st.st_mode)) {
+			snprintf(dir, sizeof(dir), "%s", o.file);
+		} else {
+			status = do_run(&o, dir, sizeof(dir));
+			/* --dry-run ran nothing: there is nothing to check */
+			if (status == 0 && o.dry) {
+				free(e);
+				return 0;
+			}
+			if (status == 2 || status >= 128) {
+				free(e);
+				return status;
+			}
 		}
-		if (status == 2 || status >= 128) {
-			free(e);
-			return status;
-		}
-	}
-	if (o.nfiles == 1) {
-		memset(&s, 0, sizeof(s));
 		ret = gx_report(dir, 0, NULL, &s, err, sizeof(err));
-		if (ret < 0) {
-			warnx("%s", err);
-			free(e);
-			return 2;
-		}
+	}
+	if (ret < 0) {
+		warnx("%s", err);
+		free(e);
+		return 2;
 	}
 	ret = gx_expect_check(e, n, &s, stdout, err, sizeof(err));
 	gx_summary_release(&s);

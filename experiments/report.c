@@ -752,8 +752,7 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 	}
 cleanup:
 	gx_summary_release(&s);
-	P.meta = NULL;
-	coll_release(&P);
+	coll_release(&P);       /* P has no meta.json of its own: D[0]'s names */
 	for (int d = 0; D && d < ndirs; d++)
 		coll_release(&D[d]);
 	free(D);

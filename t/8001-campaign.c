@@ -410,7 +410,7 @@ static void test_expect(void)
 		      "metric: unloaded_median}}\n", f);
 		fclose(f);
 		r = gx_expect_load(path, &e, &n, &d);
-		ok(r == 0 && n == 2 && e[0].relative && !e[0].of[0] &&
+		ok(r == 0 && n == 2 && e[0].bmetric[0] && !e[0].of[0] &&
 		   !strcmp(e[0].bmetric, "unloaded_mean") && !strcmp(e[1].of, "mpich-g2") &&
 		   !strcmp(e[1].bmetric, "unloaded_median"),
 		   "a bound on another metric, of the same algorithm or another, parses");
