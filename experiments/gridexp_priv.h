@@ -15,6 +15,7 @@
  *	                   gridemu mpirun of synthapp, run.json, the complete marker
  *	gridexp_capture.c  one run's wide-area counters (libgbcapture)
  *	gridexp_fidelity.c one run's fidelity monitor (emulator/fidelity.h)
+ *	gridexp_tcpstat.c  one run's hosts' TCP counters (emulator/tcpstat.h)
  *	gridexp_oracle.c   `monitor: {oracle: true}`: the configured matrix, with
  *	                   the loads that are on applied (a perfect monitor)
  *	gridexp_meta.c     the results directory and its meta.json (sessions)
@@ -132,6 +133,13 @@ struct run {
 	int nfid, cfid;              /* ... taken, room for */
 	struct tq_hist *fid_h0;      /* the delay line's lateness histogram at the first one */
 	double fid_last;             /* when the last periodic one was taken */
+	FILE *tcpf;                  /* tcp.csv's rows (gridexp_tcpstat.c), into tcpbuf ... */
+	char *tcpbuf;                /* ... (open_memstream()) ... */
+	size_t tcplen;               /* ... of this length */
+	uint64_t *tcp_v;             /* every node's counters at each sample (GB_TS_N each) */
+	double *tcp_t;               /* when each sample was taken */
+	int ntcp, ctcp;              /* samples taken, room for */
+	double tcp_last;             /* when the last one was taken */
 };
 
 /** What `run` and `check` were asked (parse_run_opts()). */
@@ -276,6 +284,24 @@ void fidelity_tick(struct runner *R, struct run *r);
  * monitor never started.  Frees the samples.
  */
 json_t *fidelity_finish(struct runner *R, struct run *r);
+
+/* gridexp_tcpstat.c */
+
+/** tcpstat_start() - tcp.csv's header and a first sample of every host (with fidelity_start()). */
+void tcpstat_start(struct runner *R, struct run *r);
+
+/** tcpstat_tick() - a sample when TCP_PERIOD has passed since the last (after _start()). */
+void tcpstat_tick(struct runner *R, struct run *r);
+
+/**
+ * tcpstat_finish() - the last sample; tcp.csv and tcp-broadcasts.csv (one
+ * row per broadcast of broadcasts.csv).  Frees the samples.  Nothing when
+ * tcpstat_start() never ran or failed.
+ */
+void tcpstat_finish(struct runner *R, struct run *r);
+
+/** tcpstat_release() - free the samples without writing anything; safe to call twice. */
+void tcpstat_release(struct run *r);
 
 /* gridexp_meta.c */
 

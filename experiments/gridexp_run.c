@@ -491,11 +491,14 @@ int run_one(struct runner *R, struct run *r)
 			}
 			if (r->go && write_go(R, r) < 0)
 				warnx("cannot write %s/go.json", r->tmp);
-			if (r->go)
+			if (r->go) {
 				fidelity_start(R, r);
+				tcpstat_start(R, r);
+			}
 		}
 		capture_sample(R, r, 0);
 		fidelity_tick(R, r);
+		tcpstat_tick(R, r);
 		oracle_tick(R, r);
 		if (t - last_mon > 0.25) {
 			matrix_poll(R);
@@ -529,6 +532,7 @@ int run_one(struct runner *R, struct run *r)
 	if (exists(path))
 		gx_wan_compute(r->tmp);
 	json_t *fid = fidelity_finish(R, r);
+	tcpstat_finish(R, r);
 	matrix_poll(R);
 	status_of(&r->mpirun, r->status, sizeof(r->status), interrupted);
 	reason[0] = '\0';
