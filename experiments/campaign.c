@@ -155,17 +155,35 @@ static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 		return fail(c, n, "algorithm '%s' is too long", quote(c, s));
 	memset(a, 0, sizeof(*a));
 	snprintf(a->label, sizeof(a->label), "%s", s);
-	/* "ALGO@SEGMENT": the same algorithm with its own segment size */
+	/* "ALGO@SEGMENT[:STRIPES]": the same algorithm with its own segment size
+	 * (and the trees its segments go down, GRIDBED_STRIPES) */
 	a->segment = NAN;
 	snprintf(name, sizeof(name), "%s", s);
 	if ((at = strchr(s, '@'))) {
+		char seg[GX_NAME_MAX], *k;
+
 		name[at - s] = 0;
-		if (gb_parse_segment(at + 1, &a->segment) < 0)
+		snprintf(seg, sizeof(seg), "%s", at + 1);
+		if ((k = strchr(seg, ':'))) {
+			char *end;
+			long v = strtol(k + 1, &end, 10);
+
+			if (!k[1] || *end || v < 1 || v > GB_STRIPES_MAX)
+				return fail(c, n, "algorithm '%s': '%s' is not a number of stripes "
+					    "(1 to %d)", quote(c, s), quote(c, k + 1),
+					    GB_STRIPES_MAX);
+			a->stripes = (int)v;
+			*k = 0;
+		}
+		if (gb_parse_segment(seg, &a->segment) < 0)
 			return fail(c, n, "algorithm '%s': '%s' is not a segment size (auto, 0, "
-				    "or bytes such as 64K)", quote(c, s), quote(c, at + 1));
+				    "or bytes such as 64K)", quote(c, s), quote(c, seg));
 		if (!strcmp(name, "native"))
 			return fail(c, n, "algorithm '%s': native is OpenMPI's own broadcast, "
 				    "which gridbed does not segment", quote(c, s));
+		if (a->stripes > 1 && a->segment == 0)
+			return fail(c, n, "algorithm '%s': stripes carry segments, and @0 sends "
+				    "whole messages", quote(c, s));
 	}
 	s = name;
 	if (!strcmp(s, "native")) {
@@ -292,7 +310,7 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 {
 	static const char *const keys[] = { "root", "broadcasts", "size", "gap", "sizes", "reps",
 					    "warmup", "fail_rank", "fail_at", "fail_algo", "start",
-					    "wait", "segment", NULL };
+					    "wait", "segment", "stripes", NULL };
 	struct gx_app *app = &c->c->app;
 	struct gx_pattern *p = &app->pat;
 	const yaml_node_t *x, *gap;
@@ -302,6 +320,7 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 	memset(app, 0, sizeof(*app));
 	app->warmup = 1;
 	app->segment = GB_SEG_AUTO;
+	app->stripes = 1;
 	app->fail_rank = app->fail_at = -1;
 	p->broadcasts = 60;          /* "about 60 broadcasts" (seed 000 s3) */
 	p->reps = 1;
@@ -392,6 +411,9 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 	if ((x = get(c, v, "segment")) && (!sval(x) || gb_parse_segment(sval(x), &app->segment) < 0))
 		return fail(c, x, "segment %s is not auto, 0 or a size in bytes (64K)",
 			    str_or_kind(c, x));
+	if ((x = get(c, v, "stripes")) &&
+	    (ret = get_int(c, x, "stripes", 1, GB_STRIPES_MAX, &app->stripes)) < 0)
+		return ret;
 	return 0;
 }
 
@@ -791,6 +813,8 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 				 cp->advisor_planner);
 		if (isnan(cp->algos[i].segment))
 			cp->algos[i].segment = cp->app.segment;
+		if (!cp->algos[i].stripes)
+			cp->algos[i].stripes = cp->app.stripes;
 	}
 	if ((x = get(c, root, "timeout"))) {
 		if ((ret = get_duration(c, x, "timeout", &cp->timeout)) < 0)

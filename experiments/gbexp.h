@@ -49,6 +49,9 @@ extern "C" {
  * @segment: the GRIDBED_SEGMENT value: bytes per segment, 0 whole
  *           messages, GB_SEG_AUTO the root's choice; from the label's
  *           "@SEGMENT", else the application's `segment`
+ * @stripes: the GRIDBED_STRIPES value (1 .. GB_STRIPES_MAX): the trees a
+ *           segmented message goes down; from the label's "@SEGMENT:K",
+ *           else the application's `stripes`
  */
 struct gx_algo {
 	char label[GX_NAME_MAX];
@@ -56,6 +59,7 @@ struct gx_algo {
 	char planner[GX_NAME_MAX];
 	int monitor, advisor;
 	double segment;
+	int stripes;
 };
 
 
@@ -96,6 +100,7 @@ struct gx_app {
 	int start_clock;          /**< `start: clock`: every rank calls at the planned time, no barrier */
 	int wait_sleep;           /**< `wait: sleep`: libgridbcast's ranks wait asleep (GRIDBED_BCAST_WAIT) */
 	double segment;           /**< `segment`: every algorithm's unless its label says (GB_SEG_AUTO) */
+	int stripes;              /**< `stripes`: every algorithm's unless its label says (1) */
 };
 
 /**

@@ -289,6 +289,8 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 		add_arg(env, &e, "GRIDBED_SEGMENT=auto");
 	else
 		add_arg(env, &e, "GRIDBED_SEGMENT=%.0f", a->segment);
+	/* always set, so that a GRIDBED_STRIPES of the caller's shell does not leak in */
+	add_arg(env, &e, "GRIDBED_STRIPES=%d", a->stripes > 1 ? a->stripes : 1);
 	if (!getenv("PMIX_MCA_gds"))   /* PLATFORM.md: many orteds on one box */
 		add_arg(env, &e, "PMIX_MCA_gds=hash");
 	env[e] = NULL;

@@ -331,7 +331,7 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 	for (int m = 0; m < gb_ncostmodels; m++)
 		fprintf(f, ",pred_%s", gb_costmodels[m].name);
 	fprintf(f, ",load_state,condition,rep,planned_start,late,bcast,used,tree_via,model,"
-		"pred_model,hdr_bytes,fallback,mismatches,ranks,seg_bytes,dilate\n");
+		"pred_model,hdr_bytes,fallback,mismatches,ranks,seg_bytes,dilate,stripes\n");
 	for (int i = 0; i < nrows; i++) {
 		const struct brow *r = &rows[i];
 
@@ -353,8 +353,9 @@ static void write_rows(const struct opts *o, const struct brow *rows, int nrows,
 		gb_csv_field(f, r->model);
 		fputc(',', f);
 		gb_csv_field(f, r->pred_model);
-		fprintf(f, ",%llu,%d,%lld,%d,%.0f,%g\n", r->hdr_bytes, r->fallback, r->mismatches,
-			nranks, r->seg_bytes, o->dilate);
+		fprintf(f, ",%llu,%d,%lld,%d,%.0f,%g,%d\n", r->hdr_bytes, r->fallback,
+			r->mismatches, nranks, r->seg_bytes, o->dilate,
+			r->stripes > 1 ? r->stripes : 1);
 	}
 	rows_put(f, &buf, &len, o, "broadcasts.csv", sync);
 

@@ -97,6 +97,7 @@ int read_record(struct models *M, const char *path, double size, struct brow *r,
 		 json_string_value(json_object_get(j, "model")) ?: "");
 	r->hdr_bytes = (unsigned long long)json_integer_value(json_object_get(j, "hdr_bytes"));
 	r->seg_bytes = json_number_value(json_object_get(j, "seg_bytes"));
+	r->stripes = (int)json_integer_value(json_object_get(j, "stripes"));   /* 0 if absent */
 	r->fallback = json_is_true(json_object_get(j, "fallback"));
 	ch = json_object_get(j, "children");
 	ret = 0;
@@ -150,7 +151,7 @@ void predict(struct models *M, const struct gb_tree *t, struct brow *r)
 	/* what the planners see at this size (core/nm_tcp.c) */
 	if (!m || gb_nm_for_size(&ms, m, (double)r->size) < 0)
 		return;
-	gb_cost_all(&ms, t, r->size, r->seg_bytes, r->pred);
+	gb_cost_all_stripes(&ms, t, r->size, r->seg_bytes, r->stripes, r->pred);
 	gb_nm_release(&ms);
 }
 

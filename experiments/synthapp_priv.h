@@ -39,6 +39,7 @@ struct brow {
 	char tree_via[48], model[256], pred_model[256], used[64];
 	unsigned long long hdr_bytes;
 	double seg_bytes;       /* bytes per segment the root used, 0: whole */
+	int stripes;            /* trees the segments went down (the record's; 1: one) */
 	int *parent;            /* n entries, -1 unknown */
 	struct times *t;        /* n entries */
 	double *psend;          /* n entries: when its parent began the send to it */

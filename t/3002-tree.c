@@ -181,9 +181,59 @@ static void test_io(void)
 	gb_nm_release(&m);
 }
 
+/*
+ * Stripes (issue 14): groups {0 root, 1, 2}, {3, 4, 5}, {6, 7}, 8 in none.
+ *	0 -> 1, 3;  1 -> 2;  3 -> 4, 6;  4 -> 5;  6 -> 7;  7 -> 8
+ * stripe 1 rotates 1<->2, 3->4->5->3, 6<->7; 0 and 8 stay:
+ *	0 -> 2, 4;  2 -> 1;  4 -> 5, 7;  5 -> 3;  7 -> 6;  6 -> 8
+ */
+static void test_stripe(void)
+{
+	int par[9] = { -1, 0, 1, 0, 3, 4, 3, 6, 7 }, grp[9] = { 0, 0, 0, 1, 1, 1, 2, 2, -1 };
+	int w0[] = { 2, 4 }, w2[] = { 1 }, w4[] = { 5, 7 }, w5[] = { 3 }, w7[] = { 6 }, w6[] = { 8 };
+	struct gb_tree t, x = { 0 }, y = { 0 };
+	int heads[3], ok_all = 1;
+
+	if (gb_tree_init(&t, 9, 0) < 0 || gb_tree_from_parents(&t, par, NULL) < 0)
+		bail("init");
+	is_int(gb_tree_stripe(&t, grp, 1, &x), 0, "stripe 1");
+	ok(children_are(&x, 0, w0, 2) && children_are(&x, 2, w2, 1) && children_are(&x, 4, w4, 2) &&
+	   children_are(&x, 5, w5, 1) && children_are(&x, 7, w7, 1) && children_are(&x, 6, w6, 1),
+	   "  every group's members other than the root rotated by one, send orders kept");
+	ok(x.root == 0 && x.nchild[8] == 0 && x.parent[8] == 6,
+	   "  the root and the node of no group keep their places");
+	is_int(gb_tree_check(&x, NULL, 0), 0, "  a valid tree");
+	gb_tree_release(&x);
+	is_int(gb_tree_stripe(&t, grp, 0, &x), 0, "stripe 0");
+	ok(gb_tree_equal(&x, &t), "  is the tree itself");
+	gb_tree_release(&x);
+	is_int(gb_tree_stripe(&t, grp, 6, &x), 0, "stripe 6");
+	ok(gb_tree_equal(&x, &t), "  is the tree itself (6 = 0 mod 2 and mod 3)");
+	is_int(gb_tree_stripe(&t, NULL, 1, &y), 0, "no groups");
+	ok(gb_tree_equal(&y, &t), "  a copy");
+	/* where the root's edge enters group {3, 4, 5}: a different host in
+	 * each of three stripes */
+	for (int s = 0; s < 3; s++) {
+		gb_tree_release(&x);
+		if (gb_tree_stripe(&t, grp, s, &x) < 0)
+			bail("stripe %d", s);
+		heads[s] = x.child[x.cstart[0] + 1];
+		ok_all &= grp[heads[s]] == 1;
+	}
+	ok(ok_all && heads[0] == 3 && heads[1] == 4 && heads[2] == 5,
+	   "three stripes enter a group of three at three hosts (%d, %d, %d)", heads[0], heads[1],
+	   heads[2]);
+	is_int(gb_tree_stripe(&t, grp, -1, &x), -EINVAL, "a negative stripe: -EINVAL");
+	is_int(gb_tree_stripe(&t, grp, 1, &t), -EINVAL, "in place: -EINVAL");
+	gb_tree_release(&x);
+	gb_tree_release(&y);
+	gb_tree_release(&t);
+}
+
 int main(void)
 {
 	test_build_check();
+	test_stripe();
 	test_binomial();
 	test_io();
 	return done_testing();

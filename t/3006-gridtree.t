@@ -47,6 +47,20 @@ like "$arr" "^  c2-1 +0\.000000 +0\.000000 +0\.000000$" "--arrivals: the root ha
 last=$(printf "%s\n" "$arr" | awk "/^  c[0-9]/ && \$4 > m { m = \$4 } END { printf \"%.6f\", m }")
 like "$out" "^  contention +[0-9.]+ s +$last s" "--arrivals: the last contention arrival is the completion ($last s)"
 
+# --stripes K (issue 14): a third column, the root's segments down K trees,
+# from the contention model only; the arrivals are that schedule's
+out=$("$GT" plan --algo pipeline --topo "$TG" --root c2-1 --size 1M --arrivals --stripes 2); st=$?
+is "$st" 0 "plan --stripes 2"
+like "$out" "^  contention +[0-9.]+ s +[0-9.]+ s +[0-9.]+ s" "--stripes: the contention model predicts the stripes"
+like "$out" "^  mateescu +[0-9.]+ s +[0-9.]+ s +- *$" "--stripes: a one-port model does not"
+arr=$(printf "%s\n" "$out" | sed -n "/^arrivals/,\$p")
+last=$(printf "%s\n" "$arr" | awk "/^  c[0-9]/ && \$4 > m { m = \$4 } END { printf \"%.6f\", m }")
+like "$out" "^  contention +[0-9.]+ s +[0-9.]+ s +$last s" "--stripes --arrivals: the last contention arrival is the striped completion ($last s)"
+like "$arr" "^  c2-2 +- +- +[0-9.]+$" "--stripes --arrivals: no one-port arrivals"
+err=$("$GT" plan --algo pipeline --topo "$TG" --root c2-1 --size 1M --stripes 17 2>&1 >/dev/null); st=$?
+is "$st" 2 "--stripes 17: a usage error"
+like "$err" "stripes '17' is not a number of trees from 1 to 16" "  and it says so"
+
 err=$("$GT" plan --algo flat --topo "$TG" --root c2-1 --size 1 --arrivals --format json 2>&1 >/dev/null); st=$?
 is "$st" 2 "--arrivals with --format json: a usage error"
 like "$err" "--arrivals goes with the text format only" "  and it says so"

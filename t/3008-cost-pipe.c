@@ -20,7 +20,11 @@
  *     a link in inverse proportion to their round trips; about twice
  *     Mateescu's where two pipelines cross one uplink;
  *     gb_cost_plogp_seg() sends a coordinator's wide-area segments before
- *     its cluster's; both are their unsegmented model for one segment.
+ *     its cluster's; both are their unsegmented model for one segment;
+ *   - gb_cost_contention_stripes(): two stripes into a cluster of two,
+ *     worked by hand (the root's flows share its NIC; a node forwards its
+ *     segments in order), one stripe is the segmented schedule, and the
+ *     one-port models do not predict stripes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +75,7 @@ int main(void)
 	const double L = 0.01, B = 1e6, o = 1e-4;
 	int par3[3] = { -1, 0, 0 };
 
-	plan(28);
+	plan(34);
 
 	/* a chain of 4 hops (5 nodes), 1 MB in 10 segments of 100 kB */
 	uniform(&m, 5, L, B, o);
@@ -263,6 +267,53 @@ int main(void)
 		gb_tree_release(&t);
 		m.nclusters = m.nsites = 1;
 		for (int v = 2; v < 4; v++)
+			m.nodes[v].cluster = m.nodes[v].site = 0;
+		gb_nm_release(&m);
+	}
+
+	/* striped (issue 14): root 0 alone in cluster and site 0, nodes 1 and 2
+	 * in cluster and site 1; 0 -> 1, 2 at B (latency L), 1 <-> 2 at
+	 * B2 = 10 B (latency l), o = 0; a message of m in 2 segments.  Stripe 0
+	 * is 0 -> 1 -> 2 (segment 0), stripe 1 is 0 -> 2 -> 1 (segment 1).
+	 * Both leave 0 at once and share its NIC (and cluster 1's way in),
+	 * B/2 each, so 1 has segment 0 and 2 has segment 1 at m/B + L; 1
+	 * forwards segment 0 to 2 at once; 2 forwards in order, so segment 1
+	 * waits for segment 0: 2 has both at m/B + L + m/(2 B2) + l, 1 at
+	 * m/B + L + m/B2 + 2l.  One stripe (0 -> 1 -> 2): 1 has both at
+	 * m/B + L, 2 at m/B + L + m/(2 B2) + l. */
+	{
+		const double B2 = 1e7, l = 0.001, msg = 1e6;
+		double p[8];
+		int par[3] = { -1, 0, 1 };
+
+		uniform(&m, 3, L, B, 0);
+		m.lat[1 * 3 + 2] = m.lat[2 * 3 + 1] = l;
+		m.bw[1 * 3 + 2] = m.bw[2 * 3 + 1] = B2;
+		m.nclusters = m.nsites = 2;
+		for (int v = 1; v < 3; v++)
+			m.nodes[v].cluster = m.nodes[v].site = 1;
+		tree(&t, par, 3);
+		is_double(gb_cost_contention_stripes(&m, &t, 2, msg, msg / 2, arr),
+			  msg / B + L + msg / B2 + 2 * l, 1e-9,
+			  "2 stripes: the root's two flows share its NIC, and a node forwards in order");
+		ok(fabs(arr[2] - (msg / B + L + msg / (2 * B2) + l)) < 1e-9 &&
+		   fabs(arr[1] - (msg / B + L + msg / B2 + 2 * l)) < 1e-9,
+		   "  node 2 has both segments first (%.4f), node 1 after 2 forwarded segment 1 "
+		   "(%.4f)", arr[2], arr[1]);
+		is_double(gb_cost_contention_stripes(&m, &t, 1, msg, msg / 2, NULL),
+			  msg / B + L + msg / (2 * B2) + l, 1e-9, "1 stripe: the chain");
+		ok(gb_cost_contention_stripes(&m, &t, 1, msg, msg / 2, NULL) ==
+		   gb_cost_contention_seg(&m, &t, msg, msg / 2, NULL),
+		   "  which is gb_cost_contention_seg()");
+		gb_cost_all_stripes(&m, &t, msg, msg / 2, 2, p);
+		ok(isnan(p[0]) && isnan(p[1]) && fabs(p[2] - (msg / B + L + msg / B2 + 2 * l)) < 1e-9,
+		   "gb_cost_all_stripes(): no one-port prediction of 2 stripes, the contention "
+		   "model's");
+		ok(isnan(gb_cost_contention_stripes(&m, &t, GB_STRIPES_MAX + 1, msg, msg / 2, NULL)),
+		   "too many stripes: NAN");
+		gb_tree_release(&t);
+		m.nclusters = m.nsites = 1;
+		for (int v = 1; v < 3; v++)
 			m.nodes[v].cluster = m.nodes[v].site = 0;
 		gb_nm_release(&m);
 	}

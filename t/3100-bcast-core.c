@@ -120,6 +120,45 @@ static void test_header(void)
 		ok(gb_bhdr_decode(bad, (size_t)len, 7, &d, NULL, NULL) == -EPROTO,
 		   "wrong child counts are refused");
 	}
+	/* striped broadcasts (issue 14): version 2 carries the stripes and the groups */
+	{
+		uint8_t v2[256], v1[256];
+		int grp[7] = { 0, 0, 1, 1, -1, 2, 2 }, got[7], k = 0, same = 1;
+		long l2, l1;
+
+		is_int((int)gb_bhdr_size_striped(64, 2), 286 + 128,
+		       "striped header for 64 ranks: 30 + 6n bytes");
+		is_int((int)gb_bhdr_size_striped(64, 1), 286, "  one stripe: the plain header");
+		l1 = gb_bhdr_encode_striped(&t, 1, grp, 77, 8388611, v1, sizeof(v1));
+		ok(l1 == len && !memcmp(v1, buf, (size_t)len),
+		   "one stripe encodes the same bytes as gb_bhdr_encode()");
+		l2 = gb_bhdr_encode_striped(&t, 3, grp, 78, 99, v2, sizeof(v2));
+		is_int((int)l2, (int)gb_bhdr_size_striped(7, 3), "3 stripes: 30 + 6n bytes");
+		ok(v2[4] == 2 && v2[6] == 3, "  version 2, flags = the stripes");
+		is_int(gb_bhdr_decode_striped(v2, (size_t)l2, 7, &d, &k, got, &seq, &pl), 0,
+		       "  decodes");
+		for (int v = 0; v < 7; v++)
+			same &= got[v] == grp[v];
+		ok(k == 3 && same && gb_tree_equal(&t, &d) && seq == 78 && pl == 99,
+		   "  round trip keeps the stripes, the groups (-1 too), the tree, seq, payload");
+		gb_tree_release(&d);
+		is_int(gb_bhdr_decode(v2, (size_t)l2, 7, &d, NULL, NULL), -EPROTO,
+		       "  gb_bhdr_decode() refuses it (version 1 only)");
+		is_int(gb_bhdr_decode_striped(buf, (size_t)len, 7, &d, &k, got, NULL, NULL), 0,
+		       "a version 1 header decodes striped");
+		ok(k == 1 && got[0] == -1 && got[6] == -1, "  as one stripe without groups");
+		gb_tree_release(&d);
+		is_int(gb_bhdr_decode_striped(v2, (size_t)l2 - 2, 7, &d, &k, got, NULL, NULL),
+		       -EPROTO, "a striped header without its last group: -EPROTO");
+		v2[6] = 1;
+		is_int(gb_bhdr_decode_striped(v2, (size_t)l2, 7, &d, &k, got, NULL, NULL), -EPROTO,
+		       "version 2 announcing 1 stripe: -EPROTO");
+		is_int((int)gb_bhdr_encode_striped(&t, GB_STRIPES_MAX + 1, grp, 0, 0, v2,
+						   sizeof(v2)), -EINVAL, "too many stripes: -EINVAL");
+		grp[3] = 70000;
+		is_int((int)gb_bhdr_encode_striped(&t, 2, grp, 0, 0, v2, sizeof(v2)), -EINVAL,
+		       "a group past 16 bits: -EINVAL");
+	}
 	gb_tree_release(&t);
 
 	/* a one-node tree and a big one */

@@ -12,6 +12,8 @@
 #   - the same program linked against libgridbcast.so, without preload;
 #   - segmented, pipelined broadcasts (GRIDBED_SEGMENT, issue 14) for a
 #     measured planner, every byte checked;
+#   - striped ones (GRIDBED_STRIPES=2 for a measured planner, 3 for a
+#     static one), every byte checked;
 #   - an unknown planner or segment size fails the job with a one-line message.
 source "$(dirname "$0")/lib-netns.sh"
 BCAST_TMP=$(mktemp -d /tmp/gb3102.XXXXXX)
@@ -105,6 +107,30 @@ for p in mostcrit; do
 	like "$(grep -c '"seg_bytes": *[1-9]' "$rec" 2>/dev/null)" "^[1-9][0-9]*$" \
 		"GRIDBED_SEGMENT=1000, GRIDBED_BCAST=$p: the record has segmented calls"
 done
+# striped (issue 14): the 1000-byte segments down 2 trees for a piggybacked
+# tree (the stripes and the clusters travel in the header) and down 3 for a
+# static one (every rank derives them), each cluster's hosts rotated, on the
+# world and both splits: every byte checked, and the record says how many
+# stripes ran
+for kp in 2:mostcrit 3:mpich-g2; do
+	k=${kp%%:*} p=${kp#*:}
+	rec=$BCAST_TMP/rec-stripes-$k-$p.jsonl
+	out=$(GRIDBED_BCAST=$p GRIDBED_SEGMENT=1000 GRIDBED_STRIPES=$k \
+		GRIDBED_BCAST_RECORD=$rec run_mpi -p "$SO" -- \
+		"$BCAST_MPITEST/bcast_plain" --sizes 0,1000,65537,1048576); st=$?
+	is "$st" 0 "GRIDBED_STRIPES=$k, GRIDBED_BCAST=$p: job exits 0" ||
+		printf '%s\n' "$out" | tail -15 | sed 's/^/#   /'
+	like "$out" "bcast_plain: 108 broadcasts, 0 bad" \
+		"GRIDBED_STRIPES=$k, GRIDBED_BCAST=$p: every buffer right"
+	like "$(grep -c "\"seg_bytes\": *[1-9][0-9]*, \"stripes\": $k" "$rec" 2>/dev/null)" \
+		"^[1-9][0-9]*$" "GRIDBED_STRIPES=$k, GRIDBED_BCAST=$p: the record has striped calls"
+done
+out=$(GRIDBED_BCAST=mostcrit GRIDBED_STRIPES=17 run_mpi -p "$SO" -- \
+	"$BCAST_MPITEST/bcast_plain" --quick); st=$?
+ok $(( st == 0 )) "GRIDBED_STRIPES=17: the job fails (status $st)"
+like "$out" "GRIDBED_STRIPES='17': not a number of trees from 1 to 16" \
+	"the failure names the variable and its value"
+
 out=$(GRIDBED_BCAST=mpich-g2 GRIDBED_SEGMENT=lots run_mpi -p "$SO" -- \
 	"$BCAST_MPITEST/bcast_plain" --quick); st=$?
 ok $(( st == 0 )) "GRIDBED_SEGMENT=lots: the job fails (status $st)"

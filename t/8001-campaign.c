@@ -227,6 +227,10 @@ static const struct bad bads[] = {
 	{ HEAD "algorithms: [native@0]\n", 3, 14, "native is OpenMPI's own broadcast" },
 	{ HEAD "algorithms: [native]\napp: {segment: big}\n", 4, 16,
 	  "segment 'big' is not auto, 0 or a size" },
+	{ HEAD "algorithms: [mpich-g2@auto:17]\n", 3, 14, "'17' is not a number of stripes" },
+	{ HEAD "algorithms: ['mpich-g2@auto:']\n", 3, 14, "'' is not a number of stripes" },
+	{ HEAD "algorithms: [mpich-g2@0:2]\n", 3, 14, "stripes carry segments" },
+	{ HEAD "algorithms: [native]\napp: {stripes: 0}\n", 4, 16, "stripes '0' is out of range" },
 };
 
 static void test_bad(void)
@@ -616,9 +620,24 @@ static void test_segments(void)
 	   "mostcrit@auto: the root's choice, on gridmon's matrix");
 	gx_campaign_release(&c);
 	r = parse(HEAD "algorithms: [mpich-g2]\n", &c, &d);
-	ok(r == 0 && c.algos[0].segment == GB_SEG_AUTO, "by default the root chooses (auto)");
+	ok(r == 0 && c.algos[0].segment == GB_SEG_AUTO && c.algos[0].stripes == 1,
+	   "by default the root chooses (auto), down one tree");
 	if (r == 0)
 		gx_campaign_release(&c);
+	/* stripes (issue 14): the application's, and an algorithm's own after its segment */
+	r = parse(HEAD "algorithms: [pipeline, 'pipeline@64K:2', 'adaptive:mateescu@auto:4']\n"
+		       "app: {stripes: 3}\n", &c, &d);
+	ok(r == 0, "algorithms with stripes parse (%s)", d.msg);
+	if (r)
+		return;
+	ok(c.algos[0].stripes == 3 && c.algos[0].segment == GB_SEG_AUTO,
+	   "pipeline: the application's stripes");
+	ok(c.algos[1].stripes == 2 && c.algos[1].segment == 65536 &&
+	   !strcmp(c.algos[1].bcast, "pipeline") && !strcmp(c.algos[1].label, "pipeline@64K:2"),
+	   "pipeline@64K:2: 64 KiB segments down 2 trees, labelled as written");
+	ok(c.algos[2].stripes == 4 && c.algos[2].advisor && !strcmp(c.algos[2].planner, "mateescu"),
+	   "adaptive:mateescu@auto:4: the advisor's planner, then segments and stripes");
+	gx_campaign_release(&c);
 }
 
 int main(void)

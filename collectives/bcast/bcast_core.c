@@ -51,20 +51,24 @@ static uint64_t get64(const uint8_t *p)
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
-long gb_bhdr_encode(const struct gb_tree *t, uint32_t seq, uint64_t payload, void *buf,
-		    size_t len)
+long gb_bhdr_encode_striped(const struct gb_tree *t, int stripes, const int *group, uint32_t seq,
+			    uint64_t payload, void *buf, size_t len)
 {
 	uint8_t *p = buf, *cnt, *lst;
 	size_t need;
 
-	if (!t || t->n < 1 || t->n > 65536 || gb_tree_check(t, NULL, 0) < 0)
+	if (!t || t->n < 1 || t->n > 65536 || stripes < 1 || stripes > GB_STRIPES_MAX ||
+	    gb_tree_check(t, NULL, 0) < 0)
 		return -EINVAL;
-	need = gb_bhdr_size(t->n);
+	for (int v = 0; stripes > 1 && group && v < t->n; v++)
+		if (group[v] < -1 || group[v] >= 0xffff)
+			return -EINVAL;
+	need = gb_bhdr_size_striped(t->n, stripes);
 	if (len < need)
 		return -ENOSPC;
 	put32(p, GB_BHDR_MAGIC);
-	put16(p + 4, 1);
-	put16(p + 6, 0);
+	put16(p + 4, stripes > 1 ? 2 : 1);
+	put16(p + 6, stripes > 1 ? (uint32_t)stripes : 0);
 	put32(p + 8, (uint32_t)t->n);
 	put32(p + 12, (uint32_t)t->root);
 	put32(p + 16, seq);
@@ -80,21 +84,35 @@ long gb_bhdr_encode(const struct gb_tree *t, uint32_t seq, uint64_t payload, voi
 			lst += 2;
 		}
 	}
+	for (int v = 0; stripes > 1 && v < t->n; v++, lst += 2)
+		put16(lst, !group || group[v] < 0 ? 0xffff : (uint32_t)group[v]);
 	return (long)need;
 }
 
-int gb_bhdr_decode(const void *buf, size_t len, int n, struct gb_tree *t, uint32_t *seq,
-		   uint64_t *payload)
+long gb_bhdr_encode(const struct gb_tree *t, uint32_t seq, uint64_t payload, void *buf,
+		    size_t len)
+{
+	return gb_bhdr_encode_striped(t, 1, NULL, seq, payload, buf, len);
+}
+
+int gb_bhdr_decode_striped(const void *buf, size_t len, int n, struct gb_tree *t, int *stripes,
+			   int *group, uint32_t *seq, uint64_t *payload)
 {
 	const uint8_t *p = buf, *cnt, *lst;
-	int *par = NULL, root, ret = -EPROTO;
+	int *par = NULL, root, k = 1, ret = -EPROTO;
 	double *key = NULL;
 	long total = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (!p || n < 1 || n > 65536 || len != gb_bhdr_size(n))
+	if (!p || n < 1 || n > 65536 || len < GB_BHDR_FIXED || get32(p) != GB_BHDR_MAGIC ||
+	    get32(p + 8) != (uint32_t)n)
 		return -EPROTO;
-	if (get32(p) != GB_BHDR_MAGIC || get16(p + 4) != 1 || get32(p + 8) != (uint32_t)n)
+	/* version 1: one tree, flags 0; version 2: flags = the stripes (>= 2) */
+	if (get16(p + 4) == 2)
+		k = (int)get16(p + 6);
+	if ((get16(p + 4) == 1 && get16(p + 6) != 0) || get16(p + 4) > 2 ||
+	    (get16(p + 4) == 2 && (k < 2 || k > GB_STRIPES_MAX)) ||
+	    len != gb_bhdr_size_striped(n, k))
 		return -EPROTO;
 	root = (int)get32(p + 12);
 	if (root < 0 || root >= n)
@@ -118,13 +136,13 @@ int gb_bhdr_decode(const void *buf, size_t len, int n, struct gb_tree *t, uint32
 	for (int v = 0; v < n; v++) {
 		int nc = (int)get16(cnt + 2 * (size_t)v);
 
-		for (int k = 0; k < nc; k++, lst += 2) {
+		for (int j = 0; j < nc; j++, lst += 2) {
 			int c = (int)get16(lst);
 
 			if (c >= n || par[c] != -2)
 				goto cleanup;  /* out of range, the root, or twice */
 			par[c] = v;
-			key[c] = k;
+			key[c] = j;
 		}
 	}
 	ret = gb_tree_init(t, n, root);
@@ -142,9 +160,28 @@ int gb_bhdr_decode(const void *buf, size_t len, int n, struct gb_tree *t, uint32
 		*seq = get32(p + 16);
 	if (payload)
 		*payload = get64(p + 24);
+	if (stripes)
+		*stripes = k;
+	for (int v = 0; group && v < n; v++) {
+		uint32_t g = k > 1 ? get16(lst + 2 * (size_t)v) : 0xffff;
+
+		group[v] = g == 0xffff ? -1 : (int)g;
+	}
 cleanup:
 	free(par);
 	free(key);
+	return ret;
+}
+
+int gb_bhdr_decode(const void *buf, size_t len, int n, struct gb_tree *t, uint32_t *seq,
+		   uint64_t *payload)
+{
+	int k = 1, ret = gb_bhdr_decode_striped(buf, len, n, t, &k, NULL, seq, payload);
+
+	if (ret == 0 && k != 1) {
+		gb_tree_release(t);
+		ret = -EPROTO;
+	}
 	return ret;
 }
 

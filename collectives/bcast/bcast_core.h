@@ -53,6 +53,14 @@ struct gb_topo;
  * which covers the 65536 nodes a network model may have.  The whole tree
  * travels, not the receiver's subtree: it costs at most 4n bytes per edge
  * and lets every rank know its parent and siblings (timing records, logs).
+ *
+ * A striped broadcast (gb_bcast_opts.stripes = k >= 2) sends version 2:
+ * flags = k, and after the child lists
+ *
+ *	30+4n  2n  group[v], v = 0 .. n-1 (0xffff: none)
+ *
+ * the groups gb_tree_stripe() rotates, so that every rank derives the
+ * same k trees from the one that travels (stripe 0).  30 + 6n bytes.
  */
 #define GB_BHDR_MAGIC 0x31544247u  /* "GBT1" little-endian */
 #define GB_BHDR_FIXED 32
@@ -71,10 +79,35 @@ static inline size_t gb_bhdr_size(int n)
 long gb_bhdr_encode(const struct gb_tree *t, uint32_t seq, uint64_t payload, void *buf,
 		    size_t len);
 
+/** gb_bhdr_size_striped() - bytes of the header of a broadcast of @k stripes. */
+static inline size_t gb_bhdr_size_striped(int n, int k)
+{
+	return gb_bhdr_size(n) + (k > 1 ? 2 * (size_t)n : 0);
+}
+
+/**
+ * gb_bhdr_encode_striped() - gb_bhdr_encode() for a broadcast of @stripes
+ * stripes (1: version 1, the same bytes as gb_bhdr_encode()) whose ranks
+ * are in @group (n entries, -1 .. 65534; NULL: none).
+ * Return: the bytes written, -EINVAL (also @stripes outside 1 ..
+ * GB_STRIPES_MAX, a group out of range) or -ENOSPC.
+ */
+long gb_bhdr_encode_striped(const struct gb_tree *t, int stripes, const int *group, uint32_t seq,
+			    uint64_t payload, void *buf, size_t len);
+
+/**
+ * gb_bhdr_decode_striped() - gb_bhdr_decode() for version 1 or 2: *@stripes
+ * gets the stripes (1 for version 1), @group (n entries, may be NULL) the
+ * groups (all -1 for version 1).  @len must be the size its version and
+ * stripes give.  Return: as gb_bhdr_decode().
+ */
+GB_WUR int gb_bhdr_decode_striped(const void *buf, size_t len, int n, struct gb_tree *t,
+				  int *stripes, int *group, uint32_t *seq, uint64_t *payload);
+
 /**
  * gb_bhdr_decode() - read a header of @len bytes for a communicator of @n
  * ranks.  @t is initialised here (release with gb_tree_release()) and is
- * gb_tree_check()ed.  @seq and @payload may be NULL.
+ * gb_tree_check()ed.  @seq and @payload may be NULL.  Version 1 only.
  * Return: 0, -EPROTO (bad magic, version, size or tree) or -ENOMEM.
  */
 GB_WUR int gb_bhdr_decode(const void *buf, size_t len, int n, struct gb_tree *t,

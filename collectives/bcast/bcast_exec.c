@@ -86,6 +86,10 @@ static void comm_free(struct gb_bcast_comm *c)
 		MPI_Comm_free(&c->pc);
 	gb_bcast_planning_release(c);
 	gb_tree_release(&c->rx);
+	for (int s = 0; s < GB_STRIPES_MAX; s++)
+		gb_tree_release(&c->stripe[s]);
+	free(c->group);
+	free(c->skids);
 	free(c->hdr);
 	free(c->child_start);
 	free(c->req);
@@ -130,13 +134,16 @@ static int comm_create(MPI_Comm comm, struct gb_bcast_comm **out)
 	c->pc = MPI_COMM_NULL;
 	MPI_Comm_size(comm, &c->n);
 	MPI_Comm_rank(comm, &c->rank);
-	c->hdr = malloc(gb_bhdr_size(c->n));
+	c->hdr = malloc(gb_bhdr_size_striped(c->n, 2));
+	c->group = malloc(sizeof(int) * c->n);
+	c->skids = malloc(sizeof(int) * GB_STRIPES_MAX * (size_t)c->n);
 	c->child_start = malloc(sizeof(double) * c->n);
 	c->req = malloc(sizeof(MPI_Request) * 2 * c->n);
 	c->world = malloc(sizeof(int) * c->n);
 	c->kids = malloc(sizeof(int) * c->n);
 	ids = malloc(sizeof(int) * c->n);
-	if (!c->hdr || !c->child_start || !c->req || !c->world || !c->kids || !ids)
+	if (!c->hdr || !c->child_start || !c->req || !c->world || !c->kids || !ids || !c->group ||
+	    !c->skids)
 		goto cleanup;
 	for (int i = 0; i < c->n; i++)
 		ids[i] = i;
@@ -324,6 +331,43 @@ static void tags(struct gb_bcast_comm *c, uint32_t seq, int *th, int *td)
 	*td = *th + 1;
 }
 
+/* c->group: each rank's cluster in the model of the ranks (bcast_tree.c). */
+static int stripe_groups(struct gb_bcast_comm *c)
+{
+	int ret = gb_bcast_planning_init(c);
+
+	if (ret < 0)
+		return ret;
+	for (int i = 0; i < c->n; i++)
+		c->group[i] = c->sm.nodes[i].cluster;
+	return 0;
+}
+
+/*
+ * Stripes 1 .. k-1 of @tr (rooted at the root, in rank labels) into
+ * c->stripe[], and this rank's part in each into @st (stripe 0's is the
+ * caller's).
+ */
+static int stripes_make(struct gb_bcast_comm *c, const struct gb_tree *tr, int k,
+			struct gb_bcast_stripe *st)
+{
+	for (int s = 1; s < k; s++) {
+		struct gb_tree *x = &c->stripe[s];
+		int *kids = c->skids + (size_t)s * (size_t)c->n, ret;
+
+		gb_tree_release(x);
+		ret = gb_tree_stripe(tr, c->group, s, x);
+		if (ret < 0)
+			return ret;
+		st[s].parent = x->parent[c->rank];
+		st[s].nkids = x->nchild[c->rank];
+		for (int j = 0; j < st[s].nkids; j++)
+			kids[j] = x->child[x->cstart[c->rank] + j];
+		st[s].kids = kids;
+	}
+	return 0;
+}
+
 int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		  const struct gb_tree *t, const struct gb_bcast_opts *o,
 		  struct gb_bcast_timing *tm)
@@ -333,9 +377,9 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 	struct gb_bcast_timing local;
 	struct gb_bcast_comm *c;
 	const struct gb_tree *tr;
-	int tsize = 0, th, td, from, to, me, nc, nreq = 0, seg = 0, ret;
+	int tsize = 0, th, td, from, to, me, nc, nreq = 0, seg = 0, ret, nst = 1;
 	MPI_Status st;
-	size_t hsize;
+	size_t hsize, hmax;
 	uint64_t payload;
 	uint32_t seq;
 	long hlen = 0;
@@ -346,6 +390,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 	memset(tm, 0, sizeof(*tm));
 	tm->parent = -1;
 	tm->t_send_start = NAN;
+	tm->stripes = 1;
 	if (count < 0 || dt == MPI_DATATYPE_NULL || MPI_Type_size(dt, &tsize) != MPI_SUCCESS) {
 		gb_bcast_seterr("bad count or datatype");
 		return -EINVAL;
@@ -370,6 +415,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 	}
 	payload = (uint64_t)count * (uint64_t)tsize;
 	hsize = gb_bhdr_size(c->n);
+	hmax = gb_bhdr_size_striped(c->n, 2);
 	seq = c->seq++;
 	tags(c, seq, &th, &td);
 	for (int i = 0; i < c->n; i++)
@@ -386,6 +432,13 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 			seg = e < 1 ? 1 : e < count ? (int)e : 0;
 		}
 		tm->t_recv_done = tm->t_begin;
+		/* stripes only for a segmented message (gridbcast.h) */
+		if (seg > 0 && o->stripes > 1) {
+			nst = o->stripes;
+			ret = stripe_groups(c);
+			if (ret < 0)
+				goto fail;
+		}
 		if (pig) {
 			if (t->root != root) {
 				gb_tree_release(&c->rx);
@@ -394,7 +447,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 					goto fail;
 				tr = &c->rx;
 			}
-			hlen = gb_bhdr_encode(tr, seq, payload, c->hdr, hsize);
+			hlen = gb_bhdr_encode_striped(tr, nst, c->group, seq, payload, c->hdr, hmax);
 			if (hlen < 0) {
 				ret = (int)hlen;
 				goto fail;
@@ -405,13 +458,17 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 	} else if (pig) {
 		uint64_t pl = 0;
 		uint32_t hseq = 0;
+		int got = 0;
 
 		ret = -EIO;
-		if (recv_w(c->hdr, (int)hsize, MPI_BYTE, MPI_ANY_SOURCE, th, c->pc, &st, flags))
+		if (recv_w(c->hdr, (int)hmax, MPI_BYTE, MPI_ANY_SOURCE, th, c->pc, &st, flags) ||
+		    MPI_Get_count(&st, MPI_BYTE, &got) != MPI_SUCCESS || got < 0)
 			goto fail;
 		tm->parent = st.MPI_SOURCE;
 		gb_tree_release(&c->rx);
-		ret = gb_bhdr_decode(c->hdr, hsize, c->n, &c->rx, &hseq, &pl);
+		hsize = (size_t)got;
+		ret = gb_bhdr_decode_striped(c->hdr, hsize, c->n, &c->rx, &nst, c->group, &hseq,
+					     &pl);
 		if (ret == 0 && (hseq != seq || pl != payload || c->rx.root != root ||
 				 c->rx.parent[c->rank] != tm->parent))
 			ret = -EPROTO;
@@ -446,21 +503,46 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 			seg = 0;
 	}
 
+	/* a static tree's receivers: the stripes every rank was given, for
+	 * a message that came in segments */
+	if (!pig && c->rank != root && seg > 0 && o && o->stripes > 1) {
+		nst = o->stripes;
+		ret = stripe_groups(c);
+		if (ret < 0)
+			goto fail;
+	}
+	if (seg == 0)
+		nst = 1;
+	/* stripes rotate ranks of the executed tree: give it its real root */
+	if (nst > 1 && from != to) {
+		gb_tree_release(&c->rx);
+		ret = gb_tree_relabel(t, root, &c->rx);
+		if (ret < 0)
+			goto fail;
+		tr = &c->rx;
+		from = to = root;
+	}
 	me = gb_relabel(c->rank, from, to);
 	nc = tr->nchild[me];
 	if (seg > 0) {
+		struct gb_bcast_stripe sv[GB_STRIPES_MAX];
 		struct gb_bcast_pipe_args a = {
-			.parent = c->rank == root ? -1 : tm->parent, .seg = seg, .nkids = nc,
-			.tag = td, .kids = c->kids, .hdr = pig ? c->hdr : NULL,
-			.hlen = (int)hlen, .hdr_tag = th, .flags = flags,
+			.seg = seg, .nstripes = nst, .st = sv, .tag = td,
+			.hdr = pig ? c->hdr : NULL, .hlen = (int)hlen, .hdr_tag = th,
+			.flags = flags,
 		};
 
-		for (int k = 0; k < nc; k++)
-			c->kids[k] = gb_relabel(tr->child[tr->cstart[me] + k], from, to);
+		sv[0] = (struct gb_bcast_stripe){ c->rank == root ? -1 : tm->parent, nc, c->kids };
+		for (int j = 0; j < nc; j++)
+			c->kids[j] = gb_relabel(tr->child[tr->cstart[me] + j], from, to);
+		ret = stripes_make(c, tr, nst, sv);
+		if (ret < 0)
+			goto fail;
 		ret = gb_bcast_pipe(c, buf, count, dt, &a, tm);
 		if (ret < 0)
 			goto fail;
 		tm->seg_bytes = (uint64_t)seg * (uint64_t)tsize;
+		tm->stripes = nst;
 		goto done;
 	}
 	for (int k = 0; k < nc; k++) {
@@ -511,6 +593,7 @@ int gb_bcast_native(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm co
 	memset(tm, 0, sizeof(*tm));
 	tm->parent = -1;
 	tm->t_send_start = NAN;
+	tm->stripes = 1;
 	MPI_Comm_rank(comm, &rank);
 	tm->t_begin = gb_now();
 	ret = PMPI_Bcast(buf, count, dt, root, comm);

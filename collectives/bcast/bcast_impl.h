@@ -44,6 +44,10 @@ struct gb_bcast_comm {
 	MPI_Request *preq;       /**< bcast_pipe.c's requests, npreq of them */
 	size_t npreq;
 	struct gb_tree rx;       /**< the last tree a header brought */
+	/* striped broadcasts (gb_bcast_opts.stripes; bcast_exec.c) */
+	int *group;              /**< n entries: each rank's cluster, -1 unknown */
+	struct gb_tree stripe[GB_STRIPES_MAX]; /**< stripes 1 .. k-1 of the last call */
+	int *skids;              /**< GB_STRIPES_MAX x n: each stripe's children */
 	int *world;              /**< world rank of each rank */
 
 	/* bcast_tree.c */
@@ -72,19 +76,30 @@ int gb_bcast_comm_get(MPI_Comm comm, struct gb_bcast_comm **out);
 __attribute__((format(printf, 1, 2))) void gb_bcast_seterr(const char *fmt, ...);
 
 /**
+ * struct gb_bcast_stripe - one node's part in one stripe (one tree) of a
+ * segmented broadcast.
+ * @parent:  rank to receive this stripe's segments from, -1 at the root
+ * @kids:    @nkids ranks to forward them to, in send order
+ */
+struct gb_bcast_stripe {
+	int parent, nkids;
+	const int *kids;
+};
+
+/**
  * struct gb_bcast_pipe_args - one node's part of a segmented broadcast
  * (bcast_pipe.c).
- * @parent:  rank to receive from, -1 at the root
- * @seg:     elements per segment (>= 1); at a receiver, how many elements
- *           its segment 0 brought (the caller has received it)
- * @kids:    @nkids ranks to forward to, in send order
- * @tag:     the data tag of this broadcast
- * @hdr:     the piggybacked tree header sent to each child before its
- *           first segment (@hlen bytes, tag @hdr_tag), or NULL
+ * @seg:      elements per segment (>= 1); at a receiver, how many elements
+ *            its segment 0 brought (the caller has received it)
+ * @nstripes: segment j goes down stripe j mod @nstripes (>= 1) ...
+ * @st:       ... whose parent and children are @st[j mod @nstripes]
+ * @tag:      the data tag of this broadcast
+ * @hdr:      the piggybacked tree header sent to each child of stripe 0
+ *            before its first segment (@hlen bytes, tag @hdr_tag), or NULL
  */
 struct gb_bcast_pipe_args {
-	int parent, seg, nkids, tag;
-	const int *kids;
+	int seg, nstripes, tag;
+	const struct gb_bcast_stripe *st;
 	const void *hdr;
 	int hlen, hdr_tag;
 	unsigned flags;          /**< gb_bcast_opts.flags (GB_BCAST_SLEEP) */

@@ -34,8 +34,22 @@
  *    receivers learn the segment size from segment 0's element count,
  *    which requires every rank to pass a datatype whose size divides the
  *    segment (the same datatype everywhere does); otherwise -EPROTO.
+ *
+ * Striped (gb_bcast_opts.stripes = k >= 2): segment j goes down stripe
+ * j mod k, each a tree of its own (gb_tree_stripe()), so a node has a
+ * parent and children per stripe:
+ *
+ *	irecv every segment j >= 1 from parent[j mod k] at once
+ *	for j: wait for segment j, isend it to children[j mod k]
+ *
+ * A node can be its parent's parent in another stripe, so a receive held
+ * back by the window could leave a rendezvous send of the other stripe
+ * waiting on it: with all receives posted, every send can complete as
+ * soon as its data flows, and data flows down each stripe's tree.  The
+ * send window is shared by the stripes (W segments of any stripe).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "bcast_impl.h"
@@ -50,13 +64,22 @@ int gb_bcast_pipe(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatype dt
 		  const struct gb_bcast_pipe_args *a, struct gb_bcast_timing *tm)
 {
 	long S = count > 0 ? (count + (long)a->seg - 1) / a->seg : 1, W = GB_PIPE_WINDOW;
-	int nk = a->nkids, recv = a->parent >= 0;
-	size_t need = (size_t)W * (size_t)(nk + 1) + (size_t)nk;
+	int K = a->nstripes, recv = a->st[0].parent >= 0, nk = 0, nk0 = a->st[0].nkids;
+	long nr;
+	size_t need;
 	MPI_Request *rr, *sr, *hr;
 	MPI_Aint lb, ext;
 
-	if (a->seg < 1 || MPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS)
+	if (a->seg < 1 || K < 1 || MPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS)
 		return -EINVAL;
+	for (int s = 0; s < K; s++)
+		if (a->st[s].nkids > nk)
+			nk = a->st[s].nkids;
+	/* one stripe: W receives ahead; several: every receive at once, so
+	 * that no send of one stripe waits on a receive another stripe holds
+	 * up (a node can be its parent's parent in another stripe) */
+	nr = K == 1 ? W : S;
+	need = (size_t)nr + (size_t)W * (size_t)nk + (size_t)nk0;
 	if (c->npreq < need) {
 		MPI_Request *p = realloc(c->preq, sizeof(*p) * need);
 
@@ -65,27 +88,28 @@ int gb_bcast_pipe(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatype dt
 		c->preq = p;
 		c->npreq = need;
 	}
-	rr = c->preq;            /* W receives: segment j in slot j % W */
-	sr = rr + W;             /* W x nk sends: segment j's in row j % W */
-	hr = sr + W * nk;        /* nk piggybacked headers */
+	rr = c->preq;            /* receives: segment j in slot j % nr */
+	sr = rr + nr;            /* W x nk sends: segment j's in row j % W */
+	hr = sr + W * nk;        /* nk0 piggybacked headers (stripe 0's children) */
 	for (size_t i = 0; i < need; i++)
 		c->preq[i] = MPI_REQUEST_NULL;
 
-	for (long j = 1; recv && j <= W && j < S; j++)
+	for (long j = 1; recv && j <= nr && j < S; j++)
 		if (MPI_Irecv((char *)buf + j * a->seg * ext, seg_count(count, a->seg, S, j), dt,
-			      a->parent, a->tag, c->pc, &rr[j % W]))
+			      a->st[j % K].parent, a->tag, c->pc, &rr[j % nr]))
 			return -EIO;
 	for (long j = 0; j < S; j++) {
+		const struct gb_bcast_stripe *st = &a->st[j % K];
 		char *p = (char *)buf + j * a->seg * ext;
 		int cnt = seg_count(count, a->seg, S, j);
 		MPI_Request *row = sr + (j % W) * nk;
 
 		if (recv && j > 0) {
-			if (gb_bcast_wait(&rr[j % W], NULL, a->flags))
+			if (gb_bcast_wait(&rr[j % nr], NULL, a->flags))
 				return -EIO;
-			if (j + W < S &&
+			if (K == 1 && j + W < S &&
 			    MPI_Irecv((char *)buf + (j + W) * a->seg * ext,
-				      seg_count(count, a->seg, S, j + W), dt, a->parent, a->tag,
+				      seg_count(count, a->seg, S, j + W), dt, st->parent, a->tag,
 				      c->pc, &rr[j % W]))
 				return -EIO;
 		}
@@ -93,24 +117,25 @@ int gb_bcast_pipe(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatype dt
 			tm->t_recv_done = gb_now();
 		if (j >= W && nk && MPI_Waitall(nk, row, MPI_STATUSES_IGNORE))
 			return -EIO;
-		for (int k = 0; k < nk; k++) {
-			int dst = a->kids[k];
+		for (int k = 0; k < st->nkids; k++) {
+			int dst = st->kids[k];
 
-			if (j == 0) {
+			if (isinf(c->child_start[dst])) {
 				double s = gb_now();
 
-				if (k == 0)
+				if (isnan(tm->t_send_start))
 					tm->t_send_start = s;
 				c->child_start[dst] = s;
-				if (a->hdr && MPI_Isend(a->hdr, a->hlen, MPI_BYTE, dst, a->hdr_tag,
-							c->pc, &hr[k]))
-					return -EIO;
 			}
+			/* segment 0 goes down stripe 0: its children get the header */
+			if (j == 0 && a->hdr && MPI_Isend(a->hdr, a->hlen, MPI_BYTE, dst, a->hdr_tag,
+							   c->pc, &hr[k]))
+				return -EIO;
 			if (MPI_Isend(p, cnt, dt, dst, a->tag, c->pc, &row[k]))
 				return -EIO;
 		}
 	}
-	if (MPI_Waitall((int)(W * nk + nk), sr, MPI_STATUSES_IGNORE))
+	if (MPI_Waitall((int)(W * nk + nk0), sr, MPI_STATUSES_IGNORE))
 		return -EIO;
 	return 0;
 }

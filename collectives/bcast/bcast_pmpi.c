@@ -30,7 +30,7 @@
  *
  *	{"seq": 3, "t": 1234.5678, "size": 1048576, "root": 8, "ranks": 64,
  *	 "algo": "mateescu", "tree_via": "piggyback", "model": "matrix m.json v4",
- *	 "hdr_bytes": 18018, "seg_bytes": 0, "fallback": false,
+ *	 "hdr_bytes": 18018, "seg_bytes": 0, "stripes": 1, "fallback": false,
  *	 "children": [[...], ...]}
  *
  * seq counts this process's MPI_Bcast calls from 0; t is the entry time
@@ -38,7 +38,10 @@
  * tree_via and model as struct gb_bcast_info; hdr_bytes the tree-header
  * bytes of the whole broadcast ((n - 1) x (30 + 4n) when the tree travelled
  * with the data, else 0); seg_bytes the bytes per segment the root cut
- * the message into (0: whole, gb_bcast_opts.segment); fallback whether tree_via says "fallback:..."
+ * the message into (0: whole, gb_bcast_opts.segment); stripes the trees
+ * its segments went down (gb_bcast_opts.stripes; children lists stripe
+ * 0, header bytes (n - 1) x (30 + 6n) when more than 1); fallback whether
+ * tree_via says "fallback:..."
  * (the adaptive broadcast used its fallback planner); children, when a
  * tree was used, every rank's children in send order (from which the
  * reader predicts the tree's time).  Writing it costs the root one
@@ -125,7 +128,7 @@ static void record_call(double ts, int count, MPI_Datatype dt, int root, MPI_Com
 	PMPI_Comm_size(comm, &size);
 	PMPI_Type_size(dt, &tsize);
 	if (tm && tm->hdr_bytes)   /* the root sent headers: every non-root got one */
-		hdr = (unsigned long long)(size - 1) * gb_bhdr_size(size);
+		hdr = (unsigned long long)(size - 1) * gb_bhdr_size_striped(size, tm->stripes);
 	cap = 1024 + (t && t->n == size ? 12 * (size_t)size + 8 : 0);
 	if (!(line = malloc(cap)))
 		return;
@@ -137,8 +140,9 @@ static void record_call(double ts, int count, MPI_Datatype dt, int root, MPI_Com
 	k += (size_t)snprintf(line + k, cap - k, "\", \"tree_via\": \"");
 	k += (size_t)record_str(line + k, cap - k, via);
 	k += (size_t)snprintf(line + k, cap - k, "\", \"model\": \"%s\", \"hdr_bytes\": %llu, "
-			      "\"seg_bytes\": %llu, \"fallback\": %s", model, hdr,
-			      (unsigned long long)(tm ? tm->seg_bytes : 0),
+			      "\"seg_bytes\": %llu, \"stripes\": %d, \"fallback\": %s", model,
+			      hdr, (unsigned long long)(tm ? tm->seg_bytes : 0),
+			      tm && tm->stripes > 1 ? tm->stripes : 1,
 			      strncmp(via, "fallback", 8) ? "false" : "true");
 	if (t && t->n == size && k < cap) {
 		k += (size_t)snprintf(line + k, cap - k, ", \"children\": [");

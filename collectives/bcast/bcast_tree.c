@@ -330,7 +330,7 @@ cleanup:
 }
 
 int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double seg,
-		     double *pred, char *label, size_t labellen)
+		     int stripes, double *pred, char *label, size_t labellen)
 {
 	struct gb_bcast_comm *c;
 	struct gb_netmodel mm, *m;
@@ -353,7 +353,7 @@ int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double
 			return ret;
 		m = &mm;
 	}
-	gb_cost_all(m, t, size, seg, pred);
+	gb_cost_all_stripes(m, t, size, seg, stripes, pred);
 	if (label)
 		snprintf(label, labellen, "%s", lb);
 	gb_nm_release(&mm);
@@ -433,15 +433,29 @@ static int phoenix_load(struct gb_bcast_comm *c, struct gb_bcast_entry *e, const
 int gb_bcast_opts_env(struct gb_bcast_opts *o)
 {
 	const char *s;
+	int ret = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
 	o->segment = GB_SEG_AUTO;
+	o->stripes = 1;
 	if ((s = getenv("GRIDBED_SEGMENT")) && *s && gb_parse_segment(s, &o->segment) < 0) {
 		o->segment = GB_SEG_AUTO;
 		gb_bcast_seterr("GRIDBED_SEGMENT='%.40s': not 'auto', 0 or a size in "
 				"bytes (K, M suffixes)", s);
-		return -EINVAL;
+		ret = -EINVAL;
+	}
+	if (ret == 0 && (s = getenv("GRIDBED_STRIPES")) && *s) {
+		char *end;
+		long k = strtol(s, &end, 10);
+
+		if (*end || k < 1 || k > GB_STRIPES_MAX) {
+			gb_bcast_seterr("GRIDBED_STRIPES='%.40s': not a number of trees from 1 "
+					"to %d", s, GB_STRIPES_MAX);
+			ret = -EINVAL;
+		} else {
+			o->stripes = (int)k;
+		}
 	}
 	if ((s = getenv("GRIDBED_BCAST_ISEND")) && atoi(s) > 0)
 		o->flags |= GB_BCAST_ISEND;
@@ -453,7 +467,7 @@ int gb_bcast_opts_env(struct gb_bcast_opts *o)
 		o->seed = strtoull(s, NULL, 0);
 	if ((s = getenv("GRIDBED_BUDGET_MS")) && *s)
 		o->budget_s = atof(s) / 1e3;
-	return 0;
+	return ret;
 }
 
 static int plan_on(const struct gb_planner *p, const struct gb_netmodel *m, int root,

@@ -46,6 +46,8 @@
  *   GRIDBED_SEGMENT     bytes per segment (K, M suffixes: 1024, 1048576),
  *                       0 for whole messages, "auto" (the default): the
  *                       root chooses (gb_bcast_opts.segment)
+ *   GRIDBED_STRIPES     segmented broadcasts down this many trees, 1 (the
+ *                       default) to 16 (gb_bcast_opts.stripes)
  *   GRIDBED_MATRIX      the measured matrix (docs/formats.md) for the root
  *   GRIDBED_APPLOG      MPI_Bcast's application log (bcast_pmpi.c)
  *   GRIDBED_ADVISOR_DIR       "adaptive": gridadvisor's --out directory
@@ -106,6 +108,7 @@ struct gb_bcast_opts {
 	uint64_t seed;          /**< planner seed */
 	double budget_s;        /**< anytime planners' budget, <= 0: paper default */
 	double segment;         /**< bytes per segment at the root (below) */
+	int stripes;            /**< trees a segmented message goes down (below) */
 };
 
 /**
@@ -117,12 +120,29 @@ struct gb_bcast_opts {
  * (gb_seg_choose(), Mateescu's model of the segmented schedule).  Only the
  * root's value counts: the others learn the segment size from what
  * arrives.  gb_bcast_tree() takes GB_SEG_AUTO as 0.
+ *
+ * gb_bcast_opts.stripes: 0 or 1 sends every segment down the one tree;
+ * k in 2 .. GB_STRIPES_MAX sends segment j down stripe j mod k, the
+ * tree with every cluster's hosts other than the root rotated by j mod k
+ * (gb_tree_stripe(); clusters from the model of the ranks, so it needs the
+ * rank map or a topology).  Where the tree crosses the wide area into a
+ * cluster, each stripe crosses on another pair of hosts, so a site takes
+ * the message over k TCP connections whose windows open together after
+ * an idle time, where one connection restarts from a small window
+ * (docs/measurements.md, issue 14; the parallel streams of GridFTP).
+ * Whole messages ignore it.  A piggybacked tree carries it (with the
+ * clusters) from the root; a static tree needs the same value on every
+ * rank, as it needs the same planner.  The contention model predicts the
+ * striped schedule (gb_cost_contention_stripes()); the one-port models,
+ * which have no schedule of several trees, do not (NAN).  The segment
+ * size GB_SEG_AUTO chooses is stripe 0's (gb_seg_choose()).
  */
 
 /**
  * gb_bcast_opts_env() - options from the GRIDBED_* environment (above).
- * Return: 0, or -EINVAL for a GRIDBED_SEGMENT that is not a size (@o then
- * holds every other setting, and segment GB_SEG_AUTO).
+ * Return: 0, or -EINVAL for a GRIDBED_SEGMENT that is not a size or a
+ * GRIDBED_STRIPES out of 1 .. GB_STRIPES_MAX (@o then holds every
+ * other setting, with segment GB_SEG_AUTO or stripes 1).
  */
 int gb_bcast_opts_env(struct gb_bcast_opts *o);
 
@@ -145,6 +165,7 @@ struct gb_bcast_timing {
 	uint64_t hdr_bytes;
 	const double *child_start;
 	uint64_t seg_bytes;     /**< bytes per segment, 0: the whole message */
+	int stripes;            /**< trees the segments went down (1: one) */
 };
 
 /**
@@ -288,11 +309,12 @@ int gb_bcast_gather(const struct gb_bcast_timing *tm, int root, MPI_Comm comm,
  * where not computable), on the same model for every algorithm: the
  * matrix ($GRIDBED_MATRIX) if there is one, else the topology's.  @seg > 0:
  * the message went in segments of @seg bytes, and every model predicts
- * that schedule (gb_cost_all(), each model's cost_seg).  @label
- * (optional) names it.  Local (no communication).
+ * that schedule (gb_cost_all(), each model's cost_seg); down @stripes
+ * trees when more than 1 (gb_cost_all_stripes(): NAN for the one-port
+ * models).  @label (optional) names it.  Local (no communication).
  */
 int gb_bcast_predict(MPI_Comm comm, const struct gb_tree *t, double size, double seg,
-		     double *pred, char *label, size_t labellen);
+		     int stripes, double *pred, char *label, size_t labellen);
 
 /**
  * gb_bcast_comm_hosts() - topology host index of every rank of @comm

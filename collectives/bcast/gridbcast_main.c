@@ -88,6 +88,7 @@ struct plan {
 	double pred[8];
 	double plan_s;
 	double seg;              /* bytes per segment the root used, 0: whole */
+	int stripes;             /* trees its segments went down */
 };
 
 static int world_rank;
@@ -125,6 +126,9 @@ static void usage(FILE *f)
 		"  --segment B       bytes per segment (K/M suffixes), 0 for whole messages,\n"
 		"                    'auto' (default: chosen per broadcast from the model;\n"
 		"                    $GRIDBED_SEGMENT)\n"
+		"  --stripes K       segmented messages go down K trees, segment j down\n"
+		"                    tree j mod K: the tree with each cluster's hosts\n"
+		"                    rotated by j mod K (default 1; $GRIDBED_STRIPES)\n"
 		"  --shared          ablation: measured trees reach the ranks by a local file\n"
 		"  --wait spin|sleep how ranks wait for messages and at the barriers around\n"
 		"                    each broadcast: MPI's own (spin, default) or asleep in\n"
@@ -167,6 +171,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "no-connect", no_argument, NULL, 'C' },
 		{ "isend", no_argument, NULL, 'I' },
 		{ "segment", required_argument, NULL, 'G' },
+		{ "stripes", required_argument, NULL, 'k' },
 		{ "shared", no_argument, NULL, 'S' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "window-ms", required_argument, NULL, 'T' },
@@ -241,6 +246,16 @@ bad_algo:
 				if (!world_rank)
 					fprintf(stderr, "gridbcast: --segment: '%s' is not 'auto', "
 						"0 or a size in bytes\n", optarg);
+				goto usage_exit;
+			}
+			break;
+		case 'k':
+			o->bo.stripes = (int)strtol(optarg, &end, 10);
+			if (*end || o->bo.stripes < 1 || o->bo.stripes > GB_STRIPES_MAX) {
+				if (!world_rank)
+					fprintf(stderr, "gridbcast: --stripes: '%s' is not a number "
+						"of trees from 1 to %d\n", optarg,
+						GB_STRIPES_MAX);
 				goto usage_exit;
 			}
 			break;
@@ -454,6 +469,7 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 						   "spin"));
 	json_object_set_new(j, "segment", o->bo.segment < 0 ? json_string("auto") :
 			    json_real(o->bo.segment));
+	json_object_set_new(j, "stripes", json_integer(o->bo.stripes > 1 ? o->bo.stripes : 1));
 	json_object_set_new(j, "window_s", json_real(o->window_s));
 	json_object_set_new(j, "dilate", json_real(o->dilate));
 	json_object_set_new(j, "window_late_starts", json_integer(window_late));
@@ -636,10 +652,11 @@ int main(int argc, char **argv)
 			p->tree_via = info.tree_via;
 			snprintf(p->model, sizeof(p->model), "%s", info.model);
 			p->plan_s = info.plan_s;
+			p->stripes = 1;
 			for (int m = 0; m < gb_ncostmodels && m < 8; m++)
 				p->pred[m] = NAN;
 			if (rank == root && info.tree &&
-			    gb_bcast_predict(MPI_COMM_WORLD, info.tree, size, 0, p->pred,
+			    gb_bcast_predict(MPI_COMM_WORLD, info.tree, size, 0, 1, p->pred,
 					     p->pred_model, sizeof(p->pred_model)) < 0)
 				die("%s", gb_bcast_strerror());
 		}
@@ -681,10 +698,12 @@ int main(int argc, char **argv)
 				/* segmented: the predictions are of the schedule that
 				 * ran (the root chose the segment size in the call) */
 				if (rank == root && ri.tree &&
-				    (adaptive || (double)tm.seg_bytes != p->seg)) {
+				    (adaptive || (double)tm.seg_bytes != p->seg ||
+				     tm.stripes != p->stripes)) {
 					p->seg = (double)tm.seg_bytes;
+					p->stripes = tm.stripes;
 					if (gb_bcast_predict(MPI_COMM_WORLD, ri.tree, size, p->seg,
-							     p->pred, p->pred_model,
+							     p->stripes, p->pred, p->pred_model,
 							     sizeof(p->pred_model)) < 0)
 						die("%s", gb_bcast_strerror());
 				}

@@ -314,11 +314,11 @@ double gb_cost_plogp_seg(const struct gb_netmodel *m, const struct gb_tree *t, d
 
 const struct gb_costmodel gb_costmodels[] = {
 	{ "mateescu", "one-port, Delta = o + m/B then L (seed 000 s2.2, seed 003)",
-	  gb_cost_mateescu, gb_cost_mateescu_seg },
+	  gb_cost_mateescu, gb_cost_mateescu_seg, NULL },
 	{ "plogp", "pLogP at cluster level: g(m), L, T_j binomial (seed 002 s2.1, s3.3)",
-	  gb_cost_plogp, gb_cost_plogp_seg },
+	  gb_cost_plogp, gb_cost_plogp_seg, NULL },
 	{ "contention", "flows over routed links, RTT-weighted max-min sharing (ours)",
-	  gb_cost_contention, gb_cost_contention_seg },
+	  gb_cost_contention, gb_cost_contention_seg, gb_cost_contention_stripes },
 };
 const int gb_ncostmodels = sizeof(gb_costmodels) / sizeof(gb_costmodels[0]);
 

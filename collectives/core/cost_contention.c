@@ -545,106 +545,173 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
  *  - a send is complete when its flow drained, the earliest the executor
  *    can see it (an eager send completes once the socket has taken it, so
  *    the window binds later in a real run, if at all).
+ *
+ * Striped (k trees, segment j down tree j mod k, gb_tree_stripe() of the
+ * model's clusters, as the executor derives them): an edge is a (stripe,
+ * child) pair and carries that stripe's segments; a node forwards its
+ * segments in order, as the executor's loop does, so segment j may start
+ * only once u has segments 0 .. j (a late stripe holds the others up at
+ * that node); the window's slot of segment j is free when every edge of
+ * segment j - W's stripe has sent it.  One stripe is the schedule above.
  */
-static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree *t, double size,
-			      double seg, long S, double *arrival)
+struct pipe {
+	const struct gb_netmodel *m;
+	const struct gb_tree *const *tv;  /* the k trees, all rooted at the same node */
+	int k, n;
+	long S;
+	long *nxt;      /* per edge e = s*n + v: the next segment it carries (s, s+k, ...) */
+	int *busy;      /* per edge: a flow running or a start pending */
+	double *have;   /* [v*S + j]: when v has segment j, -1 until known */
+	double *rdy;    /* [v*S + j]: when v has segments 0 .. j */
+	long *pre;      /* per node: rdy is known for segments 0 .. pre - 1 */
+	struct pend *heap;
+	int nh;
+	long seq;
+};
+
+/* Every edge of u in segment @i's stripe has sent it (the window's slot is free). */
+static int slot_free(const struct pipe *P, int u, long i)
+{
+	int s = (int)(i % P->k);
+	const struct gb_tree *t = P->tv[s];
+
+	for (int c = 0; c < t->nchild[u]; c++)
+		if (P->nxt[(size_t)s * P->n + t->child[t->cstart[u] + c]] <= i)
+			return 0;
+	return 1;
+}
+
+/* Start every edge of u that may start, at @when at the earliest. */
+static void try_edges(struct pipe *P, int u, double when)
+{
+	for (int s = 0; s < P->k; s++) {
+		const struct gb_tree *t = P->tv[s];
+
+		for (int c = 0; c < t->nchild[u]; c++) {
+			int v = t->child[t->cstart[u] + c];
+			size_t e = (size_t)s * P->n + v;
+			long j = P->nxt[e];
+
+			if (P->busy[e] || j >= P->S || j >= P->pre[u] ||
+			    (j >= GB_PIPE_WINDOW && !slot_free(P, u, j - GB_PIPE_WINDOW)))
+				continue;
+			P->busy[e] = 1;
+			heap_push(P->heap, &P->nh,
+				  (struct pend){ fmax(when, P->rdy[(size_t)u * P->S + j]) + P->m->o[u],
+						 P->seq++, u, (int)e });
+		}
+	}
+}
+
+/* v has segment j at @t: extend its in-order prefix. */
+static void got_segment(struct pipe *P, int v, long j, double t)
+{
+	double *rdy = P->rdy + (size_t)v * P->S, *have = P->have + (size_t)v * P->S;
+
+	have[j] = t;
+	while (P->pre[v] < P->S && have[P->pre[v]] >= 0) {
+		long i = P->pre[v];
+
+		rdy[i] = i ? fmax(rdy[i - 1], have[i]) : have[i];
+		P->pre[v]++;
+	}
+}
+
+static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree *const *tv, int k,
+			      double size, double seg, long S, double *arrival)
 {
 	struct csim s;
+	struct pipe P = { .m = m, .tv = tv, .k = k, .n = tv[0]->n, .S = S };
 	struct flow *fl = NULL, **act = NULL;
-	struct pend *heap = NULL;
-	int *q = NULL, *busy = NULL, n = t->n, nh = 0, na = 0, dirty = 0, ret = -ENOMEM;
-	long *nxt = NULL, *sent = NULL;	/* per edge (by child): next segment, segments drained */
-	double *have = NULL, now = 0, best = 0;
-	long seq = 0;
+	int *q = NULL, *mark = NULL, n = tv[0]->n, na = 0, dirty = 0, ret = -ENOMEM;
+	size_t ne = (size_t)k * (size_t)n;
+	double now = 0, best = 0;
 
 	memset(&s, 0, sizeof(s));
-	fl = calloc(n, sizeof(*fl));
-	act = calloc(n, sizeof(*act));
-	heap = calloc(n, sizeof(*heap));
+	fl = calloc(ne, sizeof(*fl));
+	act = calloc(ne, sizeof(*act));
+	P.heap = calloc(ne, sizeof(*P.heap));
 	q = malloc(sizeof(int) * n);
-	busy = calloc(n, sizeof(int));
-	nxt = calloc(n, sizeof(long));
-	sent = calloc(n, sizeof(long));
-	have = malloc(sizeof(double) * (size_t)n * (size_t)S);
-	if (!fl || !act || !heap || !q || !busy || !nxt || !sent || !have || csim_init(&s, m) < 0)
+	mark = calloc(n, sizeof(int));
+	P.busy = calloc(ne, sizeof(int));
+	P.nxt = calloc(ne, sizeof(long));
+	P.pre = calloc(n, sizeof(long));
+	P.have = malloc(sizeof(double) * (size_t)n * (size_t)S);
+	P.rdy = malloc(sizeof(double) * (size_t)n * (size_t)S);
+	if (!fl || !act || !P.heap || !q || !mark || !P.busy || !P.nxt || !P.pre || !P.have ||
+	    !P.rdy || csim_init(&s, m) < 0)
 		goto cleanup;
 	ret = -EINVAL;
-	if (!gb_cost_tree_order_ok(t, q, busy))
-		goto cleanup;
-	memset(busy, 0, sizeof(int) * n);
-	have_init(have, n, S, t->root);
+	for (int i = 0; i < k; i++) {
+		if (tv[i]->n != n || tv[i]->root != tv[0]->root ||
+		    !gb_cost_tree_order_ok(tv[i], q, mark))
+			goto cleanup;
+		memset(mark, 0, sizeof(int) * n);
+	}
+	have_init(P.have, n, S, tv[0]->root);
+	for (size_t i = 0; i < (size_t)n * (size_t)S; i++)
+		P.rdy[i] = P.have[i];
+	P.pre[tv[0]->root] = S;
+	for (size_t e = 0; e < ne; e++)
+		P.nxt[e] = (long)(e / (size_t)n);    /* stripe s carries s, s + k, ... */
 
-	/* Start every edge of u that may start: at @when at the earliest. */
-#define TRY_EDGES(node, when)                                                      \
-	do {                                                                       \
-		int u_ = (node), nc_ = t->nchild[u_];                              \
-		long low_ = S;                                                     \
-		for (int k_ = 0; k_ < nc_; k_++) {                                 \
-			long d_ = sent[t->child[t->cstart[u_] + k_]];              \
-			if (d_ < low_)                                             \
-				low_ = d_;                                         \
-		}                                                                  \
-		for (int k_ = 0; k_ < nc_; k_++) {                                 \
-			int v_ = t->child[t->cstart[u_] + k_];                     \
-			long j_ = nxt[v_];                                         \
-			double h_;                                                 \
-			if (busy[v_] || j_ >= S || j_ - GB_PIPE_WINDOW >= low_)    \
-				continue;                                          \
-			h_ = have[(size_t)u_ * S + j_];                            \
-			if (h_ < 0)                                                \
-				continue;                                          \
-			busy[v_] = 1;                                              \
-			heap_push(heap, &nh, (struct pend){ fmax((when), h_) + m->o[u_], \
-							    seq++, u_, v_ });      \
-		}                                                                  \
-	} while (0)
-
-	TRY_EDGES(t->root, 0.0);
-	while (nh > 0 || na > 0) {
-		now = advance(&s, act, na, &dirty, now, nh > 0 ? heap[0].t : INFINITY);
+	try_edges(&P, tv[0]->root, 0.0);
+	while (P.nh > 0 || na > 0) {
+		now = advance(&s, act, na, &dirty, now, P.nh > 0 ? P.heap[0].t : INFINITY);
 		if (isinf(now)) /* a flow that can never drain (bandwidth 0) */
 			goto cleanup;
-		for (int k = 0; k < na;) {
-			struct flow *f = act[k];
-			long j = nxt[f->v];
+		for (int i = 0; i < na;) {
+			struct flow *f = act[i];
+			size_t e = (size_t)(f - fl);
+			long j = P.nxt[e];
+			double h = now + m->lat[(size_t)f->u * n + f->v];
 
 			if (f->rem > 1e-12 * size + 1e-9) {
-				k++;
+				i++;
 				continue;
 			}
-			have[(size_t)f->v * S + j] = now + m->lat[(size_t)f->u * n + f->v];
-			if (j == S - 1 && have[(size_t)f->v * S + j] > best)
-				best = have[(size_t)f->v * S + j];
-			nxt[f->v] = j + 1;
-			sent[f->v] = j + 1;
-			busy[f->v] = 0;
-			memmove(&act[k], &act[k + 1], sizeof(*act) * (na - k - 1));
+			got_segment(&P, f->v, j, h);
+			P.nxt[e] = j + k;
+			P.busy[e] = 0;
+			memmove(&act[i], &act[i + 1], sizeof(*act) * (na - i - 1));
 			na--;
 			dirty = 1;
-			TRY_EDGES(f->u, now);
-			TRY_EDGES(f->v, have[(size_t)f->v * S + j]);
+			try_edges(&P, f->u, now);
+			try_edges(&P, f->v, h);
 		}
-		while (nh > 0 && heap[0].t <= now) {
-			struct pend p = heap_pop(heap, &nh);
-			long j = nxt[p.v];
+		while (P.nh > 0 && P.heap[0].t <= now) {
+			struct pend p = heap_pop(P.heap, &P.nh);
+			long j = P.nxt[p.v];
 
-			flow_begin(&s, &fl[p.v], p.u, p.v,
+			flow_begin(&s, &fl[p.v], p.u, p.v % n,
 				   j < S - 1 ? seg : size - seg * (double)(S - 1));
 			act[na++] = &fl[p.v];
 			dirty = 1;
 		}
 	}
-#undef TRY_EDGES
-	ret = have_last(have, n, S, arrival) < 0 ? -EINVAL : 0;
+	/* every node's last segment in order is when it has the whole message */
+	ret = 0;
+	for (int v = 0; v < n && ret == 0; v++) {
+		if (P.pre[v] < S) {
+			ret = -EINVAL;
+			break;
+		}
+		if (arrival)
+			arrival[v] = P.rdy[(size_t)v * S + S - 1];
+		if (P.rdy[(size_t)v * S + S - 1] > best)
+			best = P.rdy[(size_t)v * S + S - 1];
+	}
 cleanup:
 	free(fl);
 	free(act);
-	free(heap);
+	free(P.heap);
 	free(q);
-	free(busy);
-	free(nxt);
-	free(sent);
-	free(have);
+	free(mark);
+	free(P.busy);
+	free(P.nxt);
+	free(P.pre);
+	free(P.have);
+	free(P.rdy);
 	csim_free(&s);
 	return ret < 0 ? NAN : best;
 }
@@ -652,14 +719,40 @@ cleanup:
 double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			      double seg, double *arrival)
 {
+	return gb_cost_contention_stripes(m, t, 1, size, seg, arrival);
+}
+
+double gb_cost_contention_stripes(const struct gb_netmodel *m, const struct gb_tree *t, int k,
+				  double size, double seg, double *arrival)
+{
+	struct gb_tree st[GB_STRIPES_MAX];
+	const struct gb_tree *tv[GB_STRIPES_MAX];
+	int *group = NULL, made = 0;
+	double cost = NAN;
 	long S;
 
-	if (!m || !t || t->n != m->n || t->n < 1 || !(size >= 0) || !(seg >= 0))
+	if (!m || !t || t->n != m->n || t->n < 1 || !(size >= 0) || !(seg >= 0) || k < 1 ||
+	    k > GB_STRIPES_MAX)
 		return NAN;
 	S = (seg <= 0 || seg >= size) ? 1 : (long)ceil(size / seg);
 	if (S == 1)
-		return contention_sim(m, t, size, arrival);
+		return contention_sim(m, t, size, arrival);  /* a whole message: one tree */
 	if (S > GB_SEG_MAX_COUNT)
 		return NAN;
-	return contention_pipe(m, t, size, seg, S, arrival);
+	tv[0] = t;
+	if (k > 1 && !(group = malloc(sizeof(int) * t->n)))
+		return NAN;
+	for (int v = 0; group && v < t->n; v++)
+		group[v] = m->nodes[v].cluster;
+	for (made = 1; made < k; made++) {
+		if (gb_tree_stripe(t, group, made, &st[made]) < 0)
+			goto cleanup;
+		tv[made] = &st[made];
+	}
+	cost = contention_pipe(m, tv, k, size, seg, S, arrival);
+cleanup:
+	for (int i = 1; i < made; i++)
+		gb_tree_release(&st[i]);
+	free(group);
+	return cost;
 }

@@ -105,10 +105,23 @@ double gb_cost_mateescu_seg(const struct gb_netmodel *m, const struct gb_tree *t
 void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double size, double seg,
 		 double *pred)
 {
-	for (int i = 0; i < gb_ncostmodels; i++)
-		pred[i] = seg <= 0 ? gb_costmodels[i].cost(m, t, size, NULL) :
-			  gb_costmodels[i].cost_seg ?
-			  gb_costmodels[i].cost_seg(m, t, size, seg, NULL) : NAN;
+	gb_cost_all_stripes(m, t, size, seg, 1, pred);
+}
+
+void gb_cost_all_stripes(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			 double seg, int stripes, double *pred)
+{
+	for (int i = 0; i < gb_ncostmodels; i++) {
+		const struct gb_costmodel *c = &gb_costmodels[i];
+
+		if (seg <= 0)
+			pred[i] = c->cost(m, t, size, NULL);
+		else if (stripes > 1 && seg < size)
+			pred[i] = c->cost_stripes ? c->cost_stripes(m, t, stripes, size, seg, NULL)
+						  : NAN;
+		else
+			pred[i] = c->cost_seg ? c->cost_seg(m, t, size, seg, NULL) : NAN;
+	}
 }
 
 double gb_seg_choose(const struct gb_netmodel *m, const struct gb_tree *t, double size,

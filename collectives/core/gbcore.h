@@ -360,6 +360,24 @@ static inline int gb_relabel(int v, int from, int to)
  */
 GB_WUR int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *out);
 
+/**
+ * gb_tree_stripe() - stripe @s of a broadcast that sends alternate
+ * segments down several trees (issue 14, gb_bcast_opts.stripes): @in with
+ * the members of each group rotated by @s.  The members of group g >= 0
+ * (group[v] == g) other than the root, in index order m_0 < ... < m_{k-1},
+ * play each other's parts: m_i's place in @in goes to m_{(i + s) mod k}.
+ * The root and nodes of group -1 keep theirs; @group NULL: every node is
+ * -1.  With clusters for groups, a wide-area edge into a cluster lands on
+ * another host in each stripe, so the stripes cross the wide area on
+ * different TCP connections, each with its own window (GridFTP's parallel
+ * streams, done by the tree); inside a cluster every host stays a relay.
+ * @s = 0 (or a multiple of every group's size) gives a copy of @in.
+ * @out is initialised here (release it with gb_tree_release()).
+ * Return: 0, -EINVAL (invalid @in, @s < 0, @out == @in) or -ENOMEM.
+ */
+GB_WUR int gb_tree_stripe(const struct gb_tree *in, const int *group, int s,
+			  struct gb_tree *out);
+
 /* ------------------------------------------------------------------ */
 /* Cost models                                                         */
 /* ------------------------------------------------------------------ */
@@ -382,6 +400,10 @@ struct gb_costmodel {
 	const char *summary;
 	gb_cost_fn cost;
 	gb_cost_seg_fn cost_seg; /**< the segmented schedule (issue 14); @seg <= 0: == cost */
+	/** the striped schedule (gb_cost_contention_stripes()'s signature), NULL if the
+	 *  model has none */
+	double (*cost_stripes)(const struct gb_netmodel *m, const struct gb_tree *t, int k,
+			       double size, double seg, double *arrival);
 };
 
 /** The registry of cost models ("mateescu", "plogp", "contention"). */
@@ -424,6 +446,8 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
  *  keeps in flight (collectives/bcast/bcast_pipe.c), and the window of the
  *  contention model's segmented schedule, which is that executor's. */
 #define GB_PIPE_WINDOW 8
+/** The most trees a striped broadcast sends its segments down (gb_tree_stripe()). */
+#define GB_STRIPES_MAX 16
 /** Most segments a prediction handles (its memory is n x count doubles). */
 #define GB_SEG_MAX_COUNT 8192
 /** gb_seg_choose() takes the largest segment predicted within this
@@ -483,6 +507,19 @@ double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree 
 			      double seg, double *arrival);
 
 /**
+ * gb_cost_contention_stripes() - gb_cost_contention_seg() for a striped
+ * broadcast: segment j goes down tree j mod @k, gb_tree_stripe() of @t
+ * with the model's clusters for groups (what libgridbcast's executor runs
+ * with gb_bcast_opts.stripes = @k); a node forwards its segments in order,
+ * whichever tree brought them (cost_contention.c has the rules).  @k = 1
+ * is gb_cost_contention_seg(); a whole message (@seg <= 0 or >= @size)
+ * goes down @t alone.  NAN as gb_cost_mateescu_seg(), and for @k outside
+ * 1 .. GB_STRIPES_MAX.
+ */
+double gb_cost_contention_stripes(const struct gb_netmodel *m, const struct gb_tree *t, int k,
+				  double size, double seg, double *arrival);
+
+/**
  * gb_cost_all() - @pred[i] = gb_costmodels[i]'s prediction for @t, for
  * every model (gb_ncostmodels entries).  @seg > 0: the message went in
  * segments of @seg bytes, and each model predicts that schedule (its
@@ -490,6 +527,15 @@ double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree 
  */
 void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double size, double seg,
 		 double *pred);
+
+/**
+ * gb_cost_all_stripes() - gb_cost_all() for segments that went down
+ * @stripes trees (gb_tree_stripe()): a model's cost_stripes, NAN for a
+ * model without one (the one-port models: they have no schedule of
+ * several trees).  @stripes <= 1, or a whole message: gb_cost_all().
+ */
+void gb_cost_all_stripes(const struct gb_netmodel *m, const struct gb_tree *t, double size,
+			 double seg, int stripes, double *pred);
 
 /* ------------------------------------------------------------------ */
 /* Cluster-level (pLogP) model, seed 002 s3.3                          */

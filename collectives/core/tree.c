@@ -548,33 +548,30 @@ int gb_tree_write_dot(const struct gb_tree *t, const struct gb_netmodel *m, void
 /* Relabelling                                                         */
 /* ------------------------------------------------------------------ */
 
-int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *out)
+/*
+ * @in with node v renamed perm[v] (a permutation of 0 .. n-1), send orders
+ * kept: rooted at perm[in->root].  @out is initialised here.
+ */
+static int tree_permute(const struct gb_tree *in, const int *perm, struct gb_tree *out)
 {
-	int *par = NULL, n = in ? in->n : 0, from, ret;
+	int *par = NULL, n = in->n, ret = -ENOMEM;
 	double *key = NULL;
 
-	if (in == out)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	if (!in || root < 0 || root >= n || gb_tree_check(in, NULL, 0) < 0)
-		return -EINVAL;
-	from = in->root;
-	ret = -ENOMEM;
 	par = malloc(sizeof(int) * n);
 	key = malloc(sizeof(double) * n);
 	if (!par || !key)
 		goto cleanup;
-	/* node v of @in becomes gb_relabel(v); its key is its position among
-	 * its siblings, which gb_tree_from_parents() turns back into order */
+	/* node v of @in becomes perm[v]; its key is its position among its
+	 * siblings, which gb_tree_from_parents() turns back into order */
 	for (int v = 0; v < n; v++) {
 		int p = in->parent[v];
 
-		par[gb_relabel(v, from, root)] = p < 0 ? -1 : gb_relabel(p, from, root);
+		par[perm[v]] = p < 0 ? -1 : perm[p];
 		for (int k = 0; k < in->nchild[v]; k++)
-			key[gb_relabel(in->child[in->cstart[v] + k], from, root)] = k;
+			key[perm[in->child[in->cstart[v] + k]]] = k;
 	}
-	key[root] = 0;
-	ret = gb_tree_init(out, n, root);
+	key[perm[in->root]] = 0;
+	ret = gb_tree_init(out, n, perm[in->root]);
 	if (ret == 0)
 		ret = gb_tree_from_parents(out, par, key);
 	if (ret < 0)
@@ -582,5 +579,72 @@ int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *out)
 cleanup:
 	free(par);
 	free(key);
+	return ret;
+}
+
+int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *out)
+{
+	int *perm, n = in ? in->n : 0, ret;
+
+	if (in == out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!in || root < 0 || root >= n || gb_tree_check(in, NULL, 0) < 0)
+		return -EINVAL;
+	perm = malloc(sizeof(int) * n);
+	if (!perm)
+		return -ENOMEM;
+	for (int v = 0; v < n; v++)
+		perm[v] = gb_relabel(v, in->root, root);
+	ret = tree_permute(in, perm, out);
+	free(perm);
+	return ret;
+}
+
+/*
+ * Stripe s of a striped broadcast (issue 14; gbcore.h):
+ *
+ *	group c's members other than the root, in index order:  m0 m1 m2 m3
+ *	stripe s = 1 gives m0's place to m1, m1's to m2, ..., m3's to m0
+ *
+ * so that where stripe 0 crosses the wide area into cluster c at m0,
+ * stripe 1 crosses at m1: another pair of hosts, another TCP connection.
+ */
+int gb_tree_stripe(const struct gb_tree *in, const int *group, int s, struct gb_tree *out)
+{
+	int *perm = NULL, *mem = NULL, n = in ? in->n : 0, ret = -ENOMEM;
+
+	if (in == out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!in || s < 0 || gb_tree_check(in, NULL, 0) < 0)
+		return -EINVAL;
+	perm = malloc(sizeof(int) * n);
+	mem = malloc(sizeof(int) * n);
+	if (!perm || !mem)
+		goto cleanup;
+	for (int v = 0; v < n; v++)
+		perm[v] = v;
+	for (int v = 0; v < n; v++) {
+		int g = group ? group[v] : -1, k = 0;
+
+		/* each group once: at its first non-root member */
+		if (g < 0 || v == in->root)
+			continue;
+		for (int u = 0; u < v && g >= 0; u++)
+			if (group[u] == g && u != in->root)
+				g = -1;
+		if (g < 0)
+			continue;
+		for (int u = v; u < n; u++)
+			if (group[u] == g && u != in->root)
+				mem[k++] = u;
+		for (int i = 0; i < k; i++)
+			perm[mem[i]] = mem[(i + s) % k];
+	}
+	ret = tree_permute(in, perm, out);
+cleanup:
+	free(perm);
+	free(mem);
 	return ret;
 }

@@ -5,9 +5,9 @@
  *	gridtree list
  *	gridtree plan --algo NAME (--topo FILE | --matrix FILE) --root NODE --size BYTES
  *	              [--seed N] [--budget-ms N] [--model M] [--o SECONDS]
- *	              [--format text|json|dot] [--arrivals]
+ *	              [--format text|json|dot] [--arrivals] [--stripes K]
  *	gridtree eval --tree FILE (--topo FILE | --matrix FILE) --size BYTES [--format text|json]
- *	              [--arrivals]
+ *	              [--arrivals] [--stripes K]
  *	gridtree sim gupta-fig3|fkaier ...
  *	gridtree pools --matrix FILE --percent P
  *
@@ -68,7 +68,7 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 
 enum { OPT_ALGO = 256, OPT_TOPO, OPT_MATRIX, OPT_ROOT, OPT_SIZE, OPT_SEED, OPT_BUDGET,
-       OPT_MODEL, OPT_O, OPT_FORMAT, OPT_TREE, OPT_ARRIVALS };
+       OPT_MODEL, OPT_O, OPT_FORMAT, OPT_TREE, OPT_ARRIVALS, OPT_STRIPES };
 
 /* The options of the commands that load a model (plan, eval): cmd_opt(). */
 struct cmd_opts {
@@ -78,6 +78,7 @@ struct cmd_opts {
 	int format;             /* --format: 0 text, 1 json, 2 dot */
 	int dot;                /* whether dot is a format of this command */
 	int arrivals;           /* --arrivals (text only) */
+	int stripes;            /* --stripes (text only): segments down this many trees */
 };
 
 /* struct cmd_opts' options, for an option table. */
@@ -86,7 +87,8 @@ struct cmd_opts {
 	{ "matrix", required_argument, NULL, OPT_MATRIX },     \
 	{ "o", required_argument, NULL, OPT_O },               \
 	{ "format", required_argument, NULL, OPT_FORMAT },     \
-	{ "arrivals", no_argument, NULL, OPT_ARRIVALS }
+	{ "arrivals", no_argument, NULL, OPT_ARRIVALS },       \
+	{ "stripes", required_argument, NULL, OPT_STRIPES }
 
 /* Load the model named by --topo or --matrix; prints the error. */
 static int load_model(const struct cmd_opts *co, struct gb_netmodel *m)
@@ -171,7 +173,12 @@ static int cmd_opt(struct cmd_opts *co, int c, const char *arg)
 		co->format = parse_format(arg, co->dot);
 	else if (c == OPT_ARRIVALS)
 		co->arrivals = 1;
-	else
+	else if (c == OPT_STRIPES) {
+		co->stripes = (int)parse_u64_opt("stripes", arg);
+		if (co->stripes < 1 || co->stripes > GB_STRIPES_MAX)
+			die_usage("stripes '%s' is not a number of trees from 1 to %d", arg,
+				  GB_STRIPES_MAX);
+	} else
 		return 0;
 	return 1;
 }
@@ -223,9 +230,21 @@ static int at_size(struct gb_netmodel *m, double size)
 	return 0;
 }
 
+/* A model's prediction of @t in segments of @seg bytes down @k trees
+ * (gb_cost_all_stripes()'s rule: NAN where the model has no such schedule). */
+static double cost_k(int i, const struct gb_netmodel *m, const struct gb_tree *t, double size,
+		     double seg, int k, double *arrival)
+{
+	const struct gb_costmodel *c = &gb_costmodels[i];
+
+	if (k > 1)
+		return c->cost_stripes ? c->cost_stripes(m, t, k, size, seg, arrival) : NAN;
+	return c->cost_seg(m, t, size, seg, arrival);
+}
+
 /* Returns the segment size of the second column (0: whole only). */
 static double print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
-			  double size, const char *highlight)
+			  double size, const char *highlight, int k)
 {
 	/* the segment size libgridbcast's root would choose (GRIDBED_SEGMENT=auto) */
 	double seg = gb_seg_choose(m, t, size, 1, 0, NULL);
@@ -233,6 +252,8 @@ static double print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_
 	fprintf(f, "predicted  completion time of %.0f B, whole", size);
 	if (seg > 0)
 		fprintf(f, "; and in segments of %.0f B, the root's choice", seg);
+	if (seg > 0 && k > 1)
+		fprintf(f, "; and those down %d trees (stripes)", k);
 	fprintf(f, "\n");
 	for (int i = 0; i < gb_ncostmodels; i++) {
 		double c = gb_costmodels[i].cost(m, t, size, NULL);
@@ -241,6 +262,14 @@ static double print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_
 		fprintf(f, "  %-11s %12.6f s", gb_costmodels[i].name, c);
 		if (seg > 0)
 			fprintf(f, "   %12.6f s", gb_costmodels[i].cost_seg(m, t, size, seg, NULL));
+		if (seg > 0 && k > 1) {
+			double x = cost_k(i, m, t, size, seg, k, NULL);
+
+			if (isnan(x))
+				fprintf(f, "   %12s  ", "-");
+			else
+				fprintf(f, "   %12.6f s", x);
+		}
 		fprintf(f, "%s\n", hl ? "   (optimised)" : "");
 	}
 	return seg;
@@ -250,23 +279,31 @@ static double print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_
  * @seg bytes (print_costs()'s choice; 0: whole): to set beside a run's
  * per-rank times (gridbcast --ranks, recv_after_root). */
 static int print_arrivals(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
-			  double size, double seg)
+			  double size, double seg, int k)
 {
 	double *arr = calloc((size_t)m->n * (size_t)gb_ncostmodels, sizeof(double));
 
 	if (!arr)
 		return fail("out of memory");
+	if (seg <= 0)
+		k = 1;
 	for (int i = 0; i < gb_ncostmodels; i++)
-		gb_costmodels[i].cost_seg(m, t, size, seg, arr + (size_t)i * m->n);
-	fprintf(f, "arrivals   when each node has the message (s), %s\n  %-16s",
-		seg > 0 ? "in the root's segments" : "whole", "node");
+		if (isnan(cost_k(i, m, t, size, seg, k, arr + (size_t)i * m->n)))
+			for (int v = 0; v < m->n; v++)
+				arr[(size_t)i * m->n + v] = NAN;
+	fprintf(f, "arrivals   when each node has the message (s), %s%s\n  %-16s",
+		seg > 0 ? "in the root's segments" : "whole", k > 1 ? " down the stripes" : "",
+		"node");
 	for (int i = 0; i < gb_ncostmodels; i++)
 		fprintf(f, " %12s", gb_costmodels[i].name);
 	fprintf(f, "\n");
 	for (int v = 0; v < m->n; v++) {
 		fprintf(f, "  %-16s", m->nodes[v].name);
 		for (int i = 0; i < gb_ncostmodels; i++)
-			fprintf(f, " %12.6f", arr[(size_t)i * m->n + v]);
+			if (isnan(arr[(size_t)i * m->n + v]))
+				fprintf(f, " %12s", "-");
+			else
+				fprintf(f, " %12.6f", arr[(size_t)i * m->n + v]);
 		fprintf(f, "\n");
 	}
 	free(arr);
@@ -330,6 +367,7 @@ static void usage_plan(FILE *f)
 		"usage: gridtree plan --algo NAME (--topo FILE | --matrix FILE) --root NODE\n"
 		"                     --size BYTES [--seed N] [--budget-ms N] [--model M]\n"
 		"                     [--o SECONDS] [--format text|json|dot] [--arrivals]\n"
+		"                     [--stripes K]\n"
 		"  Plan a broadcast tree and print it with its predicted time under every\n"
 		"  cost model.\n"
 		"  --algo NAME      a planner of 'gridtree list'\n"
@@ -342,7 +380,10 @@ static void usage_plan(FILE *f)
 		"  --model M        cost model the planner optimises (default: its own)\n"
 		"  --o SECONDS      initiation cost per node with --topo (default %g)\n"
 		"  --format F       text (default), json (docs/formats.md) or dot\n"
-		"  --arrivals       (text) when each node has the message, per model\n", DEFAULT_O);
+		"  --arrivals       (text) when each node has the message, per model\n"
+		"  --stripes K      (text) also predict the root's segments down K trees\n"
+		"                   (GRIDBED_STRIPES; the models that have that schedule)\n",
+		DEFAULT_O);
 }
 
 static int cmd_plan(int argc, char **argv)
@@ -359,7 +400,7 @@ static int cmd_plan(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tool_cli cli = { "gridtree: plan", usage_plan };
-	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 1, 0 };
+	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 1, 0, 1 };
 	struct gb_plan_args a = { 0, -1, 1, 0, NULL };
 	const struct gb_planner *p = NULL;
 	const char *root = NULL;
@@ -438,8 +479,8 @@ static int cmd_plan(int argc, char **argv)
 			printf(", no budget (the paper's fixed invocation counts)");
 		printf("\nplanning   %.3f ms\n", dt * 1e3);
 		print_tree_text(stdout, &m, &t);
-		seg = print_costs(stdout, &m, &t, a.size, a.model);
-		if (co.arrivals && print_arrivals(stdout, &m, &t, a.size, seg))
+		seg = print_costs(stdout, &m, &t, a.size, a.model, co.stripes);
+		if (co.arrivals && print_arrivals(stdout, &m, &t, a.size, seg, co.stripes))
 			ret = 1;
 	}
 	gb_tree_release(&t);
@@ -456,9 +497,11 @@ static void usage_eval(FILE *f)
 	fprintf(f,
 		"usage: gridtree eval --tree FILE (--topo FILE | --matrix FILE) --size BYTES\n"
 		"                     [--o SECONDS] [--format text|json] [--arrivals]\n"
+		"                     [--stripes K]\n"
 		"  Score an existing tree (the JSON of 'gridtree plan --format json') under\n"
 		"  every cost model; nodes are matched by name.  --arrivals (text): when\n"
-		"  each node has the message, per model.\n");
+		"  each node has the message, per model.  --stripes K (text): also the\n"
+		"  root's segments down K trees (GRIDBED_STRIPES).\n");
 }
 
 static int cmd_eval(int argc, char **argv)
@@ -471,7 +514,7 @@ static int cmd_eval(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tool_cli cli = { "gridtree: eval", usage_eval };
-	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 0, 0 };
+	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 0, 0, 1 };
 	const char *tree = NULL;
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
@@ -526,8 +569,8 @@ static int cmd_eval(int argc, char **argv)
 	} else {
 		model_summary(stdout, &co, &m);
 		printf("tree       %s, root %s\n", tree, m.nodes[t.root].name);
-		seg = print_costs(stdout, &m, &t, size, NULL);
-		if (co.arrivals && print_arrivals(stdout, &m, &t, size, seg))
+		seg = print_costs(stdout, &m, &t, size, NULL, co.stripes);
+		if (co.arrivals && print_arrivals(stdout, &m, &t, size, seg, co.stripes))
 			ret = 1;
 	}
 	gb_tree_release(&t);
