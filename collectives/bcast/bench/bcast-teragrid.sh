@@ -5,7 +5,7 @@
 #   collectives/bcast/bench/bcast-teragrid.sh [--reps N] [--sizes LIST] [--algo LIST]
 #       [--segment LIST] [--wait spin|sleep] [--out DIR] [--only teragrid|overhead]
 #       [--overhead-reps N] [--backend B] [--tcp "KEYS"] [--dilate K]
-#       [--topology FILE] [--load LINK:FRACTION]
+#       [--topology FILE] [--load LINK:FRACTION] [--stripes K]
 #
 # --topology FILE: part 1 runs on FILE instead of topologies/teragrid.yaml,
 # with one rank per host (e.g. topologies/two-clusters.yaml, 8 ranks); its
@@ -17,6 +17,11 @@
 # --out as load.yaml), e.g. --load c3-NCSA:70% for the paper's load on C3
 # (Gupta & Vadhiyar s3: 50-90 %, its middle), --load siteA-siteB:70% on
 # two-clusters.  gridload restores the rates before the grid goes down.
+#
+# --stripes K: segmented messages go down K trees (GRIDBED_STRIPES,
+# gridbcast.h; issue 14): segment j down the tree with each cluster's
+# hosts rotated by j mod K.  Only the contention model predicts that
+# schedule; the one-port models' errors are then empty.
 #
 # --dilate K: the teragrid grid comes up time-dilated (gridemu up --dilate,
 # ARCHITECTURE.md decision 9): delays x K and rates / K on the wire, and
@@ -76,6 +81,7 @@ while [ $# -gt 0 ]; do
 		--sizes) sizes=$2; shift ;;
 		--algo) algo=$2; shift ;;
 		--segment) segs=$2; shift ;;
+		--stripes) export GRIDBED_STRIPES=$2; shift ;;
 		--wait) wait=$2; shift ;;
 		--out) out=$2; shift ;;
 		--only) only=$2; shift ;;
@@ -84,7 +90,7 @@ while [ $# -gt 0 ]; do
 		--dilate) dilate=$2; shift ;;
 		--topology) topofile=$2; shift ;;
 		--load) loads+=("$2"); shift ;;
-		-h|--help) sed -n '2,62p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h|--help) sed -n '2,65p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "bcast-teragrid.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -117,6 +123,7 @@ trap '[ -n "$glpid" ] && kill "$glpid" 2>/dev/null && wait "$glpid"; "$GRIDEMU" 
 trap 'exit 130' INT TERM
 exec > >(tee "$out/summary.txt") 2>&1
 echo "bcast-teragrid.sh: $(nproc) cores, kernel $(uname -r), git $(git -C "$src" describe --always --dirty 2>/dev/null), files in $out"
+[ -n "${GRIDBED_STRIPES:-}" ] && echo "segmented messages go down $GRIDBED_STRIPES trees (GRIDBED_STRIPES; only the contention model predicts them)"
 
 # run_job CSV RANKS WARMUP SIZES SEGMENT: one gridbcast job
 run_job() {
