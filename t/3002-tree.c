@@ -223,6 +223,7 @@ static void test_stripe(void)
 	ok(ok_all && heads[0] == 3 && heads[1] == 4 && heads[2] == 5,
 	   "three stripes enter a group of three at three hosts (%d, %d, %d)", heads[0], heads[1],
 	   heads[2]);
+	gb_tree_release(&x);    /* the error cases below zero @out without freeing it */
 	is_int(gb_tree_stripe(&t, grp, -1, &x), -EINVAL, "a negative stripe: -EINVAL");
 	is_int(gb_tree_stripe(&t, grp, 1, &t), -EINVAL, "in place: -EINVAL");
 	gb_tree_release(&x);
