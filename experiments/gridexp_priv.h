@@ -139,7 +139,6 @@ struct run {
 	uint64_t *tcp_v;             /* every node's counters at each sample (GB_TS_N each) */
 	double *tcp_t;               /* when each sample was taken */
 	int ntcp, ctcp;              /* samples taken, room for */
-	double tcp_last;             /* when the last one was taken */
 };
 
 /** What `run` and `check` were asked (parse_run_opts()). */

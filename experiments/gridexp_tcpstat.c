@@ -81,7 +81,6 @@ static int tcp_push(struct runner *R, struct run *r)
 		fputc('\n', r->tcpf);
 	}
 	r->tcp_t[r->ntcp++] = now;
-	r->tcp_last = now;
 	return 0;
 }
 
@@ -100,7 +99,7 @@ void tcpstat_start(struct runner *R, struct run *r)
 
 void tcpstat_tick(struct runner *R, struct run *r)
 {
-	if (r->tcpf && r->ntcp && gb_now() - r->tcp_last >= TCP_PERIOD)
+	if (r->tcpf && r->ntcp && gb_now() - r->tcp_t[r->ntcp - 1] >= TCP_PERIOD)
 		tcp_push(R, r);
 }
 

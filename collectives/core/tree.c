@@ -612,7 +612,7 @@ int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *out)
  */
 int gb_tree_stripe(const struct gb_tree *in, const int *group, int s, struct gb_tree *out)
 {
-	int *perm = NULL, *mem = NULL, n = in ? in->n : 0, ret = -ENOMEM;
+	int *perm = NULL, *mem = NULL, *start = NULL, n = in ? in->n : 0, gmax = -1, ret = -ENOMEM;
 
 	if (in == out)
 		return -EINVAL;
@@ -623,28 +623,35 @@ int gb_tree_stripe(const struct gb_tree *in, const int *group, int s, struct gb_
 	mem = malloc(sizeof(int) * n);
 	if (!perm || !mem)
 		goto cleanup;
-	for (int v = 0; v < n; v++)
-		perm[v] = v;
 	for (int v = 0; v < n; v++) {
-		int g = group ? group[v] : -1, k = 0;
+		perm[v] = v;
+		if (group && group[v] > gmax && v != in->root)
+			gmax = group[v];
+	}
+	/* the members of each group in index order, group after group (a
+	 * counting sort): group g's are mem[start[g] .. start[g + 1] - 1] */
+	start = calloc((size_t)gmax + 3, sizeof(int));
+	if (!start)
+		goto cleanup;
+	for (int v = 0; v < n; v++)
+		if (group && group[v] >= 0 && v != in->root)
+			start[group[v] + 2]++;
+	for (int g = 0; g <= gmax; g++)
+		start[g + 2] += start[g + 1];
+	for (int v = 0; v < n; v++)
+		if (group && group[v] >= 0 && v != in->root)
+			mem[start[group[v] + 1]++] = v;
+	/* start[g + 1] now ends group g, and start[g] (0 for g = 0) begins it */
+	for (int g = 0; g <= gmax; g++) {
+		int b = start[g], k = start[g + 1] - b;
 
-		/* each group once: at its first non-root member */
-		if (g < 0 || v == in->root)
-			continue;
-		for (int u = 0; u < v && g >= 0; u++)
-			if (group[u] == g && u != in->root)
-				g = -1;
-		if (g < 0)
-			continue;
-		for (int u = v; u < n; u++)
-			if (group[u] == g && u != in->root)
-				mem[k++] = u;
 		for (int i = 0; i < k; i++)
-			perm[mem[i]] = mem[(i + s) % k];
+			perm[mem[b + i]] = mem[b + (i + s) % k];
 	}
 	ret = tree_permute(in, perm, out);
 cleanup:
 	free(perm);
 	free(mem);
+	free(start);
 	return ret;
 }
