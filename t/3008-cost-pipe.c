@@ -22,9 +22,10 @@
  *     gb_cost_plogp_seg() sends a coordinator's wide-area segments before
  *     its cluster's; both are their unsegmented model for one segment;
  *   - gb_cost_contention_stripes(): two stripes into a cluster of two,
- *     worked by hand (the root's flows share its NIC; a node forwards its
- *     segments in order), one stripe is the segmented schedule, and the
- *     one-port models do not predict stripes.
+ *     worked by hand (the root's flows share its NIC; a node forwards
+ *     nothing before segment 0, then each segment as it arrives), one
+ *     stripe is the segmented schedule, and the one-port models do not
+ *     predict stripes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -75,7 +76,7 @@ int main(void)
 	const double L = 0.01, B = 1e6, o = 1e-4;
 	int par3[3] = { -1, 0, 0 };
 
-	plan(34);
+	plan(37);
 
 	/* a chain of 4 hops (5 nodes), 1 MB in 10 segments of 100 kB */
 	uniform(&m, 5, L, B, o);
@@ -277,10 +278,16 @@ int main(void)
 	 * is 0 -> 1 -> 2 (segment 0), stripe 1 is 0 -> 2 -> 1 (segment 1).
 	 * Both leave 0 at once and share its NIC (and cluster 1's way in),
 	 * B/2 each, so 1 has segment 0 and 2 has segment 1 at m/B + L; 1
-	 * forwards segment 0 to 2 at once; 2 forwards in order, so segment 1
-	 * waits for segment 0: 2 has both at m/B + L + m/(2 B2) + l, 1 at
-	 * m/B + L + m/B2 + 2l.  One stripe (0 -> 1 -> 2): 1 has both at
-	 * m/B + L, 2 at m/B + L + m/(2 B2) + l. */
+	 * forwards segment 0 to 2 at once; 2 forwards nothing before it has
+	 * segment 0 (it learns the segment size from it), so 2 has both at
+	 * m/B + L + m/(2 B2) + l, 1 at m/B + L + m/B2 + 2l.  One stripe
+	 * (0 -> 1 -> 2): 1 has both at m/B + L, 2 at m/B + L + m/(2 B2) + l.
+	 * In four segments (0, 2 down stripe 0; 1, 3 down stripe 1) the root
+	 * sends segments 2 and 3 by m/B, 1 and 2 arrive at m/B + L, and 1 and
+	 * 2 forward them to each other at once, B2 each way: both have all at
+	 * m/B + L + m/(4 B2) + l, as with one stripe.  Forwarding in segment
+	 * order, 2 would hold segment 3 until segment 2 came: m/(4 B2) + l
+	 * later. */
 	{
 		const double B2 = 1e7, l = 0.001, msg = 1e6;
 		double p[8];
@@ -295,11 +302,18 @@ int main(void)
 		tree(&t, par, 3);
 		is_double(gb_cost_contention_stripes(&m, &t, 2, msg, msg / 2, arr),
 			  msg / B + L + msg / B2 + 2 * l, 1e-9,
-			  "2 stripes: the root's two flows share its NIC, and a node forwards in order");
+			  "2 stripes: the root's two flows share its NIC, and 2 forwards after segment 0");
 		ok(fabs(arr[2] - (msg / B + L + msg / (2 * B2) + l)) < 1e-9 &&
 		   fabs(arr[1] - (msg / B + L + msg / B2 + 2 * l)) < 1e-9,
 		   "  node 2 has both segments first (%.4f), node 1 after 2 forwarded segment 1 "
 		   "(%.4f)", arr[2], arr[1]);
+		is_double(gb_cost_contention_stripes(&m, &t, 2, msg, msg / 4, arr),
+			  msg / B + L + msg / (4 * B2) + l, 1e-9,
+			  "2 stripes of 2 segments each: a node forwards each segment as it arrives");
+		ok(fabs(arr[1] - arr[2]) < 1e-9, "  1 and 2 have all at once (%.4f, %.4f)", arr[1],
+		   arr[2]);
+		is_double(gb_cost_contention_stripes(&m, &t, 1, msg, msg / 4, NULL),
+			  msg / B + L + msg / (4 * B2) + l, 1e-9, "  as with 1 stripe of 4");
 		is_double(gb_cost_contention_stripes(&m, &t, 1, msg, msg / 2, NULL),
 			  msg / B + L + msg / (2 * B2) + l, 1e-9, "1 stripe: the chain");
 		ok(gb_cost_contention_stripes(&m, &t, 1, msg, msg / 2, NULL) ==

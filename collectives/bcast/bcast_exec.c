@@ -253,7 +253,8 @@ static int socket_fds(struct pollfd *pf, int max)
  * third of the box and tripled the intra-cluster hops, docs/measurements.md);
  * data on any socket wakes it at once whatever the timeout.
  */
-int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags)
+/* gb_bcast_wait() for any of @n requests (gb_bcast_waitany(), with a status). */
+static int wait_any(int n, MPI_Request *req, int *idx, MPI_Status *st, unsigned flags)
 {
 	static struct pollfd pf[WAIT_FDS_MAX];
 	static double scanned = -1;
@@ -265,9 +266,9 @@ int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags)
 		seed = (unsigned)getpid() | 1u;
 
 	if (!(flags & GB_BCAST_SLEEP))
-		return MPI_Wait(req, st ? st : MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
+		return MPI_Waitany(n, req, idx, st ? st : MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
 	for (;;) {
-		if (MPI_Test(req, &done, st ? st : MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		if (MPI_Testany(n, req, idx, &done, st ? st : MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return -EIO;
 		if (done)
 			return 0;
@@ -282,6 +283,18 @@ int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags)
 		if (!woke && ms < GB_BCAST_SLEEP_MS)
 			ms = ms * 2 < GB_BCAST_SLEEP_MS ? ms * 2 : GB_BCAST_SLEEP_MS;
 	}
+}
+
+int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags)
+{
+	int idx;
+
+	return wait_any(1, req, &idx, st, flags);
+}
+
+int gb_bcast_waitany(int n, MPI_Request *req, int *idx, unsigned flags)
+{
+	return wait_any(n, req, idx, NULL, flags);
 }
 
 int gb_bcast_barrier(MPI_Comm comm, unsigned flags)
@@ -317,7 +330,15 @@ static int recv_w(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_C
 /* The executor                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Tags of the seq-th broadcast; MPI guarantees tags up to 32767 only. */
+/*
+ * Tags of the seq-th broadcast: the header's, then the data's, one per
+ * stripe (td + s: a node that is its child's parent in two stripes forwards
+ * their segments in arrival order, and only a tag per stripe keeps MPI's
+ * matching, which is in order per source and tag, from filling one
+ * stripe's receive with the other's segment).  MPI guarantees tags up to
+ * 32767 only.
+ */
+#define TAGS_PER_CALL (1 + GB_STRIPES_MAX)
 static void tags(struct gb_bcast_comm *c, uint32_t seq, int *th, int *td)
 {
 	void *v;
@@ -327,7 +348,7 @@ static void tags(struct gb_bcast_comm *c, uint32_t seq, int *th, int *td)
 		ub = *(int *)v;
 	if (ub > (1 << 21))
 		ub = 1 << 21;
-	*th = (int)(seq % (uint32_t)((ub + 1) / 2)) * 2;
+	*th = (int)(seq % (uint32_t)((ub + 1) / TAGS_PER_CALL)) * TAGS_PER_CALL;
 	*td = *th + 1;
 }
 

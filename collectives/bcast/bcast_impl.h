@@ -93,7 +93,8 @@ struct gb_bcast_stripe {
  *            its segment 0 brought (the caller has received it)
  * @nstripes: segment j goes down stripe j mod @nstripes (>= 1) ...
  * @st:       ... whose parent and children are @st[j mod @nstripes]
- * @tag:      the data tag of this broadcast
+ * @tag:      the data tag of this broadcast's stripe 0; stripe s's is
+ *            @tag + s (bcast_exec.c's tags())
  * @hdr:      the piggybacked tree header sent to each child of stripe 0
  *            before its first segment (@hlen bytes, tag @hdr_tag), or NULL
  */
@@ -113,6 +114,14 @@ struct gb_bcast_pipe_args {
  */
 int gb_bcast_pipe(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatype dt,
 		  const struct gb_bcast_pipe_args *a, struct gb_bcast_timing *tm);
+
+/**
+ * gb_bcast_waitany() - MPI_Waitany on @n requests, waiting as
+ * gb_bcast_wait() with @flags: *@idx gets the index of the one that
+ * completed (now MPI_REQUEST_NULL), MPI_UNDEFINED if all were null.
+ * Return: 0 or -EIO (MPI failed).
+ */
+int gb_bcast_waitany(int n, MPI_Request *req, int *idx, unsigned flags);
 
 /** gb_bcast_planning_release() - bcast_tree.c's part of freeing a state. */
 void gb_bcast_planning_release(struct gb_bcast_comm *c);

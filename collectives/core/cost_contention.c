@@ -177,19 +177,25 @@ static void have_init(double *have, int n, long S, int root)
 		have[(size_t)root * S + j] = 0;
 }
 
-/* When each node has its last segment, into @arrival (optional); -1 if a
- * node never got it (not a tree). */
-static int have_last(const double *have, int n, long S, double *arrival)
+/* When each node has all its segments (the last to arrive), into @arrival
+ * (optional).  Return: the latest, or -1 if a node missed one (not a tree). */
+static double have_all(const double *have, int n, long S, double *arrival)
 {
-	for (int i = 0; i < n; i++) {
-		double h = have[(size_t)i * S + S - 1];
+	double last = 0;
 
-		if (h < 0)
-			return -1;
+	for (int i = 0; i < n; i++) {
+		double h = 0;
+
+		for (long j = 0; j < S; j++) {
+			if (have[(size_t)i * S + j] < 0)
+				return -1;
+			h = fmax(h, have[(size_t)i * S + j]);
+		}
 		if (arrival)
 			arrival[i] = h;
+		last = fmax(last, h);
 	}
-	return 0;
+	return last;
 }
 
 /*
@@ -503,7 +509,7 @@ static double contention_sim(const struct gb_netmodel *m, const struct gb_tree *
 			dirty = 1;
 		}
 	}
-	if (have_last(have, n, 1, arrival) < 0)
+	if (have_all(have, n, 1, arrival) < 0)
 		best = NAN;
 cleanup:
 	free(fl);
@@ -548,11 +554,15 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
  *
  * Striped (k trees, segment j down tree j mod k, gb_tree_stripe() of the
  * model's clusters, as the executor derives them): an edge is a (stripe,
- * child) pair and carries that stripe's segments; a node forwards its
- * segments in order, as the executor's loop does, so segment j may start
- * only once u has segments 0 .. j (a late stripe holds the others up at
- * that node); the window's slot of segment j is free when every edge of
- * segment j - W's stripe has sent it.  One stripe is the schedule above.
+ * child) pair and carries that stripe's segments, each as soon as u has it
+ * (the executor forwards in arrival order), with no window (the executor
+ * has none with stripes: bcast_pipe.c), but not before u has segment 0:
+ * a receiver learns the segment size, and with a piggybacked tree its
+ * stripes, from segment 0, which comes down stripe 0, and posts its other
+ * receives after it (segments up to the eager limit still flow into it,
+ * buffered by MPI, which this reading assumes: only forwarding waits).
+ * With one stripe a node has its segments in order anyway, and this is
+ * the schedule above.
  */
 struct pipe {
 	const struct gb_netmodel *m;
@@ -562,8 +572,6 @@ struct pipe {
 	long *nxt;      /* per edge e = s*n + v: the next segment it carries (s, s+k, ...) */
 	int *busy;      /* per edge: a flow running or a start pending */
 	double *have;   /* [v*S + j]: when v has segment j, -1 until known */
-	double *rdy;    /* [v*S + j]: when v has segments 0 .. j */
-	long *pre;      /* per node: rdy is known for segments 0 .. pre - 1 */
 	struct pend *heap;
 	int nh;
 	long seq;
@@ -592,28 +600,17 @@ static void try_edges(struct pipe *P, int u, double when)
 			size_t e = (size_t)s * P->n + v;
 			long j = P->nxt[e];
 
-			if (P->busy[e] || j >= P->S || j >= P->pre[u] ||
-			    (j >= GB_PIPE_WINDOW && !slot_free(P, u, j - GB_PIPE_WINDOW)))
+			const double *h = P->have + (size_t)u * P->S;
+
+			/* segment 0 first: u learns the segment size from it */
+			if (P->busy[e] || j >= P->S || h[j] < 0 || h[0] < 0 ||
+			    (P->k == 1 && j >= GB_PIPE_WINDOW && !slot_free(P, u, j - GB_PIPE_WINDOW)))
 				continue;
 			P->busy[e] = 1;
 			heap_push(P->heap, &P->nh,
-				  (struct pend){ fmax(when, P->rdy[(size_t)u * P->S + j]) + P->m->o[u],
+				  (struct pend){ fmax(when, fmax(h[j], h[0])) + P->m->o[u],
 						 P->seq++, u, (int)e });
 		}
-	}
-}
-
-/* v has segment j at @t: extend its in-order prefix. */
-static void got_segment(struct pipe *P, int v, long j, double t)
-{
-	double *rdy = P->rdy + (size_t)v * P->S, *have = P->have + (size_t)v * P->S;
-
-	have[j] = t;
-	while (P->pre[v] < P->S && have[P->pre[v]] >= 0) {
-		long i = P->pre[v];
-
-		rdy[i] = i ? fmax(rdy[i - 1], have[i]) : have[i];
-		P->pre[v]++;
 	}
 }
 
@@ -635,11 +632,9 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 	mark = calloc(n, sizeof(int));
 	P.busy = calloc(ne, sizeof(int));
 	P.nxt = calloc(ne, sizeof(long));
-	P.pre = calloc(n, sizeof(long));
 	P.have = malloc(sizeof(double) * (size_t)n * (size_t)S);
-	P.rdy = malloc(sizeof(double) * (size_t)n * (size_t)S);
-	if (!fl || !act || !P.heap || !q || !mark || !P.busy || !P.nxt || !P.pre || !P.have ||
-	    !P.rdy || csim_init(&s, m) < 0)
+	if (!fl || !act || !P.heap || !q || !mark || !P.busy || !P.nxt || !P.have ||
+	    csim_init(&s, m) < 0)
 		goto cleanup;
 	ret = -EINVAL;
 	for (int i = 0; i < k; i++) {
@@ -649,9 +644,6 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 		memset(mark, 0, sizeof(int) * n);
 	}
 	have_init(P.have, n, S, tv[0]->root);
-	for (size_t i = 0; i < (size_t)n * (size_t)S; i++)
-		P.rdy[i] = P.have[i];
-	P.pre[tv[0]->root] = S;
 	for (size_t e = 0; e < ne; e++)
 		P.nxt[e] = (long)(e / (size_t)n);    /* stripe s carries s, s + k, ... */
 
@@ -670,7 +662,7 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 				i++;
 				continue;
 			}
-			got_segment(&P, f->v, j, h);
+			P.have[(size_t)f->v * S + j] = h;
 			P.nxt[e] = j + k;
 			P.busy[e] = 0;
 			memmove(&act[i], &act[i + 1], sizeof(*act) * (na - i - 1));
@@ -689,18 +681,8 @@ static double contention_pipe(const struct gb_netmodel *m, const struct gb_tree 
 			dirty = 1;
 		}
 	}
-	/* every node's last segment in order is when it has the whole message */
-	ret = 0;
-	for (int v = 0; v < n && ret == 0; v++) {
-		if (P.pre[v] < S) {
-			ret = -EINVAL;
-			break;
-		}
-		if (arrival)
-			arrival[v] = P.rdy[(size_t)v * S + S - 1];
-		if (P.rdy[(size_t)v * S + S - 1] > best)
-			best = P.rdy[(size_t)v * S + S - 1];
-	}
+	best = have_all(P.have, n, S, arrival);
+	ret = best < 0 ? -EINVAL : 0;
 cleanup:
 	free(fl);
 	free(act);
@@ -709,9 +691,7 @@ cleanup:
 	free(mark);
 	free(P.busy);
 	free(P.nxt);
-	free(P.pre);
 	free(P.have);
-	free(P.rdy);
 	csim_free(&s);
 	return ret < 0 ? NAN : best;
 }

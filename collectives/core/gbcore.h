@@ -510,8 +510,9 @@ double gb_cost_contention_seg(const struct gb_netmodel *m, const struct gb_tree 
  * gb_cost_contention_stripes() - gb_cost_contention_seg() for a striped
  * broadcast: segment j goes down tree j mod @k, gb_tree_stripe() of @t
  * with the model's clusters for groups (what libgridbcast's executor runs
- * with gb_bcast_opts.stripes = @k); a node forwards its segments in order,
- * whichever tree brought them (cost_contention.c has the rules).  @k = 1
+ * with gb_bcast_opts.stripes = @k); a node forwards each segment as it
+ * arrives, whichever tree brought it, once it has segment 0
+ * (cost_contention.c has the rules).  @k = 1
  * is gb_cost_contention_seg(); a whole message (@seg <= 0 or >= @size)
  * goes down @t alone.  NAN as gb_cost_mateescu_seg(), and for @k outside
  * 1 .. GB_STRIPES_MAX.
