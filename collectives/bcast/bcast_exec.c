@@ -268,10 +268,19 @@ static int wait_any(int n, MPI_Request *req, int *idx, MPI_Status *st, unsigned 
 	if (!(flags & GB_BCAST_SLEEP))
 		return MPI_Waitany(n, req, idx, st ? st : MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
 	for (;;) {
-		if (MPI_Testany(n, req, idx, &done, st ? st : MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return -EIO;
-		if (done)
-			return 0;
+		/* twice: MPI_Testany lets MPI progress only after it found
+		 * nothing done, and does not look again (MPI_Test does), so
+		 * what that progress completed, from the data that woke us,
+		 * is only seen by a second test; without it the rank would
+		 * poll again with the data already read, and sleep out the
+		 * timeout (up to GB_BCAST_SLEEP_MS) */
+		for (int pass = 0; pass < 2; pass++) {
+			if (MPI_Testany(n, req, idx, &done, st ? st : MPI_STATUS_IGNORE) !=
+			    MPI_SUCCESS)
+				return -EIO;
+			if (done)
+				return 0;
+		}
 		if (woke || gb_now() - scanned > WAIT_RESCAN_S) {
 			npf = socket_fds(pf, WAIT_FDS_MAX);
 			scanned = gb_now();
