@@ -86,7 +86,7 @@ static void comm_free(struct gb_bcast_comm *c)
 		MPI_Comm_free(&c->pc);
 	gb_bcast_planning_release(c);
 	gb_tree_release(&c->rx);
-	for (int s = 0; s < GB_STRIPES_MAX; s++)
+	for (int s = 0; s < GB_STRIPES_MAX - 1; s++)
 		gb_tree_release(&c->stripe[s]);
 	free(c->group);
 	free(c->skids);
@@ -136,7 +136,7 @@ static int comm_create(MPI_Comm comm, struct gb_bcast_comm **out)
 	MPI_Comm_rank(comm, &c->rank);
 	c->hdr = malloc(gb_bhdr_size_striped(c->n, 2));
 	c->group = malloc(sizeof(int) * c->n);
-	c->skids = malloc(sizeof(int) * GB_STRIPES_MAX * (size_t)c->n);
+	c->skids = malloc(sizeof(int) * (GB_STRIPES_MAX - 1) * (size_t)c->n);
 	c->child_start = malloc(sizeof(double) * c->n);
 	c->req = malloc(sizeof(MPI_Request) * 2 * c->n);
 	c->world = malloc(sizeof(int) * c->n);
@@ -375,15 +375,15 @@ static int stripe_groups(struct gb_bcast_comm *c)
 
 /*
  * Stripes 1 .. k-1 of @tr (rooted at the root, in rank labels) into
- * c->stripe[], and this rank's part in each into @st (stripe 0's is the
+ * c->stripe[s - 1], and this rank's part in each into @st (stripe 0's is the
  * caller's).
  */
 static int stripes_make(struct gb_bcast_comm *c, const struct gb_tree *tr, int k,
 			struct gb_bcast_stripe *st)
 {
 	for (int s = 1; s < k; s++) {
-		struct gb_tree *x = &c->stripe[s];
-		int *kids = c->skids + (size_t)s * (size_t)c->n, ret;
+		struct gb_tree *x = &c->stripe[s - 1];
+		int *kids = c->skids + (size_t)(s - 1) * (size_t)c->n, ret;
 
 		gb_tree_release(x);
 		ret = gb_tree_stripe(tr, c->group, s, x);

@@ -46,8 +46,9 @@ struct gb_bcast_comm {
 	struct gb_tree rx;       /**< the last tree a header brought */
 	/* striped broadcasts (gb_bcast_opts.stripes; bcast_exec.c) */
 	int *group;              /**< n entries: each rank's cluster, -1 unknown */
-	struct gb_tree stripe[GB_STRIPES_MAX]; /**< stripes 1 .. k-1 of the last call */
-	int *skids;              /**< GB_STRIPES_MAX x n: each stripe's children */
+	/** stripes 1 .. k-1 of the last call, stripe s at [s - 1] (stripe 0 is the tree) */
+	struct gb_tree stripe[GB_STRIPES_MAX - 1];
+	int *skids;              /**< (GB_STRIPES_MAX - 1) x n: stripe s's children in row s - 1 */
 	int *world;              /**< world rank of each rank */
 
 	/* bcast_tree.c */
