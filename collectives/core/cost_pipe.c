@@ -108,20 +108,22 @@ void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double si
 	gb_cost_all_stripes(m, t, size, seg, 1, pred);
 }
 
+double gb_cost_predict(const struct gb_costmodel *c, const struct gb_netmodel *m,
+		       const struct gb_tree *t, double size, double seg, int stripes,
+		       double *arrival)
+{
+	if (seg <= 0)
+		return c->cost(m, t, size, arrival);
+	if (stripes > 1 && seg < size)
+		return c->cost_stripes ? c->cost_stripes(m, t, stripes, size, seg, arrival) : NAN;
+	return c->cost_seg ? c->cost_seg(m, t, size, seg, arrival) : NAN;
+}
+
 void gb_cost_all_stripes(const struct gb_netmodel *m, const struct gb_tree *t, double size,
 			 double seg, int stripes, double *pred)
 {
-	for (int i = 0; i < gb_ncostmodels; i++) {
-		const struct gb_costmodel *c = &gb_costmodels[i];
-
-		if (seg <= 0)
-			pred[i] = c->cost(m, t, size, NULL);
-		else if (stripes > 1 && seg < size)
-			pred[i] = c->cost_stripes ? c->cost_stripes(m, t, stripes, size, seg, NULL)
-						  : NAN;
-		else
-			pred[i] = c->cost_seg ? c->cost_seg(m, t, size, seg, NULL) : NAN;
-	}
+	for (int i = 0; i < gb_ncostmodels; i++)
+		pred[i] = gb_cost_predict(&gb_costmodels[i], m, t, size, seg, stripes, NULL);
 }
 
 double gb_seg_choose(const struct gb_netmodel *m, const struct gb_tree *t, double size,

@@ -530,6 +530,16 @@ void gb_cost_all(const struct gb_netmodel *m, const struct gb_tree *t, double si
 		 double *pred);
 
 /**
+ * gb_cost_predict() - model @c's prediction of @t: the whole message
+ * (@seg <= 0), in segments of @seg bytes (its cost_seg), or those down
+ * @stripes > 1 trees (its cost_stripes), NAN where @c has no such
+ * schedule; @arrival (optional) as the model's function fills it.
+ */
+double gb_cost_predict(const struct gb_costmodel *c, const struct gb_netmodel *m,
+		       const struct gb_tree *t, double size, double seg, int stripes,
+		       double *arrival);
+
+/**
  * gb_cost_all_stripes() - gb_cost_all() for segments that went down
  * @stripes trees (gb_tree_stripe()): a model's cost_stripes, NAN for a
  * model without one (the one-port models: they have no schedule of

@@ -230,18 +230,6 @@ static int at_size(struct gb_netmodel *m, double size)
 	return 0;
 }
 
-/* A model's prediction of @t in segments of @seg bytes down @k trees
- * (gb_cost_all_stripes()'s rule: NAN where the model has no such schedule). */
-static double cost_k(int i, const struct gb_netmodel *m, const struct gb_tree *t, double size,
-		     double seg, int k, double *arrival)
-{
-	const struct gb_costmodel *c = &gb_costmodels[i];
-
-	if (k > 1)
-		return c->cost_stripes ? c->cost_stripes(m, t, k, size, seg, arrival) : NAN;
-	return c->cost_seg(m, t, size, seg, arrival);
-}
-
 /* Returns the segment size of the second column (0: whole only). */
 static double print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_tree *t,
 			  double size, const char *highlight, int k)
@@ -263,7 +251,7 @@ static double print_costs(FILE *f, const struct gb_netmodel *m, const struct gb_
 		if (seg > 0)
 			fprintf(f, "   %12.6f s", gb_costmodels[i].cost_seg(m, t, size, seg, NULL));
 		if (seg > 0 && k > 1) {
-			double x = cost_k(i, m, t, size, seg, k, NULL);
+			double x = gb_cost_predict(&gb_costmodels[i], m, t, size, seg, k, NULL);
 
 			if (isnan(x))
 				fprintf(f, "   %12s  ", "-");
@@ -288,7 +276,8 @@ static int print_arrivals(FILE *f, const struct gb_netmodel *m, const struct gb_
 	if (seg <= 0)
 		k = 1;
 	for (int i = 0; i < gb_ncostmodels; i++)
-		if (isnan(cost_k(i, m, t, size, seg, k, arr + (size_t)i * m->n)))
+		if (isnan(gb_cost_predict(&gb_costmodels[i], m, t, size, seg, k,
+					  arr + (size_t)i * m->n)))
 			for (int v = 0; v < m->n; v++)
 				arr[(size_t)i * m->n + v] = NAN;
 	fprintf(f, "arrivals   when each node has the message (s), %s%s\n  %-16s",
