@@ -136,7 +136,9 @@ struct run {
 	FILE *tcpf;                  /* tcp.csv's rows (gridexp_tcpstat.c), into tcpbuf ... */
 	char *tcpbuf;                /* ... (open_memstream()) ... */
 	size_t tcplen;               /* ... of this length */
-	uint64_t *tcp_v;             /* every node's counters at each sample (GB_TS_N each) */
+	uint64_t *tcp_cur;           /* every node's last counters read (GB_TS_N each) */
+	struct tcp_change *tcp_log;  /* every change of a host's counters, oldest first */
+	int nlog, clog;              /* ... logged, room for */
 	double *tcp_t;               /* when each sample was taken */
 	int ntcp, ctcp;              /* samples taken, room for */
 };

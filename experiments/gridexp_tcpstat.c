@@ -20,6 +20,10 @@
  * broadcast is a sample period wider than the broadcast on each side, so
  * a short broadcast also counts what its neighbours' traffic (gridmon's
  * probes, the load's hosts, if any) did in that time.
+ * Memory: a run keeps each sample's time and the changes (what tcp.csv
+ * holds), not every host at every sample (about 7 KB a second on
+ * teragrid); the end replays the changes to rebuild the samples that bound
+ * a broadcast.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,46 +42,70 @@
 #define TCP_PERIOD 1.0      /* s of the wall clock: one read of every host */
 #define TCP_TOP_HOSTS 8     /* hosts named per broadcast */
 
-/* One sample: every host's counters (hosts that could not be read: the last ones). */
-static int tcp_push(struct runner *R, struct run *r)
-{
-	const struct gb_topo *t = R->g.topo;
-	size_t per = (size_t)t->nnodes * GB_TS_N;
-	double now = gb_now();
-	uint64_t *v;
+/* One host's counters in the log: the sample they were read at. */
+struct tcp_change {
+	int sample, host;
+	uint64_t v[GB_TS_N];
+};
 
+/* Room for one more sample time and @more log entries. */
+static int tcp_room(struct run *r, int more)
+{
 	if (r->ntcp == r->ctcp) {
 		int c = r->ctcp ? 2 * r->ctcp : 256;
-		uint64_t *p = realloc(r->tcp_v, sizeof(*p) * per * (size_t)c);
-		double *q;
+		double *q = realloc(r->tcp_t, sizeof(*q) * (size_t)c);
 
-		if (!p)
-			return -ENOMEM;
-		r->tcp_v = p;
-		q = realloc(r->tcp_t, sizeof(*q) * (size_t)c);
 		if (!q)
 			return -ENOMEM;
 		r->tcp_t = q;
 		r->ctcp = c;
 	}
-	v = r->tcp_v + per * (size_t)r->ntcp;
+	if (r->nlog + more > r->clog) {
+		int c = r->clog ? 2 * r->clog : 256;
+		struct tcp_change *p;
+
+		while (c < r->nlog + more)
+			c *= 2;
+		p = realloc(r->tcp_log, sizeof(*p) * (size_t)c);
+		if (!p)
+			return -ENOMEM;
+		r->tcp_log = p;
+		r->clog = c;
+	}
+	return 0;
+}
+
+/*
+ * One sample: every host read, and the hosts whose counters changed since
+ * their last entry (every host the first time) logged and written to
+ * tcp.csv.  Hosts that cannot be read keep their last counters.
+ */
+static int tcp_push(struct runner *R, struct run *r)
+{
+	const struct gb_topo *t = R->g.topo;
+	double now = gb_now();
+
+	if (!r->tcp_cur &&
+	    !(r->tcp_cur = calloc((size_t)t->nnodes * GB_TS_N, sizeof(*r->tcp_cur))))
+		return -ENOMEM;
+	if (tcp_room(r, t->nnodes) < 0)
+		return -ENOMEM;
 	for (int h = 0; h < t->nnodes; h++) {
-		uint64_t *hv = v + (size_t)h * GB_TS_N;
-		const uint64_t *last = r->ntcp ? hv - per : NULL;
+		uint64_t *cur = r->tcp_cur + (size_t)h * GB_TS_N;
+		struct tcp_change *c = &r->tcp_log[r->nlog];
 
 		if (t->nodes[h].kind != GB_NODE_HOST || !gb_grid_local(&R->g, h) ||
-		    gb_tcpstat_read(R->g.nsfd[h], hv) < 0) {
-			if (last)
-				memcpy(hv, last, sizeof(*hv) * GB_TS_N);
-			else
-				memset(hv, 0, sizeof(*hv) * GB_TS_N);
+		    gb_tcpstat_read(R->g.nsfd[h], c->v) < 0)
 			continue;
-		}
-		if (last && !memcmp(hv, last, sizeof(*hv) * GB_TS_N))
+		if (r->ntcp && !memcmp(c->v, cur, sizeof(c->v)))
 			continue;
+		c->sample = r->ntcp;
+		c->host = h;
+		r->nlog++;
+		memcpy(cur, c->v, sizeof(c->v));
 		fprintf(r->tcpf, "%.6f,%s", now, t->nodes[h].name);
 		for (int k = 0; k < GB_TS_N; k++)
-			fprintf(r->tcpf, ",%llu", (unsigned long long)hv[k]);
+			fprintf(r->tcpf, ",%llu", (unsigned long long)c->v[k]);
 		fputc('\n', r->tcpf);
 	}
 	r->tcp_t[r->ntcp++] = now;
@@ -117,13 +145,11 @@ static int by_retrans(const void *a, const void *b)
 	return x->host - y->host;
 }
 
-/* One broadcast's row: samples @a and @z (a <= z). */
-static void bcast_row(struct runner *R, struct run *r, FILE *f, int i, double s, int a, int z,
-		      struct host_retrans *hr)
+/* One broadcast's row: every node's counters @va at its window's start, @vz at its end. */
+static void bcast_row(struct runner *R, FILE *f, int i, double s, double seconds,
+		      const uint64_t *va, const uint64_t *vz, struct host_retrans *hr)
 {
 	const struct gb_topo *t = R->g.topo;
-	size_t per = (size_t)t->nnodes * GB_TS_N;
-	const uint64_t *va = r->tcp_v + per * (size_t)a, *vz = r->tcp_v + per * (size_t)z;
 	uint64_t sum[GB_TS_N] = { 0 };
 	int nh = 0;
 
@@ -138,7 +164,7 @@ static void bcast_row(struct runner *R, struct run *r, FILE *f, int i, double s,
 				y[GB_TS_TIMEOUTS] - x[GB_TS_TIMEOUTS] };
 	}
 	qsort(hr, (size_t)nh, sizeof(*hr), by_retrans);
-	fprintf(f, "%d,%.6f,%.6f", i, s, r->tcp_t[z] - r->tcp_t[a]);
+	fprintf(f, "%d,%.6f,%.6f", i, s, seconds);
 	for (int k = 0; k < GB_TS_N; k++)
 		fprintf(f, ",%llu", (unsigned long long)sum[k]);
 	fputc(',', f);
@@ -148,13 +174,119 @@ static void bcast_row(struct runner *R, struct run *r, FILE *f, int i, double s,
 	fputc('\n', f);
 }
 
+static int by_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Every node's counters at each of the @n sample indices @need (ascending,
+ * distinct), into @snap (n rows of nnodes * GB_TS_N, zeroed): the log
+ * replayed from zero.  Only the samples that bound a broadcast are rebuilt, so a
+ * run keeps the changes, not every host at every second.
+ */
+static void replay(const struct run *r, int nnodes, const int *need, int n, uint64_t *snap)
+{
+	size_t per = (size_t)nnodes * GB_TS_N;
+	int e = 0;
+
+	for (int j = 0; j < n; j++) {
+		uint64_t *v = snap + per * (size_t)j;
+
+		if (j)
+			memcpy(v, v - per, sizeof(*v) * per);
+		for (; e < r->nlog && r->tcp_log[e].sample <= need[j]; e++)
+			memcpy(v + (size_t)r->tcp_log[e].host * GB_TS_N, r->tcp_log[e].v,
+			       sizeof(r->tcp_log[e].v));
+	}
+}
+
+/* The last sample at or before @s (else the first), the first at or after @u (else the last). */
+static void window(const struct run *r, double s, double u, int *a, int *z)
+{
+	*a = 0;
+	*z = r->ntcp - 1;
+	for (int k = 0; k < r->ntcp; k++) {
+		if (r->tcp_t[k] <= s)
+			*a = k;
+		if (r->tcp_t[k] >= u) {
+			*z = k;
+			break;
+		}
+	}
+}
+
+/* tcp-broadcasts.csv from broadcasts.csv's rows @t. */
+static int write_bcasts(struct runner *R, struct run *r, const struct gx_csv *t)
+{
+	int cs = gx_csv_col(t, "start_time"), cc = gx_csv_col(t, "completion_time");
+	size_t per = (size_t)R->g.topo->nnodes * GB_TS_N;
+	int *ab = NULL, *need = NULL, nneed = 0, nd = 0, rc = -ENOMEM;
+	struct host_retrans *hr = NULL;
+	uint64_t *snap = NULL;
+	char path[PATH_MAX], *tmp = NULL;
+	FILE *f = NULL;
+
+	if (cs < 0 || cc < 0)
+		return 0;	/* not a broadcasts.csv of this harness: nothing to bracket */
+	ab = malloc(sizeof(*ab) * 2 * ((size_t)t->nrows + 1));
+	need = malloc(sizeof(*need) * 2 * ((size_t)t->nrows + 1));
+	hr = malloc(sizeof(*hr) * (size_t)R->g.topo->nnodes);
+	if (!ab || !need || !hr)
+		goto out;
+	for (int i = 0; i < t->nrows; i++) {
+		double s = gx_csv_num(t, i, cs), c = gx_csv_num(t, i, cc);
+
+		ab[2 * i] = -1;
+		if (!isfinite(s) || !isfinite(c))
+			continue;
+		/* completion_time is the topology's: k times longer on the wall clock */
+		window(r, s, s + c * (R->dilate >= 1 ? R->dilate : 1.0), &ab[2 * i], &ab[2 * i + 1]);
+		need[nneed++] = ab[2 * i];
+		need[nneed++] = ab[2 * i + 1];
+	}
+	qsort(need, (size_t)nneed, sizeof(*need), by_int);
+	for (int j = 0; j < nneed; j++)
+		if (!nd || need[j] != need[nd - 1])
+			need[nd++] = need[j];
+	if (!(snap = calloc(per * (size_t)(nd + 1), sizeof(*snap))))
+		goto out;
+	replay(r, R->g.topo->nnodes, need, nd, snap);
+	snprintf(path, sizeof(path), "%s/tcp-broadcasts.csv", r->tmp);
+	if (!(f = gb_atomic_open(path, &tmp))) {
+		rc = -errno;
+		goto out;
+	}
+	fprintf(f, "index,start_time,seconds");
+	for (int k = 0; k < GB_TS_N; k++)
+		fprintf(f, ",%s", gb_tcpstat_fields[k].name);
+	fprintf(f, ",retrans_by_host\n");
+	for (int i = 0; i < t->nrows; i++) {
+		int a = ab[2 * i], z = ab[2 * i + 1];
+		const int *ja, *jz;
+
+		if (a < 0)
+			continue;
+		ja = bsearch(&a, need, (size_t)nd, sizeof(*need), by_int);
+		jz = bsearch(&z, need, (size_t)nd, sizeof(*need), by_int);
+		bcast_row(R, f, i, gx_csv_num(t, i, cs), r->tcp_t[z] - r->tcp_t[a],
+			  snap + per * (size_t)(ja - need), snap + per * (size_t)(jz - need), hr);
+	}
+	rc = gb_atomic_close(f, tmp, path, 0, 0);
+out:
+	free(snap);
+	free(hr);
+	free(need);
+	free(ab);
+	return rc;
+}
+
 void tcpstat_finish(struct runner *R, struct run *r)
 {
 	struct gx_csv t = { 0 };
-	struct host_retrans *hr = NULL;
-	char path[PATH_MAX], *tmp = NULL;
-	FILE *f = NULL;
-	int cs, cc;
+	char path[PATH_MAX];
 
 	if (!r->tcpf)
 		return;
@@ -166,41 +298,9 @@ void tcpstat_finish(struct runner *R, struct run *r)
 	}
 	r->tcpf = NULL;
 	snprintf(path, sizeof(path), "%s/broadcasts.csv", r->tmp);
-	hr = malloc(sizeof(*hr) * (size_t)R->g.topo->nnodes);
-	if (!hr || gx_csv_read(path, &t) < 0)
-		goto cleanup;
-	cs = gx_csv_col(&t, "start_time");
-	cc = gx_csv_col(&t, "completion_time");
-	snprintf(path, sizeof(path), "%s/tcp-broadcasts.csv", r->tmp);
-	if (cs < 0 || cc < 0 || !(f = gb_atomic_open(path, &tmp)))
-		goto cleanup;
-	fprintf(f, "index,start_time,seconds");
-	for (int k = 0; k < GB_TS_N; k++)
-		fprintf(f, ",%s", gb_tcpstat_fields[k].name);
-	fprintf(f, ",retrans_by_host\n");
-	for (int i = 0; i < t.nrows; i++) {
-		double s = gx_csv_num(&t, i, cs), c = gx_csv_num(&t, i, cc), u;
-		int a = 0, z = r->ntcp - 1;
-
-		if (!isfinite(s) || !isfinite(c))
-			continue;
-		/* completion_time is the topology's: k times longer on the wall clock */
-		u = s + c * (R->dilate >= 1 ? R->dilate : 1.0);
-		for (int k = 0; k < r->ntcp; k++) {
-			if (r->tcp_t[k] <= s)
-				a = k;
-			if (r->tcp_t[k] >= u) {
-				z = k;
-				break;
-			}
-		}
-		bcast_row(R, r, f, i, s, a, z, hr);
-	}
-	if (gb_atomic_close(f, tmp, path, 0, 0) < 0)
-		warnx("cannot write %s", path);
-cleanup:
+	if (r->ntcp && gx_csv_read(path, &t) == 0 && write_bcasts(R, r, &t) < 0)
+		warnx("cannot write %s/tcp-broadcasts.csv", r->tmp);
 	gx_csv_release(&t);
-	free(hr);
 	tcpstat_release(r);
 }
 
@@ -212,8 +312,11 @@ void tcpstat_release(struct run *r)
 	free(r->tcpbuf);
 	r->tcpbuf = NULL;
 	r->tcplen = 0;
-	free(r->tcp_v);
-	r->tcp_v = NULL;
+	free(r->tcp_cur);
+	r->tcp_cur = NULL;
+	free(r->tcp_log);
+	r->tcp_log = NULL;
+	r->nlog = r->clog = 0;
 	free(r->tcp_t);
 	r->tcp_t = NULL;
 	r->ntcp = r->ctcp = 0;

@@ -3,7 +3,8 @@
 # (emulator/tcpstat.h, experiments/gridexp_tcpstat.c).  A small campaign on
 # two-clusters whose wide-area link loses 2 % of its packets in each
 # direction: tcp.csv has every host, with the columns of the fields table;
-# tcp-broadcasts.csv has a row per broadcast, each with segments sent; the
+# tcp-broadcasts.csv has a row per broadcast, each with segments sent, and
+# none with more than the whole run (the samples it rebuilds at the end); the
 # loss made the hosts send segments again, and the hosts named for it are
 # hosts of the grid.
 . "$(dirname "$0")/lib-netns.sh"
@@ -12,7 +13,7 @@ require_gridexp
 
 gridexp_tmp 8021
 
-plan 7
+plan 8
 
 sed 's/delay: 5ms, rate: 100mbit}/delay: 5ms, rate: 100mbit, loss: 2%}/' \
 	"$TOPOS/two-clusters.yaml" > "$tmp/lossy.yaml"
@@ -44,6 +45,11 @@ is "$(( $(wc -l < "$run/tcp-broadcasts.csv" 2>/dev/null || echo 0) - 1 ))" 5 \
 	"tcp-broadcasts.csv: a row per broadcast"
 is "$(awk -F, 'NR > 1 && $4 > 0 { n++ } END { print n + 0 }' "$run/tcp-broadcasts.csv")" 5 \
 	"  each broadcast sent segments"
+# a broadcast's window is a part of the run: its segments sent cannot exceed the
+# run's, from tcp.csv's cumulative rows (each host's last out_segs less its first)
+total=$(awk -F, 'NR > 1 { if (!($2 in f)) f[$2] = $3; l[$2] = $3 } END { for (h in l) s += l[h] - f[h]; print s + 0 }' "$run/tcp.csv")
+is "$(awk -F, -v t="$total" 'NR > 1 && ($4 < 0 || $4 > t) { n++ } END { print n + 0 }' "$run/tcp-broadcasts.csv")" 0 \
+	"  no broadcast sent more segments than the whole run ($total)"
 retrans=$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$run/tcp-broadcasts.csv")
 [ "$retrans" -gt 0 ]
 ok $? "2 % loss: segments sent again ($retrans over the broadcasts)"
