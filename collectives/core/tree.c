@@ -610,36 +610,34 @@ int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *out)
  * so that where stripe 0 crosses the wide area into cluster c at m0,
  * stripe 1 crosses at m1: another pair of hosts, another TCP connection.
  */
-int gb_tree_stripe(const struct gb_tree *in, const int *group, int s, struct gb_tree *out)
+/*
+ * In @perm (the identity on entry), the members of each group g >= 0 of
+ * @group but @root, in index order, each given the next one's place, @s
+ * places on.  Return: 0 or -ENOMEM.
+ */
+static int rotate_groups(const int *group, int n, int root, int s, int *perm)
 {
-	int *perm = NULL, *mem = NULL, *start = NULL, n = in ? in->n : 0, gmax = -1, ret = -ENOMEM;
+	int *mem = malloc(sizeof(int) * (size_t)(n ? n : 1)), *start, gmax = -1;
 
-	if (in == out)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	if (!in || s < 0 || gb_tree_check(in, NULL, 0) < 0)
-		return -EINVAL;
-	perm = malloc(sizeof(int) * n);
-	mem = malloc(sizeof(int) * n);
-	if (!perm || !mem)
-		goto cleanup;
-	for (int v = 0; v < n; v++) {
-		perm[v] = v;
-		if (group && group[v] > gmax && v != in->root)
+	if (!mem)
+		return -ENOMEM;
+	for (int v = 0; v < n; v++)
+		if (group[v] > gmax && v != root)
 			gmax = group[v];
-	}
 	/* the members of each group in index order, group after group (a
 	 * counting sort): group g's are mem[start[g] .. start[g + 1] - 1] */
 	start = calloc((size_t)gmax + 3, sizeof(int));
-	if (!start)
-		goto cleanup;
+	if (!start) {
+		free(mem);
+		return -ENOMEM;
+	}
 	for (int v = 0; v < n; v++)
-		if (group && group[v] >= 0 && v != in->root)
+		if (group[v] >= 0 && v != root)
 			start[group[v] + 2]++;
 	for (int g = 0; g <= gmax; g++)
 		start[g + 2] += start[g + 1];
 	for (int v = 0; v < n; v++)
-		if (group && group[v] >= 0 && v != in->root)
+		if (group[v] >= 0 && v != root)
 			mem[start[group[v] + 1]++] = v;
 	/* start[g + 1] now ends group g, and start[g] (0 for g = 0) begins it */
 	for (int g = 0; g <= gmax; g++) {
@@ -648,10 +646,28 @@ int gb_tree_stripe(const struct gb_tree *in, const int *group, int s, struct gb_
 		for (int i = 0; i < k; i++)
 			perm[mem[b + i]] = mem[b + (i + s) % k];
 	}
-	ret = tree_permute(in, perm, out);
-cleanup:
-	free(perm);
 	free(mem);
 	free(start);
+	return 0;
+}
+
+int gb_tree_stripe(const struct gb_tree *in, const int *group, int s, struct gb_tree *out)
+{
+	int *perm, n = in ? in->n : 0, ret;
+
+	if (in == out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!in || s < 0 || gb_tree_check(in, NULL, 0) < 0)
+		return -EINVAL;
+	perm = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	if (!perm)
+		return -ENOMEM;
+	for (int v = 0; v < n; v++)
+		perm[v] = v;
+	ret = group ? rotate_groups(group, n, in->root, s, perm) : 0;
+	if (ret == 0)
+		ret = tree_permute(in, perm, out);
+	free(perm);
 	return ret;
 }
