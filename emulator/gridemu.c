@@ -13,6 +13,7 @@
 #include "gbemu.h"
 #include "mpirun.h"
 #include "probe.h"
+#include "tcpstat.h"
 #include "gbutil.h"
 
 #include <errno.h>
@@ -581,6 +582,7 @@ static const struct cmd cmds[] = {
 	{ "demo", cmd_demo, "up, summary, fidelity table, down" },
 	{ "capture", gb_cmd_capture, "capture on a link: pcap file and byte/packet counters" },
 	{ "mpirun", gb_cmd_mpirun, "run an OpenMPI job, one rank per host" },
+	{ "tcpstat", gb_cmd_tcpstat, "every host's kernel TCP counters (CSV), once or every S s" },
 	{ "help", cmd_help, "this text" },
 };
 

@@ -62,4 +62,12 @@ int gb_tcpstat_parse(const char *text, uint64_t v[GB_TS_N]);
  */
 int gb_tcpstat_read(int nsfd, uint64_t v[GB_TS_N]);
 
+/**
+ * gb_cmd_tcpstat() - the `gridemu tcpstat` subcommand (argv[0] is
+ * "tcpstat"; gridemu_tcpstat.c): every host's counters as CSV, once or
+ * every --every seconds.  Prints; returns the exit status (0, 1 failure,
+ * 2 bad usage or no grid).
+ */
+int gb_cmd_tcpstat(int argc, char **argv);
+
 #endif
