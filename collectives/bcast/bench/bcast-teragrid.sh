@@ -47,7 +47,10 @@
 #    bottleneck), and the model error: median measured / predicted - 1 under
 #    each cost model (mateescu, plogp, contention), per algorithm, then the
 #    mean absolute error per model and size (segmented rows: every model's
-#    segmented schedule, gb_cost_all()).
+#    segmented schedule, gb_cost_all()); then, from the hosts' TCP counters
+#    sampled every second (gridemu tcpstat, teragrid-tcp.csv), the segments
+#    sent again and the retransmission timeouts per broadcast, and the hosts
+#    that sent most again.
 #    Warm-up: one untimed broadcast before each timed one below 1 MiB; none
 #    from 1 MiB up, where a broadcast takes seconds to tens of seconds (flat
 #    at 8M: 63 x 8 MiB through one 100 Mbit/s host link, 42 s).  Either
@@ -125,11 +128,17 @@ exec > >(tee "$out/summary.txt") 2>&1
 echo "bcast-teragrid.sh: $(nproc) cores, kernel $(uname -r), git $(git -C "$src" describe --always --dirty 2>/dev/null), files in $out"
 [ -n "${GRIDBED_STRIPES:-}" ] && echo "segmented messages go down $GRIDBED_STRIPES trees (GRIDBED_STRIPES; only the contention model predicts them)"
 
-# run_job CSV RANKS WARMUP SIZES SEGMENT: one gridbcast job
+# run_job CSV RANKS WARMUP SIZES SEGMENT: one gridbcast job, the hosts' TCP
+# counters sampled every second meanwhile (gridemu tcpstat, into CSV-tcp.csv)
 run_job() {
-	local csv=$1 ranks=$2 warm=$3 sz=$4 seg=$5 t0=$SECONDS
+	local csv=$1 ranks=$2 warm=$3 sz=$4 seg=$5 t0=$SECONDS tsp rc=0
+	"$GRIDEMU" tcpstat --every 1 >"${csv%.csv}-tcp.csv" &
+	tsp=$!
 	"$GRIDEMU" mpirun -- "$GB" --algo "$algo" --sizes "$sz" --reps "$reps" --warmup "$warm" \
-		--segment "$seg" --wait "$wait" --out "$csv" --ranks "$ranks" --quiet || return 1
+		--segment "$seg" --wait "$wait" --out "$csv" --ranks "$ranks" --quiet || rc=1
+	kill -INT "$tsp" 2>/dev/null
+	wait "$tsp"
+	[ $rc = 0 ] || return 1
 	echo "  gridbcast --sizes $sz --warmup $warm --segment $seg --wait $wait: $(( SECONDS - t0 )) s"
 }
 
@@ -191,8 +200,14 @@ print(json.dumps([h["tcp"] for h in json.load(sys.stdin)["hosts"]][0], indent=1)
 		done >"$out/$tn$kind.csv"
 	done
 	cp "$out/$tn-${parts[0]}.json" "$out/$tn.json" 2>/dev/null
-	python3 - "$out/$tn.csv" <<'PY'
-import csv, math, statistics as st, sys
+	# the jobs' TCP samples, one file: the counters are the same namespaces'
+	first=1
+	for p in "${parts[@]}"; do
+		if [ $first = 1 ]; then head -1 "$out/$tn-$p-tcp.csv"; first=0; fi
+		tail -n +2 "$out/$tn-$p-tcp.csv"
+	done >"$out/$tn-tcp.csv"
+	python3 - "$out/$tn.csv" "$out/$tn-tcp.csv" <<'PY'
+import bisect, csv, math, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 algos, sizes = [], []
 for r in rows:
@@ -241,6 +256,44 @@ print("%8s  %s" % ("size", "  ".join("%12s" % m for m in models)))
 for s in sizes:
     print("%8d  %s" % (s, "  ".join("%11.0f%%" % (100 * st.mean(errs[(m, s)])) if (m, s) in errs
                                      else "%12s" % "-" for m in models)))
+# TCP per broadcast: each host's counters from the last sample at or before
+# the start to the first after the end (1 s samples, so a window takes in up
+# to a second of its neighbours' traffic; the samples only list changes)
+hist = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    hist.setdefault(r["host"], []).append((float(r["t_mono"]), int(r["retrans_segs"]),
+                                           int(r["timeouts"])))
+def at(h, t):
+    v = hist[h]
+    k = bisect.bisect_right(v, (t, math.inf, math.inf)) - 1
+    return v[max(k, 0)]
+def after(h, t):
+    v = hist[h]
+    return v[min(bisect.bisect_left(v, (t, -1, -1)), len(v) - 1)]
+print()
+print("TCP during the broadcasts (gridemu tcpstat, every second): segments sent again per")
+print("broadcast (median, max), retransmission timeouts (all broadcasts), hosts that sent most again")
+per_bcast, per_host = {}, {}
+for r in rows:
+    key = (r["algorithm"], int(float(r["size"])))
+    s0 = float(r["start_time"])
+    u = s0 + float(r["completion_time"]) * max(float(r.get("dilate") or 1), 1)
+    re = to = 0
+    for h in hist:
+        a, z = at(h, s0), after(h, u)
+        re += z[1] - a[1]
+        to += z[2] - a[2]
+        per_host.setdefault(key, {}).setdefault(h, 0)
+        per_host[key][h] += z[1] - a[1]
+    per_bcast.setdefault(key, []).append((re, to))
+for s in sizes:
+    for a in algos:
+        v = per_bcast.get((a, s))
+        if not v:
+            continue
+        top = sorted(((n, h) for h, n in per_host[(a, s)].items() if n > 0), reverse=True)[:4]
+        print("%-20s %8d  again %6.0f (max %d)  timeouts %d  %s" % (a, s, st.median(x[0] for x in v),
+              max(x[0] for x in v), sum(x[1] for x in v), " ".join("%s:%d" % (h, n) for n, h in top)))
 PY
 fi
 
