@@ -14,6 +14,7 @@
 #include "mpirun.h"
 #include "probe.h"
 #include "tcpstat.h"
+#include "gridemu_cli.h"
 #include "gbutil.h"
 
 #include <errno.h>
@@ -44,7 +45,7 @@ static int open_grid(struct gb_grid *g, int exclusive)
 	return 0;
 }
 
-static int attach(struct gb_grid *g)
+int gridemu_attach(struct gb_grid *g)
 {
 	struct gb_err e = { "" };
 	int r = open_grid(g, 0);
@@ -203,7 +204,7 @@ static int cmd_status(int argc, char **argv)
 		}
 	}
 	struct gb_grid g;
-	int r = attach(&g);
+	int r = gridemu_attach(&g);
 	if (r)
 		return r;
 	/* exit 1 when the data plane is broken (a dead or stalled delay line) */
@@ -328,7 +329,7 @@ static int cmd_link(int argc, char **argv)
 	struct gb_err e = { "" };
 	int r;
 	if (!strcmp(argv[1], "show")) {
-		if ((r = attach(&g)))
+		if ((r = gridemu_attach(&g)))
 			return r;
 		gb_grid_link_show(&g, stdout);
 		gb_grid_close(&g);
@@ -448,7 +449,7 @@ static int cmd_probe(int argc, char **argv)
 		return die(2, "probe: ", "need SRC and DST");
 	struct gb_grid g;
 	struct gb_err e = { "" };
-	int r = attach(&g);
+	int r = gridemu_attach(&g);
 	if (r)
 		return r;
 	int s = find_node_or_die(g.topo, pos[0]), d = find_node_or_die(g.topo, pos[1]);

@@ -12,7 +12,6 @@
  * cumulative since the host's namespace was made; t_mono is CLOCK_MONOTONIC
  * (gb_now()), the clock of gridbcast's start_time.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "gbemu.h"
 #include "gbutil.h"
+#include "gridemu_cli.h"
 #include "tcpstat.h"
 
 #define ME "gridemu tcpstat"
@@ -71,7 +71,6 @@ int gb_cmd_tcpstat(int argc, char **argv)
 	double every = 0;
 	long count = 0;
 	struct gb_grid g;
-	struct gb_err e = { "" };
 	uint64_t *last;
 	int err;
 
@@ -100,15 +99,8 @@ int gb_cmd_tcpstat(int argc, char **argv)
 		fprintf(stderr, ME ": --count needs --every\n");
 		return 2;
 	}
-	if ((err = gb_grid_open(&g, NULL, 0, &e)) < 0) {
-		fprintf(stderr, ME ": %s\n", e.msg);
-		return err == -EBUSY || err == -EINVAL ? 2 : 1;
-	}
-	if ((err = gb_grid_attach(&g, &e)) < 0) {
-		fprintf(stderr, ME ": %s\n", e.msg);
-		gb_grid_close(&g);
-		return err == -ENOENT ? 2 : 1;
-	}
+	if ((err = gridemu_attach(&g)))
+		return err;
 	/* sampling may last a job long: do not keep `link set` out meanwhile */
 	gb_grid_unlock(&g);
 	last = calloc((size_t)g.topo->nnodes * GB_TS_N, sizeof(*last));

@@ -65,8 +65,8 @@ int gb_tcpstat_read(int nsfd, uint64_t v[GB_TS_N]);
 /**
  * gb_cmd_tcpstat() - the `gridemu tcpstat` subcommand (argv[0] is
  * "tcpstat"; gridemu_tcpstat.c): every host's counters as CSV, once or
- * every --every seconds.  Prints; returns the exit status (0, 1 failure,
- * 2 bad usage or no grid).
+ * every --every seconds.  Prints; returns the exit status (0, 1 failure
+ * or no grid up, 2 bad usage).
  */
 int gb_cmd_tcpstat(int argc, char **argv);
 

@@ -4,7 +4,7 @@
 # On two-clusters: a first sample has every host and only hosts; after a
 # real TCP transfer a-1 -> b-1 (gridemu probe), a-1's segments sent have
 # grown; --every/--count samples again and writes only hosts that changed;
-# bad options and a missing grid get one line and exit 2.
+# bad options get one line and exit 2, a missing grid one line and exit 1.
 source "$(dirname "$0")/lib-netns.sh"
 require_netns
 require_gridemu
@@ -15,7 +15,7 @@ tmp=$(mktemp -d /tmp/gb-tcpstat.XXXXXX)
 trap 'st=$?; rm -rf "$tmp"; (exit $st); gb_cleanup' EXIT
 
 "$GRIDEMU" tcpstat > "$tmp/none.out" 2> "$tmp/none.err"
-is "$?:$(wc -l < "$tmp/none.err")" "2:1" "no grid of this prefix: exit 2, one line ($(cat "$tmp/none.err"))"
+is "$?:$(wc -l < "$tmp/none.err")" "1:1" "no grid of this prefix: exit 1 (as status), one line ($(cat "$tmp/none.err"))"
 
 "$GRIDEMU" up "$TOPOS/two-clusters.yaml" >/dev/null 2>&1 || bail "cannot bring the grid up"
 "$GRIDEMU" tcpstat > "$tmp/a.csv"
