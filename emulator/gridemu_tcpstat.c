@@ -33,14 +33,13 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int usage(int help)
+static int usage(void)
 {
-	fprintf(help ? stdout : stderr,
-		"usage: gridemu tcpstat [--every SECONDS [--count N]]\n"
-		"  Every host's kernel TCP counters (segments sent, sent again, timeouts, ...)\n"
-		"  as CSV: once, or every SECONDS until interrupted or N samples, then only\n"
-		"  the hosts whose counters changed.  Columns: t_mono,host,<counters>.\n");
-	return help ? 0 : 2;
+	printf("usage: gridemu tcpstat [--every SECONDS [--count N]]\n"
+	       "  Every host's kernel TCP counters (segments sent, sent again, timeouts, ...)\n"
+	       "  as CSV: once, or every SECONDS until interrupted or N samples, then only\n"
+	       "  the hosts whose counters changed.  Columns: t_mono,host,<counters>.\n");
+	return 0;
 }
 
 /* One sample of every local host: rows for those that changed (all, the first time). */
@@ -91,8 +90,13 @@ int gb_cmd_tcpstat(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			return usage();
 		} else {
-			return usage(!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"));
+			fprintf(stderr, ME ": %s '%s' (see --help)\n",
+				!strcmp(argv[i], "--every") || !strcmp(argv[i], "--count") ?
+				"a value is missing after" : "unknown argument", argv[i]);
+			return 2;
 		}
 	}
 	if (count && !every) {

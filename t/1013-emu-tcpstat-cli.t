@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib-netns.sh"
 require_netns
 require_gridemu
 
-plan 8
+plan 9
 
 tmp=$(mktemp -d /tmp/gb-tcpstat.XXXXXX)
 trap 'st=$?; rm -rf "$tmp"; (exit $st); gb_cleanup' EXIT
@@ -44,3 +44,5 @@ is "$(tail -n +2 "$tmp/c.csv" | awk -F, 'NR > 1 && $1 < p { n++ } { p = $1 } END
 is "$?:$(wc -l < "$tmp/e1")" "2:1" "--every 0: exit 2, one line ($(cat "$tmp/e1"))"
 "$GRIDEMU" tcpstat --count 3 > /dev/null 2> "$tmp/e2"
 is "$?:$(wc -l < "$tmp/e2")" "2:1" "--count without --every: exit 2, one line ($(cat "$tmp/e2"))"
+"$GRIDEMU" tcpstat --bogus > /dev/null 2> "$tmp/e3"
+is "$?:$(wc -l < "$tmp/e3")" "2:1" "an unknown argument: exit 2, one line ($(cat "$tmp/e3"))"
