@@ -602,15 +602,6 @@ int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *out)
 }
 
 /*
- * Stripe s of a striped broadcast (issue 14; gbcore.h):
- *
- *	group c's members other than the root, in index order:  m0 m1 m2 m3
- *	stripe s = 1 gives m0's place to m1, m1's to m2, ..., m3's to m0
- *
- * so that where stripe 0 crosses the wide area into cluster c at m0,
- * stripe 1 crosses at m1: another pair of hosts, another TCP connection.
- */
-/*
  * In @perm (the identity on entry), the members of each group g >= 0 of
  * @group but @root, in index order, each given the next one's place, @s
  * places on.  Return: 0 or -ENOMEM.
@@ -651,6 +642,15 @@ static int rotate_groups(const int *group, int n, int root, int s, int *perm)
 	return 0;
 }
 
+/*
+ * Stripe s of a striped broadcast (issue 14; gbcore.h):
+ *
+ *	group c's members other than the root, in index order:  m0 m1 m2 m3
+ *	stripe s = 1 gives m0's place to m1, m1's to m2, ..., m3's to m0
+ *
+ * so that where stripe 0 crosses the wide area into cluster c at m0,
+ * stripe 1 crosses at m1: another pair of hosts, another TCP connection.
+ */
 int gb_tree_stripe(const struct gb_tree *in, const int *group, int s, struct gb_tree *out)
 {
 	int *perm, n = in ? in->n : 0, ret;
