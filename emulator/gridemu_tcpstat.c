@@ -57,10 +57,7 @@ static void sample(const struct gb_grid *g, uint64_t *last, int first)
 		if (!first && !memcmp(v, l, sizeof(v)))
 			continue;
 		memcpy(l, v, sizeof(v));
-		printf("%.6f,%s", now, t->nodes[h].name);
-		for (int k = 0; k < GB_TS_N; k++)
-			printf(",%llu", (unsigned long long)v[k]);
-		putchar('\n');
+		gb_tcpstat_csv_row(stdout, now, t->nodes[h].name, v);
 	}
 	fflush(stdout);
 }
@@ -114,10 +111,7 @@ int gb_cmd_tcpstat(int argc, char **argv)
 		return 1;
 	}
 	gb_catch_signals(on_signal, 1);
-	printf("t_mono,host");
-	for (int k = 0; k < GB_TS_N; k++)
-		printf(",%s", gb_tcpstat_fields[k].name);
-	putchar('\n');
+	gb_tcpstat_csv_header(stdout);
 	sample(&g, last, 1);
 	for (long n = 1; every > 0 && !stop && (!count || n < count); n++) {
 		double next = gb_now() + every;

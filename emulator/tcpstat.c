@@ -188,3 +188,19 @@ int gb_tcpstat_read(int nsfd, uint64_t v[GB_TS_N])
 	}
 	return err;
 }
+
+void gb_tcpstat_csv_header(FILE *f)
+{
+	fputs("t_mono,host", f);
+	for (int k = 0; k < GB_TS_N; k++)
+		fprintf(f, ",%s", gb_tcpstat_fields[k].name);
+	fputc('\n', f);
+}
+
+void gb_tcpstat_csv_row(FILE *f, double t, const char *host, const uint64_t v[GB_TS_N])
+{
+	fprintf(f, "%.6f,%s", t, host);
+	for (int k = 0; k < GB_TS_N; k++)
+		fprintf(f, ",%llu", (unsigned long long)v[k]);
+	fputc('\n', f);
+}

@@ -16,6 +16,7 @@
 #define GRIDBED_TCPSTAT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 /** The counters kept, in the order of gb_tcpstat_fields[]. */
 enum gb_tcpstat_key {
@@ -61,6 +62,16 @@ int gb_tcpstat_parse(const char *text, uint64_t v[GB_TS_N]);
  * opened, or they do not parse).
  */
 int gb_tcpstat_read(int nsfd, uint64_t v[GB_TS_N]);
+
+/**
+ * gb_tcpstat_csv_header() - the header line of a counters CSV
+ * ("t_mono,host,out_segs,...", gb_tcpstat_fields[] order) to @f.  One
+ * format for gridexp's tcp.csv and `gridemu tcpstat` (docs/formats.md).
+ */
+void gb_tcpstat_csv_header(FILE *f);
+
+/** gb_tcpstat_csv_row() - one row of that CSV: @host's counters @v at time @t. */
+void gb_tcpstat_csv_row(FILE *f, double t, const char *host, const uint64_t v[GB_TS_N]);
 
 /**
  * gb_cmd_tcpstat() - the `gridemu tcpstat` subcommand (argv[0] is

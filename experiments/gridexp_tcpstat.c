@@ -103,10 +103,7 @@ static int tcp_push(struct runner *R, struct run *r)
 		c->host = h;
 		r->nlog++;
 		memcpy(cur, c->v, sizeof(c->v));
-		fprintf(r->tcpf, "%.6f,%s", now, t->nodes[h].name);
-		for (int k = 0; k < GB_TS_N; k++)
-			fprintf(r->tcpf, ",%llu", (unsigned long long)c->v[k]);
-		fputc('\n', r->tcpf);
+		gb_tcpstat_csv_row(r->tcpf, now, t->nodes[h].name, c->v);
 	}
 	r->tcp_t[r->ntcp++] = now;
 	return 0;
@@ -118,10 +115,7 @@ void tcpstat_start(struct runner *R, struct run *r)
 	r->tcpf = open_memstream(&r->tcpbuf, &r->tcplen);
 	if (!r->tcpf)
 		return;
-	fprintf(r->tcpf, "t_mono,host");
-	for (int k = 0; k < GB_TS_N; k++)
-		fprintf(r->tcpf, ",%s", gb_tcpstat_fields[k].name);
-	fputc('\n', r->tcpf);
+	gb_tcpstat_csv_header(r->tcpf);
 	tcp_push(R, r);
 }
 
