@@ -56,7 +56,10 @@ static int usage(FILE *f)
 		"  --mca KEY VALUE     an MCA parameter; replaces gridemu's default for KEY\n"
 		"                      (defaults: pml ob1, btl tcp,self, btl_tcp_if_include\n"
 		"                      <data block>, oob_tcp_if_include <mgmt block>,\n"
-		"                      mpi_yield_when_idle 1, plm_rsh_no_tree_spawn 1)\n"
+		"                      mpi_yield_when_idle 1, plm_rsh_no_tree_spawn 1,\n"
+		"                      btl_tcp_flags send,inplace,need-ack,need-csum: no\n"
+		"                      emulated put, whose FIN waits for the sender's next\n"
+		"                      MPI call)\n"
 		"  -x, --env NAME[=V]  export NAME to the ranks (GRIDBED_* are exported anyway)\n"
 		"  --preload LIB       LD_PRELOAD LIB into the ranks only (e.g. libgridbcast.so)\n"
 		"  --timeout SEC       stop the job after SEC seconds (exit 124)\n"
@@ -459,6 +462,18 @@ static void build_argv(const struct opts *o, const struct job *j, struct strv *a
 	add_mca(av, o, "oob_tcp_if_include", j->mgmt_cidr);
 	add_mca(av, o, "mpi_yield_when_idle", "1");
 	add_mca(av, o, "btl_base_warn_component_unused", "0");
+	/* No emulated put: with it, ob1 sends the middle of a message above
+	 * btl_tcp_min_rdma_pipeline_size (192 KiB) as a put and completes the
+	 * sender's request when the put is written, before the FIN that tells
+	 * the receiver (pml_ob1_sendreq.c, mca_pml_ob1_put_completion()).  A
+	 * FIN that finds the socket full waits in the endpoint's queue until
+	 * the sender's next MPI call, so a rank that returns from a broadcast
+	 * and sleeps holds its child's completion hostage (teragrid-quick
+	 * seeds 8 and 9, adaptive, broadcast 2: 25 s, ended by the next
+	 * gather; docs/measurements.md, sessions 20-21).  With send fragments
+	 * only, a sender completes when its last byte is in its socket, and
+	 * the kernel delivers the rest without it. */
+	add_mca(av, o, "btl_tcp_flags", "send,inplace,need-ack,need-csum");
 	/* One-sided: no shared-memory window, no UCX. */
 	add_mca(av, o, "osc", "^sm,ucx");
 	for (int i = 0; i + 1 < o->mca.n; i += 2) {
