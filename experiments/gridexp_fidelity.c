@@ -66,16 +66,11 @@ void fidelity_tick(struct runner *R, struct run *r)
 /* The last sample at or before @t (else the first), the first at or after @u (else the last). */
 static void around(const struct run *r, double t, double u, int *a, int *b)
 {
-	*a = 0;
-	*b = r->nfid - 1;
-	for (int i = 0; i < r->nfid; i++) {
-		if (r->fid[i].t <= t)
-			*a = i;
-		if (r->fid[i].t >= u) {
-			*b = i;
-			break;
-		}
-	}
+	gx_bracket(&r->fid[0].t, sizeof(r->fid[0]), r->nfid, t, u, a, b);
+	if (*a < 0)
+		*a = 0;
+	if (*b < 0)
+		*b = r->nfid - 1;
 }
 
 static json_t *verdict_json(const struct gb_fid_verdict *v)
@@ -121,8 +116,7 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 
 		if (!isfinite(s) || !isfinite(c))
 			continue;
-		/* completion_time is the topology's: k times longer on the wall clock */
-		around(r, s, s + c * (R->dilate >= 1 ? R->dilate : 1.0), &a, &z);
+		around(r, s, gx_wall_end(s, c, R->dilate), &a, &z);
 		gb_fid_judge(&r->fid[a], &r->fid[z], NULL, NULL, 0, &b);
 		nb++;
 		strayed += b.strayed;

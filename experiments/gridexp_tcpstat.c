@@ -200,16 +200,11 @@ static void replay(const struct run *r, int nnodes, const int *need, int n, uint
 /* The last sample at or before @s (else the first), the first at or after @u (else the last). */
 static void window(const struct run *r, double s, double u, int *a, int *z)
 {
-	*a = 0;
-	*z = r->ntcp - 1;
-	for (int k = 0; k < r->ntcp; k++) {
-		if (r->tcp_t[k] <= s)
-			*a = k;
-		if (r->tcp_t[k] >= u) {
-			*z = k;
-			break;
-		}
-	}
+	gx_bracket(r->tcp_t, sizeof(*r->tcp_t), r->ntcp, s, u, a, z);
+	if (*a < 0)
+		*a = 0;
+	if (*z < 0)
+		*z = r->ntcp - 1;
 }
 
 /* tcp-broadcasts.csv from broadcasts.csv's rows @t. */
@@ -236,8 +231,7 @@ static int write_bcasts(struct runner *R, struct run *r, const struct gx_csv *t)
 		ab[2 * i] = -1;
 		if (!isfinite(s) || !isfinite(c))
 			continue;
-		/* completion_time is the topology's: k times longer on the wall clock */
-		window(r, s, s + c * (R->dilate >= 1 ? R->dilate : 1.0), &ab[2 * i], &ab[2 * i + 1]);
+		window(r, s, gx_wall_end(s, c, R->dilate), &ab[2 * i], &ab[2 * i + 1]);
 		need[nneed++] = ab[2 * i];
 		need[nneed++] = ab[2 * i + 1];
 	}

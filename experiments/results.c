@@ -190,6 +190,31 @@ double gx_csv_num(const struct gx_csv *t, int row, int col)
 }
 
 /* ------------------------------------------------------------------ */
+/* Samples around a broadcast                                          */
+/* ------------------------------------------------------------------ */
+
+void gx_bracket(const double *t, size_t stride, int n, double s, double u, int *a, int *z)
+{
+	*a = *z = -1;
+	for (int k = 0; k < n; k++) {
+		double v = *(const double *)((const char *)t + (size_t)k * stride);
+
+		if (v <= s)
+			*a = k;
+		if (v >= u) {
+			*z = k;
+			break;
+		}
+	}
+}
+
+double gx_wall_end(double s, double c, double k)
+{
+	/* completion_time is the topology's: k times longer on the wall clock */
+	return s + c * (k >= 1 ? k : 1);
+}
+
+/* ------------------------------------------------------------------ */
 /* Wide-area bytes per broadcast                                       */
 /* ------------------------------------------------------------------ */
 
@@ -198,6 +223,7 @@ int gx_wan_compute(const char *rundir)
 	struct gx_csv b, c;
 	char path[PATH_MAX], *out = NULL;
 	size_t olen = 0;
+	double *ts = NULL;
 	FILE *f;
 	int ret, cs, cc, cz, ct, cd;
 
@@ -214,27 +240,23 @@ int gx_wan_compute(const char *rundir)
 	cz = gx_csv_col(&b, "size");
 	cd = gx_csv_col(&b, "dilate");
 	ct = gx_csv_col(&c, "t_mono");
-	if (!(f = open_memstream(&out, &olen))) {
+	ts = malloc(sizeof(*ts) * ((size_t)c.nrows + 1));
+	if (!ts || !(f = open_memstream(&out, &olen))) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
+	for (int r = 0; r < c.nrows; r++)
+		ts[r] = gx_csv_num(&c, r, ct);
 	fprintf(f, "index,size,wan_bytes,crossings,max_link_crossings\n");
 	for (int i = 0; i < b.nrows; i++) {
-		/* start_time is the wall clock's, completion_time the topology's:
-		 * k times longer on the wall clock under time dilation */
-		double dil = cd >= 0 && gx_csv_num(&b, i, cd) >= 1 ? gx_csv_num(&b, i, cd) : 1;
-		double s = gx_csv_num(&b, i, cs), e = s + gx_csv_num(&b, i, cc) * dil + GX_CAPTURE_LAG;
+		/* start_time is the wall clock's, completion_time the topology's */
+		double s = gx_csv_num(&b, i, cs);
+		double e = gx_wall_end(s, gx_csv_num(&b, i, cc),
+				       cd >= 0 ? gx_csv_num(&b, i, cd) : 1) + GX_CAPTURE_LAG;
 		double size = gx_csv_num(&b, i, cz), total = 0, maxl = 0;
-		int lo = -1, hi = -1;
+		int lo, hi;
 
-		for (int r = 0; r < c.nrows; r++) {
-			double t = gx_csv_num(&c, r, ct);
-
-			if (t <= s)
-				lo = r;
-			if (t >= e && hi < 0)
-				hi = r;
-		}
+		gx_bracket(ts, sizeof(*ts), c.nrows, s, e, &lo, &hi);
 		if (hi < 0)
 			hi = c.nrows - 1;
 		if (lo < 0 || hi < lo || !isfinite(s) || !isfinite(e)) {
@@ -262,6 +284,7 @@ int gx_wan_compute(const char *rundir)
 	ret = gx_write_atomic(path, out, olen);
 cleanup:
 	free(out);
+	free(ts);
 	gx_csv_release(&b);
 	gx_csv_release(&c);
 	return ret;

@@ -35,6 +35,22 @@ double gx_csv_num(const struct gx_csv *t, int row, int col);
 const char *gx_csv_str(const struct gx_csv *t, int row, int col);
 
 /**
+ * gx_bracket() - the samples around a broadcast: among @n sample times in
+ * increasing order, the k-th at *(const double *)((const char *)@t + k *
+ * @stride) (sizeof(double) for an array, the element's size for a field of
+ * a struct array), *@a = the last at or before @s and *@z = the first at or
+ * after @u; -1 where there is none.
+ */
+void gx_bracket(const double *t, size_t stride, int n, double s, double u, int *a, int *z);
+
+/**
+ * gx_wall_end() - when a broadcast of results row (start @s on the one
+ * clock, completion @c in the topology's time) ended on the wall clock of a
+ * grid dilated @k times (k < 1, or not a number: 1).
+ */
+double gx_wall_end(double s, double c, double k);
+
+/**
  * gx_wan_compute() - wan.csv of a run directory from its broadcasts.csv and
  * capture.csv: per broadcast, the IP bytes the wide-area links carried from
  * the last counter sample at or before its start to the first one at or

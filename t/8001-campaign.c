@@ -29,6 +29,7 @@
 
 #include "gbcore.h"
 #include "gbexp.h"
+#include "results.h"
 #include "tap.h"
 
 static char campaign_path[1024];
@@ -640,6 +641,29 @@ static void test_segments(void)
 	gx_campaign_release(&c);
 }
 
+/* gx_bracket(): the samples around a broadcast, in an array and in a struct array */
+static void test_bracket(void)
+{
+	const double t[] = { 1, 2, 3, 4, 5 };
+	struct { int pad; double t; char more[12]; } v[5];
+	int a, z;
+
+	for (int i = 0; i < 5; i++)
+		v[i].t = t[i];
+	gx_bracket(t, sizeof(*t), 5, 2.5, 3.5, &a, &z);
+	ok(a == 1 && z == 3, "bracket [2.5, 3.5]: samples 2 and 4 (got %d, %d)", a, z);
+	gx_bracket(t, sizeof(*t), 5, 2, 4, &a, &z);
+	ok(a == 1 && z == 3, "bracket [2, 4]: a sample on either end is taken (got %d, %d)", a, z);
+	gx_bracket(&v[0].t, sizeof(v[0]), 5, 2.5, 3.5, &a, &z);
+	ok(a == 1 && z == 3, "the same through a struct's field (got %d, %d)", a, z);
+	gx_bracket(t, sizeof(*t), 5, 0.5, 9, &a, &z);
+	ok(a == -1 && z == -1, "none before, none after: -1, -1 (got %d, %d)", a, z);
+	gx_bracket(t, sizeof(*t), 0, 1, 2, &a, &z);
+	ok(a == -1 && z == -1, "no sample: -1, -1");
+	ok(gx_wall_end(10, 0.5, 10) == 15 && gx_wall_end(10, 0.5, 0) == 10.5 &&
+	   gx_wall_end(10, 0.5, NAN) == 10.5, "a broadcast's wall-clock end: s + c x k, k < 1 as 1");
+}
+
 int main(void)
 {
 	snprintf(campaign_path, sizeof(campaign_path), "%s/experiments/test-campaign.yaml",
@@ -654,5 +678,6 @@ int main(void)
 	test_expect();
 	test_ranks();
 	test_wan_check();
+	test_bracket();
 	return done_testing();
 }
