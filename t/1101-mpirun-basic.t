@@ -79,6 +79,17 @@ ok "$([ $((w1 - w0)) -ge 1048576 ]; echo $?)" \
 ok "$([ $((m1 - m0)) -lt 524288 ]; echo $?)" \
 	"the management network carried less than half of it ($((m1 - m0)) bytes: launch only)"
 
+# ------------------------------------------ the TCP transport's protocol
+# No emulated put (mpirun_launch.c): its FIN can wait for the sender's next
+# MPI call.  What Open MPI itself reads in a rank's environment:
+flags() {
+	"$GRIDEMU" mpirun -n 1 "$@" -- ompi_info --param btl tcp --level 9 --parsable 2>&1 |
+		sed -n 's/^mca:btl:tcp:param:btl_tcp_flags:value://p'
+}
+is "$(flags)" "send,inplace,need-ack,need-csum" "ranks' TCP transport sends fragments only (no put)"
+is "$(flags --mca btl_tcp_flags send,put,inplace)" "send,put,inplace" \
+	"a user's --mca btl_tcp_flags replaces the default"
+
 # --------------------------------------------------------- --hosts and -n
 out=$("$GRIDEMU" mpirun --hosts b-3,a-2,b-1,a-4 -- "$MPITEST/mpi_hello" 2>&1); st=$?
 is "$st" 0 "--hosts b-3,a-2,b-1,a-4 succeeds" || diag "$out"
