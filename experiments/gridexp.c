@@ -76,6 +76,7 @@ static void usage(FILE *f)
 		"                     [run options]\n"
 		"       gridexp slurm FILE.yaml [run options] [--partition P] [--time T]\n"
 		"                     [--no-wait]\n"
+		"       gridexp keep DIR DEST\n"
 		"\n"
 		"  run     run a campaign (docs/formats.md, \"Campaign file\") from an empty\n"
 		"          machine to plotted results in OUT-ROOT/<campaign>/<UTC time>/\n"
@@ -100,6 +101,10 @@ static void usage(FILE *f)
 		"          shows progress, scancels the job on Ctrl-C, then reports;\n"
 		"          --partition and --time go to sbatch; --no-wait submits and\n"
 		"          returns (then: gridexp report DIR)\n"
+		"  keep    copy what report, check and run --resume read of DIR (each\n"
+		"          complete run's per-broadcast and per-rank files, under 1 MB a\n"
+		"          run) to the new directory DEST, to commit a campaign that spans\n"
+		"          sessions or machines\n"
 		"  (run --task K --resume DIR is what one array task runs: run K alone,\n"
 		"   no report)\n"
 		"\n"
@@ -401,6 +406,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "slurm"))
 		return cmd_slurm(argc - 1, argv + 1);
-	warnx("unknown command '%s' (run, report, check, slurm)", argv[1]);
+	if (!strcmp(argv[1], "keep"))
+		return cmd_keep(argc - 1, argv + 1);
+	warnx("unknown command '%s' (run, report, check, slurm, keep)", argv[1]);
 	return 2;
 }

@@ -23,6 +23,8 @@
  *	gridexp_proc.c     child processes: spawn, poll, stop, run to completion
  *	gridexp_slurm.c    `gridexp slurm`: the runs as a Slurm job array, its
  *	                   progress, scancel on a signal, the tasks' fates, the report
+ *	gridexp_keep.c     `gridexp keep`: what the summary reads of a results
+ *	                   directory, copied to be kept
  *
  * Ownership: one struct runner per `gridexp run`, made and freed by do_run();
  * one struct run per run, on do_run()'s stack, filled by run_one().  Every
@@ -337,6 +339,14 @@ void meta_unlock(int fd);
 
 /** do_slurm() - `gridexp slurm` of @o.  Return: the exit status (gridexp.c's). */
 int do_slurm(const struct run_opts *o);
+
+/**
+ * cmd_keep() - `gridexp keep DIR DEST` (argv[0] is "keep"): copy what the
+ * summary and --resume read of results directory DIR to the new directory
+ * DEST (gridexp_keep.c lists it).  Prints its one line, or one error.
+ * Return: 0, 1 when the copy failed (nothing is left at DEST), 2 bad input.
+ */
+int cmd_keep(int argc, char **argv);
 
 /* gridexp_progress.c */
 

@@ -6,9 +6,12 @@
 #   2. --resume takes that grid down, skips run 1 (complete), and a SIGTERM
 #      in the middle of run 2 goes through the cleanup path: exit 143, no
 #      namespace, process, lock or run directory left;
-#   3. --resume again completes runs 2 and 3; run 3 has a rank that exits on
-#      purpose (the fail_rank/fail_at knob): it is recorded as failed with
-#      its reason, and the campaign ends normally (exit 1: a run failed).
+#   3. gridexp keep copies the results (run 1 alone is complete), and
+#      --resume of that copy completes runs 2 and 3, as a campaign split
+#      over sessions on different machines would; run 3 has a rank that
+#      exits on purpose (the fail_rank/fail_at knob): it is recorded as
+#      failed with its reason, and the campaign ends normally (exit 1: a
+#      run failed).
 # Row counts and index uniqueness show that no run left duplicate rows.
 # Static planners only (no gridmon), two-clusters, tiny scale.
 . "$(dirname "$0")/lib-netns.sh"
@@ -55,7 +58,7 @@ wait_app() {
 	return 1
 }
 
-plan 17
+plan 18
 
 # --- 1. SIGKILL in the middle of run 2 --------------------------------------
 "$GX" run "$tmp/c.yaml" --prefix "$GB_PREFIX" --out-root "$tmp/res" > "$tmp/1.log" 2>&1 &
@@ -82,7 +85,11 @@ like "$(cat "$tmp/2.log")" "run 1/3 mpich-g2 \[unloaded r1\]: complete already, 
 is "$(prefix_netns | wc -l) $(ours)" "0 0" "after SIGTERM: no namespace, no process left"
 ok "$( [ ! -e "$lock" ] && [ ! -e "$GRIDBED_RUNDIR/$GB_PREFIX" ]; echo $?)" "  no lock, no run directory"
 
-# --- 3. --resume to the end --------------------------------------------------
+# --- 3. keep, and --resume of the kept copy to the end ------------------------
+out=$("$GX" keep "$dir" "$tmp/kept" 2>&1)
+like "$out" "^kept 1 complete run \\([01] left out: not complete\\), [0-9]+ files" \
+	"keep: the one complete run" || diag "$out"
+dir=$tmp/kept
 "$GX" run "$tmp/c.yaml" --prefix "$GB_PREFIX" --resume "$dir" > "$tmp/3.log" 2>&1; st=$?
 is "$st" 1 "--resume completes; exit 1 because a run failed on purpose" || sed 's/^/#   /' "$tmp/3.log"
 is "$(ls "$dir/runs" | tr '\n' ' ')" "unloaded-binomial-r1 unloaded-flat-r1 unloaded-mpich-g2-r1 " \

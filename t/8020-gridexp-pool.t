@@ -17,6 +17,7 @@
 # directories instead (both are repetition 1), seed 7's adaptive would meet
 # seed 8's MPICH-G2 too, and the means would differ.
 source "$(dirname "$0")/lib-netns.sh"
+source "$(dirname "$0")/lib-results.sh"
 require_cmd python3
 GX=$GRIDBED_BUILD/experiments/gridexp
 [ -x "$GX" ] || bail "gridexp not built at $GX"
@@ -25,39 +26,6 @@ tmp=$(mktemp -d /tmp/gb8020.XXXXXX) || bail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
 plan 17
-
-# make_results DIR NAME SEED SPEC: SPEC is python: {algo: [(t, loaded, wan_bytes)]}
-make_results() {
-	python3 - "$@" <<'PY'
-import json, os, sys
-top, name, seed, spec = sys.argv[1], sys.argv[2], int(sys.argv[3]), eval(sys.argv[4])
-algos = ["mpich-g2", "adaptive", "mateescu"]
-runs = []
-for a, label in enumerate(algos):
-    rid = "paper-%s-r1" % label
-    runs.append({"id": rid, "algo": a, "cond": 0, "rep": 1, "algorithm": label,
-                 "condition": "paper", "load_seed": seed})
-    if label not in spec:
-        continue
-    d = top + "/runs/" + rid
-    os.makedirs(d)
-    open(d + "/complete", "w").close()
-    json.dump({"status": "ok"}, open(d + "/run.json", "w"))
-    with open(d + "/broadcasts.csv", "w") as f, open(d + "/wan.csv", "w") as w:
-        f.write("index,size,start_time,completion_time,load_state\n")
-        w.write("index,size,wan_bytes\n")
-        for i, (t, loaded, wb) in enumerate(spec[label]):
-            f.write("%d,1000,%d,%g,%s\n" % (i, 100 + 10 * i, t,
-                                             "loaded" if loaded else "unloaded"))
-            w.write("%d,1000,%d\n" % (i, wb))
-json.dump({"format": "gridbed-campaign-results", "results_id": "R%d" % seed,
-           "scale": 0.3, "dilate": 10,
-           "campaign": {"name": name, "seed": seed, "scale": 0.3,
-                        "algorithms": [{"label": l} for l in algos],
-                        "conditions": [{"name": "paper"}]},
-           "runs": runs}, open(top + "/meta.json", "w"))
-PY
-}
 
 make_results "$tmp/s7" fig8 7 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
 	'adaptive': [(1.5, 1, 9000), (1.2, 0, 9000)], 'mateescu': [(3.0, 1, 20000), (2.0, 0, 20000)]}"
