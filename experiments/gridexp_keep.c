@@ -6,9 +6,10 @@
  *
  * A campaign split over sessions with --only and --resume (issue 13: three
  * runs of 90 minutes per seed) outlives the machine it started on only if
- * its results do; results/ holds about 100 MB per run (the 20 ms capture,
- * every matrix version, every TCP sample), too much to commit, of which
- * the summary reads well under 1 MB.
+ * its results do.  A results directory holds every matrix version, the
+ * capture's and the TCP counters' samples, the advisor's trees and the
+ * logs (6.4 MB for seed 9's adaptive run of teragrid-quick at scale 0.3),
+ * of which the summary reads 0.43 MB.
  *
  * Kept (docs/formats.md, "Campaign results"; a missing optional file is
  * skipped):
@@ -160,7 +161,7 @@ int cmd_keep(int argc, char **argv)
 		       "  copy to DEST (which must not exist) what gridexp report, check and\n"
 		       "  run --resume read of the results directory DIR: its inputs,\n"
 		       "  meta.json, the summary, and each complete run's per-broadcast and\n"
-		       "  per-rank files (well under 1 MB a run, to commit; the list is at\n"
+		       "  per-rank files (about 0.4 MB a run, to commit; the list is at\n"
 		       "  the top of experiments/gridexp_keep.c)\n");
 		return 0;
 	}
