@@ -27,7 +27,8 @@
  * record, the logs, the plots (`gridexp report DEST` draws them again).
  *
  * DEST must not exist.  The copy is made in DEST.tmp-<pid> and renamed to
- * DEST at the end, so that a failure or an interruption leaves no DEST.
+ * DEST at the end: a failure removes the temporary directory, and an
+ * interruption leaves no DEST (only DEST.tmp-<pid>, to remove).
  */
 #include <dirent.h>
 #include <errno.h>
