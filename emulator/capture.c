@@ -653,12 +653,15 @@ int gb_cmd_capture(int argc, char **argv)
 	}
 	struct gb_capture_opts co = { .filter = o.filter, .dir = dir, .pcap_path = o.out,
 				      .snaplen = o.snaplen };
+	/* before the start, so that a Ctrl-C while the capture process gets ready
+	 * stops it as soon as it is (a signal that came earlier would be lost when
+	 * the shell started us with SIGINT ignored, as it does with '&') */
+	gb_catch_signals(on_cli_signal, 1);
 	if ((err = gb_capture_start(&g, &k, 1, &co, &c, &e)) < 0) {
 		fprintf(stderr, ME ": %s\n", e.msg);
 		rc = err == -EINVAL ? 2 : 1;
 		goto cleanup;
 	}
-	gb_catch_signals(on_cli_signal, 1);
 	fprintf(stderr, ME ": capturing on link '%s' (%s, linktype %s)%s%s%s; %s\n",
 		g.topo->links[k].name, dir < 0 ? "both directions" : o.dirs,
 		dlt_label(gb_capture_datalink(c)), o.filter ? ", filter '" : "",

@@ -33,36 +33,39 @@ c1=$!
 "$GRIDEMU" capture "$wan" --filter "udp port $port" --out "$tmp/wan.pcap" --csv "$tmp/wan.csv" \
 	--stats 0.5 >"$tmp/c2.out" 2>"$tmp/c2.err" &
 c2=$!
-wait_until 10 started "$tmp/c1.err"
+wait_until 30 started "$tmp/c1.err"
 ok $? "the first capture is ready" || diag "$(cat "$tmp/c1.err")"
-wait_until 10 started "$tmp/c2.err"
+wait_until 30 started "$tmp/c2.err"
 ok $? "the second capture is ready" || diag "$(cat "$tmp/c2.err")"
 
 # Load on another port during the transfer, when gridload is built: the
 # filters must not count it.
 load=
 if [ -x "$GRIDLOAD" ]; then
-	"$GRIDLOAD" flow a-2 b-2 --rate 20mbit --duration 3s --quiet >/dev/null 2>&1 &
+	timeout 30 "$GRIDLOAD" flow a-2 b-2 --rate 20mbit --duration 3s --quiet >/dev/null 2>&1 &
 	load=$!
 fi
 
-ip netns exec "$GB_PREFIX-b-1" iperf3 -s -1 -B "$b1" -p "$port" >"$tmp/srv.out" 2>&1 &
+# Every step is bounded: iperf3 3.12's UDP client waits for the reply to its
+# first datagram without a timeout, so a lost one would hang it.  The server
+# stays up across a retry (no -1) and is stopped below.
+timeout 120 ip netns exec "$GB_PREFIX-b-1" iperf3 -s -B "$b1" -p "$port" >"$tmp/srv.out" 2>&1 &
 srv=$!
 # The server is ready when the client can connect; retry briefly.
 sent=
 for _ in $(seq 50); do
-	if ip netns exec "$GB_PREFIX-a-1" iperf3 -c "$b1" -p "$port" -u -b 20M -l "$LEN" \
-		-n $((N * LEN)) -J >"$tmp/cli.json" 2>&1; then sent=yes; break; fi
+	if timeout 30 ip netns exec "$GB_PREFIX-a-1" iperf3 -c "$b1" -p "$port" -u -b 20M \
+		-l "$LEN" -n $((N * LEN)) -J >"$tmp/cli.json" 2>&1; then sent=yes; break; fi
 	sleep 0.1
 done
 ok $([ -n "$sent" ]; echo $?) "iperf3 sent $N datagrams of $LEN bytes across $wan" ||
 	diag "$(head -c 600 "$tmp/cli.json")"
-wait "$srv" 2>/dev/null
-[ -n "$load" ] && wait "$load"
+kill "$srv" 2>/dev/null; wait_for 10 "$srv"
+[ -n "$load" ] && wait_for 30 "$load"
 sleep 0.2 # the last datagrams are still crossing the 5 ms link
 kill -INT "$c1" "$c2"
-wait "$c1"; st1=$?
-wait "$c2"; st2=$?
+wait_for 20 "$c1"; st1=$?
+wait_for 20 "$c2"; st2=$?
 is "$st1,$st2" "0,0" "both captures stop on SIGINT and exit 0"
 
 pk=$(awk '$1 == "total" && $3 == "siteA>siteB" {print $5}' "$tmp/c1.out")
@@ -109,12 +112,12 @@ if [ -x "$GRIDLOAD" ]; then
 	"$GRIDEMU" capture "$wan" --dir 'siteA>siteB' --filter 'ip and not udp portrange 9000-9099' \
 		>"$tmp/n.out" 2>"$tmp/n.err" &
 	cn=$!
-	wait_until 10 started "$tmp/l.err"; wait_until 10 started "$tmp/n.err"
-	"$GRIDLOAD" flow a-3 b-3 --rate 10mbit --duration 1s --size 1222 --log "$tmp/load.csv" \
+	wait_until 30 started "$tmp/l.err"; wait_until 30 started "$tmp/n.err"
+	timeout 30 "$GRIDLOAD" flow a-3 b-3 --rate 10mbit --duration 1s --size 1222 --log "$tmp/load.csv" \
 		--quiet >/dev/null 2>&1
-	ip netns exec "$GB_PREFIX-a-1" ping -c 5 -i 0.05 -q "$b1" >/dev/null 2>&1
+	ip netns exec "$GB_PREFIX-a-1" ping -c 5 -i 0.05 -w 10 -q "$b1" >/dev/null 2>&1
 	sleep 0.2
-	kill -INT "$cl" "$cn"; wait "$cl"; wait "$cn"
+	kill -INT "$cl" "$cn"; wait_for 20 "$cl"; wait_for 20 "$cn"
 	lp=$(awk '$1 == "total" {print $5}' "$tmp/l.out")
 	lb=$(awk '$1 == "total" {print $7}' "$tmp/l.out")
 	np=$(awk '$1 == "total" {print $5}' "$tmp/n.out")
@@ -127,13 +130,13 @@ else
 fi
 
 # Bad input.
-out=$("$GRIDEMU" capture nowhere-link 2>&1); st=$?
+out=$(timeout 20 "$GRIDEMU" capture nowhere-link 2>&1); st=$?
 is "$st" 2 "an unknown link: exit 2"
 like "$out" "no link 'nowhere-link'" "and it is named"
-out=$("$GRIDEMU" capture "$wan" --filter 'udp prot 9000' --duration 1 2>&1); st=$?
+out=$(timeout 20 "$GRIDEMU" capture "$wan" --filter 'udp prot 9000' --duration 1 2>&1); st=$?
 is "$st" 2 "a bad BPF filter: exit 2"
 like "$out" "filter 'udp prot 9000'" "and it is quoted"
-out=$("$GRIDEMU" capture "$wan" --dir 'siteA>nowhere' 2>&1); st=$?
+out=$(timeout 20 "$GRIDEMU" capture "$wan" --dir 'siteA>nowhere' 2>&1); st=$?
 is "$st" 2 "a bad direction: exit 2"
 printf 'not a pcap file\n' >"$tmp/x.pcap"
 out=$("$GRIDEMU" capture --read "$tmp/x.pcap" 2>&1); st=$?

@@ -71,6 +71,19 @@ wait_until() {
 	return 1
 }
 
+# wait_for SECONDS PID: wait for a background job, at most SECONDS; a job still
+# running then is killed (SIGKILL) and the status is 124, as timeout(1) gives.
+# A hung helper becomes a failed check instead of a suite that never ends.
+wait_for() {
+	local n=$(( $1 * 20 )) pid=$2
+	while [ "$n" -gt 0 ] && kill -0 "$pid" 2>/dev/null; do sleep 0.05; n=$((n - 1)); done
+	if kill -0 "$pid" 2>/dev/null; then
+		diag "process $pid still ran after $1 s; killed"
+		kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; return 124
+	fi
+	wait "$pid"
+}
+
 # Prerequisites: each skips the whole test with a reason.
 require_root() { [ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"; }
 require_netns() {
