@@ -46,9 +46,9 @@ if [ -x "$GRIDLOAD" ]; then
 	load=$!
 fi
 
-# Every step is bounded: iperf3 3.12's UDP client waits for the reply to its
-# first datagram without a timeout, so a lost one would hang it.  The server
-# stays up across a retry (no -1) and is stopped below.
+# Every step is bounded (a CI run once hung in this test, at a step its log
+# did not name): iperf3, gridload and each capture get a time limit.  The
+# server stays up across a client's retry (no -1) and is stopped below.
 timeout 120 ip netns exec "$GB_PREFIX-b-1" iperf3 -s -B "$b1" -p "$port" >"$tmp/srv.out" 2>&1 &
 srv=$!
 # The server is ready when the client can connect; retry briefly.
