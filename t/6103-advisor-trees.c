@@ -8,6 +8,7 @@
  *     answer is -ENOENT with the reason (the adaptive broadcast's
  *     fallback); temporary files of an atomic write are ignored; a file
  *     from before a reboot (its monotonic time in the future) is stale;
+ *     of two files within 1 % in size, the newer one is picked;
  *   - fitting a file's tree to a job: the same tree for all hosts, any rank
  *     order, a subset of hosts (nearest ancestor), another root (swap),
  *     missing and doubled hosts refused.
@@ -169,6 +170,21 @@ static void picking(void)
 	is_double(pick_size(1024, 0.0, why, sizeof(why)), -1, 0,
 		  "nothing is fresh under max age 0: no tree, the caller falls back");
 	like_why(why, "old");
+
+	/* a prediction one byte off starts a new file: the newer plan of the
+	 * same message wins over the exact size (seed 9's broadcast 26) */
+	save(34952, 100);
+	save(34953, 10);
+	save(36000, 5);
+	is_double(pick_size(34952, 200, why, sizeof(why)), 34953, 0,
+		  "two files within 1 %%: the newer one, not the exact size");
+	is_double(pick_size(34952, 50, why, sizeof(why)), 34953, 0,
+		  "... as when the exact one is stale");
+	save(34952, 1);
+	is_double(pick_size(34953, 200, why, sizeof(why)), 34952, 0,
+		  "... and the other way round");
+	is_double(pick_size(36000, 200, why, sizeof(why)), 36000, 0,
+		  "3 %% apart are two sizes: the nearest, though older than another");
 }
 
 /* the nearest ancestor of @v in T whose host is in @in (by T index), or -1 */

@@ -429,6 +429,11 @@ struct cand {
 	double size, dist;
 };
 
+/* Two tree files whose sizes differ by less than 1 % are plans for the
+ * same message (the predictor's rounding; a Mateescu cost moves by less
+ * than 1 % of its transfer term across them): the newer one is current. */
+#define ADVTREE_SAME_SIZE 1.01
+
 static int cand_cmp(const void *x, const void *y)
 {
 	const struct cand *a = x, *b = y;
@@ -436,6 +441,51 @@ static int cand_cmp(const void *x, const void *y)
 	if (a->dist != b->dist)
 		return a->dist < b->dist ? -1 : 1;
 	return a->size > b->size ? -1 : a->size < b->size;   /* ties: the larger */
+}
+
+/* Is @t fresh at @now under @maxage (and not stamped before a reboot)? */
+static int advtree_fresh(const struct gb_advtree *t, double maxage, double now)
+{
+	double age = now - t->meta.planned_mono;
+
+	/* a file from before a reboot: CLOCK_MONOTONIC started again, so
+	 * its age on the wall clock disagrees (by more than NTP steps) */
+	if (isfinite(t->meta.planned_wall) &&
+	    fabs(((double)time(NULL) - t->meta.planned_wall) - age) > 120)
+		return 0;
+	return age <= maxage && age > -1.0;
+}
+
+/*
+ * @a was picked from @c[@i]: replace it with the newest fresh tree whose
+ * size is within ADVTREE_SAME_SIZE of it.  The advisor names a file by its
+ * planned size, so a newer plan for the same size replaces the file, but a
+ * prediction one byte off (34953 B for a 34952 B call: the predictor
+ * extrapolates rounded sizes) starts a new file, and the nearest-size rule
+ * alone then runs the older tree, planned on an older matrix (seed 9's
+ * broadcast 26, docs/measurements.md, session 23).
+ */
+static void newest_of_size(const char *dir, const struct cand *c, int nc, int i,
+			   double maxage, double now, struct gb_advtree *a)
+{
+	char path[1024], err[512];
+
+	for (int j = 0; j < nc; j++) {
+		struct gb_advtree t;
+
+		if (j == i || fabs(log((c[j].size >= 1 ? c[j].size : 1) /
+				       (c[i].size >= 1 ? c[i].size : 1))) > log(ADVTREE_SAME_SIZE))
+			continue;
+		if (gb_advtree_path(dir, c[j].size, path, sizeof(path)) < 0 ||
+		    gb_advtree_load(path, &t, err, sizeof(err)) < 0)
+			continue;
+		if (advtree_fresh(&t, maxage, now) && t.meta.planned_mono > a->meta.planned_mono) {
+			gb_advtree_release(a);
+			*a = t;
+		} else {
+			gb_advtree_release(&t);
+		}
+	}
 }
 
 int gb_advtree_pick(const char *dir, double size, double maxage, double now,
@@ -491,14 +541,10 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 			continue;
 		}
 		age = now - t.meta.planned_mono;
-		/* a file from before a reboot: CLOCK_MONOTONIC started again, so
-		 * its age on the wall clock disagrees (by more than NTP steps) */
-		if (isfinite(t.meta.planned_wall) &&
-		    fabs(((double)time(NULL) - t.meta.planned_wall) - age) > 120)
-			age = INFINITY;
-		if (age <= maxage && age > -1.0) {
+		if (advtree_fresh(&t, maxage, now)) {
 			*a = t;
 			ret = 0;
+			newest_of_size(dir, c, nc, i, maxage, now, a);
 			goto cleanup;
 		}
 		if (i == 0)

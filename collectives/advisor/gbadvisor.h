@@ -212,7 +212,10 @@ void gb_advtree_release(struct gb_advtree *a);
  * files "tree-<B>.json" of @dir whose planned_mono is at most @maxage
  * seconds before @now, the one with the nearest planned size, nearness
  * being |log(B / size)| (ties: the larger B; size 0 counts as 1 byte).
- * Files are tried nearest first and the first fresh, readable one wins.
+ * Files are tried nearest first and the first fresh, readable one wins,
+ * unless a fresh file within 1 % of its size was planned later: sizes that
+ * close are the same message (a prediction one byte off), and the newer
+ * plan is the current one.
  * @a:   filled on success (release with gb_advtree_release()).
  * @why: on -ENOENT, why no tree was usable ("no tree files in 'd'",
  *       "nearest tree 'd/tree-1024.json' is 12.5 s old (max 10 s)").
