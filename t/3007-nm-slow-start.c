@@ -7,8 +7,10 @@
  *     doubling round trips and the rest at the path's rate (worked by hand);
  *   - the matrix file's "tcp" key: slow start restarts only if every stack
  *     says so; the initial window is the largest initcwnd (0: 10 segments);
- *   - gb_nm_for_size(): bandwidths become size / time where it restarts,
- *     are copied as they are where it does not, and the diagonal stays.
+ *   - gb_nm_for_size(): above the eager limit bandwidths become size /
+ *     time where it restarts; up to it the bandwidth stays and the round
+ *     trips join the latency; copied as they are where it does not
+ *     restart, and the diagonal stays.
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +49,7 @@ int main(void)
 	if (fd < 0)
 		bail("mkstemp");
 	close(fd);
-	plan(13);
+	plan(15);
 
 	is_double(gb_nm_ss_time(262144, 0.5e-3, 12.5e6, 14480), 262144 / 12.5e6, 1e-12,
 		  "LAN: the initial window covers the path, no slow start");
@@ -66,6 +68,13 @@ int main(void)
 		  "a -> b: 256 KiB over its slow-start time");
 	ok(isinf(s.bw[0]) && s.lat[1] == m.lat[1] && s.o[0] == m.o[0] && s.version == 3,
 	   "diagonal, latency, o and version kept");
+	gb_nm_release(&s);
+	/* up to the eager limit the send returns at once: the round trips are
+	 * flight time, the sender is busy size / bw */
+	ok(gb_nm_for_size(&s, &m, 52429) == 0 && s.bw[1] == m.bw[1],
+	   "52429 B (eager): the bandwidth stays the steady rate");
+	is_double(s.lat[1], m.lat[1] + gb_nm_ss_time(52429, 0.062, 3.625e6, 14480) - 52429 / 3.625e6,
+		  1e-12, "... and the slow start's round trips join the latency (2 x 62 ms)");
 	gb_nm_release(&s);
 	gb_nm_release(&m);
 

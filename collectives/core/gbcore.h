@@ -121,12 +121,21 @@ struct gb_netmodel {
  */
 double gb_nm_ss_time(double size, double rtt, double cap, double w0);
 
+/** Open MPI's TCP eager limit (btl_tcp_eager_limit, 64 KiB, the stack
+ *  `gridemu mpirun` runs): a message up to this size is sent without a
+ *  rendezvous, and its send returns once the socket has it. */
+#define GB_NM_EAGER 65536.0
+
 /**
- * gb_nm_for_size() - @dst = @src with every bandwidth replaced by what a
- * message of @size bytes gets: size / gb_nm_ss_time(size, lat(i,j) +
- * lat(j,i), bw(i,j), init_window), if @src->tcp_restart; else a plain copy.
- * This is how a steady-rate matrix means "the bandwidth a message of the
- * planned size gets" (issue 13, cause 4; collectives/core/nm_tcp.c).
+ * gb_nm_for_size() - @dst = @src with the slow start of a message of @size
+ * bytes folded in, if @src->tcp_restart (else a plain copy): with t =
+ * gb_nm_ss_time(size, lat(i,j) + lat(j,i), bw(i,j), init_window),
+ *   size > GB_NM_EAGER:  bw(i,j) = size / t (the sender is busy for t);
+ *   size <= GB_NM_EAGER: lat(i,j) += t - size / bw(i,j) (the sender is
+ *                        busy size / bw; the round trips are flight time).
+ * This is how a steady-rate matrix means "what a message of the planned
+ * size gets" (issue 13, cause 4; collectives/core/nm_tcp.c has the
+ * reasoning and the measurements).
  * Return: 0 or -ENOMEM.
  */
 GB_WUR int gb_nm_for_size(struct gb_netmodel *dst, const struct gb_netmodel *src, double size);
@@ -441,7 +450,7 @@ double gb_cost_contention(const struct gb_netmodel *m, const struct gb_tree *t, 
 /** Largest segment gb_seg_choose() picks by default: Open MPI's TCP eager
  *  limit (btl_tcp_eager_limit), so a segment never waits for a rendezvous
  *  handshake, which costs a wide-area round trip per segment. */
-#define GB_SEG_MAX 65536.0
+#define GB_SEG_MAX GB_NM_EAGER
 /** Segments whose sends a node of libgridbcast's pipelined broadcast
  *  keeps in flight (collectives/bcast/bcast_pipe.c), and the window of the
  *  contention model's segmented schedule, which is that executor's. */

@@ -26,8 +26,26 @@
  * bandwidth-delay product, where the emulator's queues, one BDP deep, would
  * otherwise start dropping); the last partial window is sent at the path's
  * rate; delayed ACKs, HyStart and pacing are ignored.  The message's
- * one-way latency stays in the cost model (lat), so only the sending time
- * becomes size / bandwidth.
+ * one-way latency stays in the cost model (lat).
+ *
+ * Where the slow start goes depends on when the sender's MPI_Send returns
+ * (the one-port models charge the sender's busy time, delta, per child in
+ * send order, and add lat after it):
+ *  - above Open MPI's TCP eager limit (GB_NM_EAGER) the send is a
+ *    rendezvous: it waits for the receiver's answer, then writes the rest
+ *    as the window opens, so the sender is busy through much of the slow
+ *    start (about three round trips, measured below), which this model
+ *    charges as the whole of it: bw becomes size / t;
+ *  - up to the eager limit the send returns once the socket has the bytes,
+ *    and the round trips of the slow start pass in the kernel while the
+ *    sender serves its next child: bw stays the steady rate (the sender is
+ *    busy size / bw) and the rest, t - size / bw, is added to lat (the
+ *    message is in flight longer).
+ * Measured (seed 9's MPICH-G2 run, ranks.csv, docs/measurements.md,
+ * session 23): at 52429 B the root's three wide-area sends returned 1-3 ms
+ * after each other and arrived 0.149-0.185 s later; at 262144 B its first
+ * wide-area send returned after 0.189 s, and its child had the message at
+ * 0.344 s.
  */
 #include "gbcore.h"
 
@@ -64,7 +82,11 @@ int gb_nm_for_size(struct gb_netmodel *dst, const struct gb_netmodel *src, doubl
 			if (i == j || !(b > 0) || isinf(b))
 				continue;
 			double t = gb_nm_ss_time(size, rtt, b, src->init_window);
-			if (t > 0)
+			if (!(t > 0))
+				continue;
+			if (size <= GB_NM_EAGER)
+				dst->lat[ij] += t - size / b;   /* in flight, not sending */
+			else
 				dst->bw[ij] = size / t;
 		}
 	}
