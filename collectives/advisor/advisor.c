@@ -426,7 +426,7 @@ static int tree_file_size(const char *name, double *size)
 }
 
 struct cand {
-	double size, dist;
+	double size, lsize, dist;   /* lsize: log of the size, 0 counted as 1 byte */
 };
 
 /* Two tree files whose sizes differ by less than 1 % are plans for the
@@ -473,8 +473,7 @@ static void newest_of_size(const char *dir, const struct cand *c, int nc, int i,
 	for (int j = 0; j < nc; j++) {
 		struct gb_advtree t;
 
-		if (j == i || fabs(log((c[j].size >= 1 ? c[j].size : 1) /
-				       (c[i].size >= 1 ? c[i].size : 1))) > log(ADVTREE_SAME_SIZE))
+		if (j == i || fabs(c[j].lsize - c[i].lsize) > log(ADVTREE_SAME_SIZE))
 			continue;
 		if (gb_advtree_path(dir, c[j].size, path, sizeof(path)) < 0 ||
 		    gb_advtree_load(path, &t, err, sizeof(err)) < 0)
@@ -495,7 +494,7 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 	struct dirent *de;
 	char path[1024], err[512];
 	int nc = 0, cap = 0, ret = -ENOENT;
-	double want = size >= 1 ? size : 1;
+	double lwant = log(size >= 1 ? size : 1);
 	DIR *d;
 
 	memset(a, 0, sizeof(*a));
@@ -522,7 +521,8 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 			cap = cap ? 2 * cap : 32;
 		}
 		c[nc].size = s;
-		c[nc].dist = fabs(log((s >= 1 ? s : 1) / want));
+		c[nc].lsize = log(s >= 1 ? s : 1);
+		c[nc].dist = fabs(c[nc].lsize - lwant);
 		nc++;
 	}
 	if (!nc) {
@@ -532,7 +532,6 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 	qsort(c, (size_t)nc, sizeof(*c), cand_cmp);
 	for (int i = 0; i < nc; i++) {
 		struct gb_advtree t;
-		double age;
 
 		if (gb_advtree_path(dir, c[i].size, path, sizeof(path)) < 0 ||
 		    gb_advtree_load(path, &t, err, sizeof(err)) < 0) {
@@ -540,7 +539,6 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 				gb_errf(why, whylen, "%s", err);
 			continue;
 		}
-		age = now - t.meta.planned_mono;
 		if (advtree_fresh(&t, maxage, now)) {
 			*a = t;
 			ret = 0;
@@ -548,8 +546,8 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 			goto cleanup;
 		}
 		if (i == 0)
-			gb_errf(why, whylen, "nearest tree '%s' is %.3g s old (max %g s)", path, age,
-				maxage);
+			gb_errf(why, whylen, "nearest tree '%s' is %.3g s old (max %g s)", path,
+				now - t.meta.planned_mono, maxage);
 		gb_advtree_release(&t);
 	}
 cleanup:
