@@ -87,6 +87,18 @@ static void test_binomial(void)
 	is_int(run_plan("flat", &m, 3, 1024, &t), 0, "flat p=8 root 3");
 	ok(kids(&m, &t, "n3", "n0 n1 n2 n4 n5 n6 n7"), "flat: root sends in rank order");
 	gb_tree_release(&t);
+
+	/* Open MPI's pipeline chain (coll/base build_chain, fanout 1) from
+	 * root 3: 3 -> 4 -> 5 -> 6 -> 7 -> 0 -> 1 -> 2 */
+	is_int(run_plan("chain", &m, 3, 1024, &t), 0, "chain p=8 root 3");
+	ok(kids(&m, &t, "n3", "n4") && kids(&m, &t, "n7", "n0") && kids(&m, &t, "n1", "n2"),
+	   "chain: 3 -> 4, 7 -> 0 (round the ranks), 1 -> 2");
+	ok(t.nchild[2] == 0 && t.parent[3] == -1, "chain: 2 is the last, 3 the root");
+	ok_par = 1;
+	for (int r = 1; r < 8; r++)
+		ok_par &= t.parent[(3 + r) % 8] == (3 + r - 1) % 8 && t.nchild[(3 + r - 1) % 8] == 1;
+	ok(ok_par, "chain: every rank's parent is the one before it from the root on");
+	gb_tree_release(&t);
 	gb_nm_release(&m);
 }
 

@@ -13,7 +13,7 @@ trap 'rm -rf "$TMP"; gb_cleanup' EXIT
 # list: every planner of the issue, in its order, then the later ones (phoenix)
 out=$("$GT" list --names); st=$?
 is "$st" 0 "list exits 0"
-want="binomial flat mpich-g2 magpie mateescu sa clustered-sa ecef ecef-la ecef-lat-min"
+want="binomial flat chain mpich-g2 magpie mateescu sa clustered-sa ecef ecef-la ecef-lat-min"
 want="$want ecef-lat-max bottomup mostcrit sa-contention pipeline phoenix"
 got=$(printf "%s" "$out" | tr "\n" " " | sed "s/ *$//")
 order_ok=0

@@ -58,7 +58,7 @@ like "$(grep '^TOTAL' "$out")" "TOTAL cases=$ncases bad=0" \
 	"$(( nplanners + 1 )) algorithms x 3 roots x 5 sizes x 3 types ($ncases cases), none bad"
 check_results "$out" blocking world
 # the static planners plan locally; the others travel with the data
-for p in binomial flat mpich-g2 magpie; do
+for p in binomial flat chain mpich-g2 magpie; do
 	like "$(grep "comm=world planner=$p " "$out")" "via=local" "$p: tree planned on every rank"
 done
 like "$(grep "comm=world planner=mateescu " "$out")" \
@@ -70,7 +70,7 @@ like "$(grep "comm=world planner=mateescu " "$out")" \
 # relabelled; measured and piggybacked; anytime; cluster-level; phoenix),
 # as these paths depend on how a tree reaches the ranks, not on its shape
 # (GRIDBED_BCAST_FULL=1: every planner)
-kinds=binomial,flat,mpich-g2,magpie,mateescu,pipeline,clustered-sa,mostcrit,phoenix
+kinds=binomial,flat,chain,mpich-g2,magpie,mateescu,pipeline,clustered-sa,mostcrit,phoenix
 [ "${GRIDBED_BCAST_FULL:-0}" = 1 ] && kinds=all
 out=$BCAST_TMP/isend.out
 t0=$SECONDS
@@ -81,7 +81,7 @@ is "$st" 0 "isend/split/relabel job exits 0" || sed 's/^/#   /' "$out" | tail -2
 like "$(grep '^TOTAL' "$out")" "bad=0" "isend/split/relabel: none bad"
 [ "$kinds" = all ] && kinds=$planners
 check_results "$out" isend "world split-even split-odd" "${kinds//,/ }"
-for p in binomial flat mpich-g2 magpie; do
+for p in binomial flat chain mpich-g2 magpie; do
 	like "$(grep "comm=world planner=$p mode=isend-relabel" "$out")" "cases=24 bad=0" \
 		"$p's tree for root 0 run from roots 7 and 4, local and piggybacked"
 done

@@ -8,7 +8,7 @@
  * already gb_tree_init()ed to (m->n, a->root); return 0 or -errno.
  *
  * Who implements what:
- *   plan_static.c    binomial, flat, mpich-g2, magpie
+ *   plan_static.c    binomial, flat, chain, mpich-g2, magpie
  *   plan_mateescu.c  mateescu
  *   plan_sa.c        sa (basicSA, driverSA)
  *   plan_sa_clustered.c  clustered-sa, sa-contention (clusteredSA)
@@ -23,6 +23,8 @@
 int gb_plan_binomial(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		     struct gb_tree *out);
 int gb_plan_flat(const struct gb_netmodel *m, const struct gb_plan_args *a, struct gb_tree *out);
+int gb_plan_chain(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		  struct gb_tree *out);
 int gb_plan_mpichg2(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		    struct gb_tree *out);
 int gb_plan_magpie(const struct gb_netmodel *m, const struct gb_plan_args *a,

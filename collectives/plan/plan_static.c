@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plan_static.c - the planners that need only the topology: binomial,
- * flat, mpich-g2 and magpie.  None of them looks at latencies or
+ * flat, chain, mpich-g2 and magpie.  None of them looks at latencies or
  * bandwidths; they only read node indices (the MPI rank order) and the
  * cluster and site of each node.
  */
@@ -58,6 +58,33 @@ int gb_plan_flat(const struct gb_netmodel *m, const struct gb_plan_args *a, stru
 		return -ENOMEM;
 	for (int v = 0; v < m->n; v++)
 		par[v] = v == a->root ? -1 : a->root;
+	ret = gb_tree_from_parents(out, par, NULL);
+	free(par);
+	return ret;
+}
+
+/*
+ * chain - the root sends to the next rank, which sends to the next, and so
+ * on round the ranks: root -> root + 1 -> ... -> root - 1 (mod n).  This is
+ * Open MPI's "pipeline" broadcast (coll/tuned algorithm 3, a chain of
+ * fanout 1 in shifted rank order, coll/base's build_chain()), so that
+ * libgridbcast's executor can be set beside Open MPI's on the same tree and
+ * segment size (collectives/bcast/bench/bcast-teragrid.sh --only overhead;
+ * issue 14).  Not grid-aware: it crosses the wide area wherever rank order
+ * does.
+ */
+int gb_plan_chain(const struct gb_netmodel *m, const struct gb_plan_args *a,
+		  struct gb_tree *out)
+{
+	int *par = malloc(sizeof(int) * m->n), ret;
+
+	if (!par)
+		return -ENOMEM;
+	for (int r = 0; r < m->n; r++) {
+		int v = (a->root + r) % m->n;
+
+		par[v] = r == 0 ? -1 : (a->root + r - 1) % m->n;
+	}
 	ret = gb_tree_from_parents(out, par, NULL);
 	free(par);
 	return ret;

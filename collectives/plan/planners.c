@@ -16,6 +16,8 @@ const struct gb_planner gb_planners[] = {
 	{ "binomial", "MPICH's binomial tree relative to the root, largest subtree first",
 	  gb_plan_binomial, GB_PLAN_STATIC },
 	{ "flat", "the root sends to every node in turn", gb_plan_flat, GB_PLAN_STATIC },
+	{ "chain", "each rank sends to the next from the root on: Open MPI's pipeline "
+	  "broadcast's chain (issue 14's executor overhead)", gb_plan_chain, GB_PLAN_STATIC },
 	{ "mpich-g2", "MPICH-G2 multilevel: flat over WAN, binomial in sites and clusters",
 	  gb_plan_mpichg2, GB_PLAN_STATIC },
 	{ "magpie", "MagPIe: root to every cluster coordinator, then binomial in clusters",

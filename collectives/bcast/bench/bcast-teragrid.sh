@@ -59,8 +59,12 @@
 # 2. executor overhead: our binomial tree against native MPI_Bcast on an
 #    unshaped two-cluster grid (a temporary YAML, no delay or rate) at 1 MiB,
 #    --overhead-reps (default 21) each: the ratio of medians (target <= 1.10),
-#    whole messages against OpenMPI's unsegmented binomial, and 64 KiB
-#    segments against OpenMPI's binomial with 64 KiB segments.
+#    whole messages against OpenMPI's unsegmented binomial, 64 KiB
+#    segments against OpenMPI's binomial with 64 KiB segments, and our
+#    chain (gridtree's `chain` planner) with 64 KiB segments against
+#    OpenMPI's pipeline (coll/tuned algorithm 3, the same chain) with
+#    64 KiB segments: each time the same tree and segment size on both
+#    sides, so that the ratio is the executor's alone.
 #
 # Launch time of 64 ranks is emulator/bench/mpirun-launch.sh's figure.
 # Files (in --out, default /tmp/gridbed-bcast-bench-<time>): teragrid.csv,
@@ -299,7 +303,7 @@ fi
 
 if [ -z "$only" ] || [ "$only" = overhead ]; then
 	echo
-	echo "== 2. executor overhead: binomial vs native MPI_Bcast, unshaped two-cluster grid, 1 MiB, $oreps reps"
+	echo "== 2. executor overhead: binomial and chain vs native MPI_Bcast on the same trees, unshaped two-cluster grid, 1 MiB, $oreps reps"
 	yaml=$out/unshaped-two.yaml
 	cat >"$yaml" <<'EOF'
 # unshaped-two.yaml - bcast-teragrid.sh's overhead grid: two sites of one
@@ -331,20 +335,27 @@ EOF
 		--mca coll_tuned_bcast_algorithm 6 --mca coll_tuned_bcast_algorithm_segmentsize 65536 \
 		-- "$GB" --algo binomial --sizes 1M --reps "$oreps" --warmup 1 \
 		--segment 64K --out "$out/overhead-samebinomial-seg.csv" --quiet || exit 1
+	# a chain in rank order from the root, 64 KiB segments, on both sides:
+	# Open MPI's pipeline broadcast (algorithm 3 is a chain of fanout 1)
+	GRIDBED_CAMPAIGN=bcast-overhead "$GRIDEMU" mpirun --mca coll_tuned_use_dynamic_rules 1 \
+		--mca coll_tuned_bcast_algorithm 3 --mca coll_tuned_bcast_algorithm_segmentsize 65536 \
+		-- "$GB" --algo chain --sizes 1M --reps "$oreps" --warmup 1 \
+		--segment 64K --out "$out/overhead-samechain-seg.csv" --quiet || exit 1
 	"$GRIDEMU" down >/dev/null
 	python3 - "$out/overhead.csv" "$out/overhead-samebinomial.csv" \
-		"$out/overhead-samebinomial-seg.csv" <<'PY'
+		"$out/overhead-samebinomial-seg.csv" "$out/overhead-samechain-seg.csv" <<'PY'
 import csv, statistics as st, sys
-for f, native in ((sys.argv[1], "native (OpenMPI's default choice)"),
-                  (sys.argv[2], "native locked to OpenMPI's binomial, unsegmented"),
-                  (sys.argv[3], "native locked to OpenMPI's binomial, 64 KiB segments")):
+for f, ours, native in ((sys.argv[1], "binomial", "native (OpenMPI's default choice)"),
+                        (sys.argv[2], "binomial", "native locked to OpenMPI's binomial, unsegmented"),
+                        (sys.argv[3], "binomial", "native locked to OpenMPI's binomial, 64 KiB segments"),
+                        (sys.argv[4], "chain", "native locked to OpenMPI's pipeline (chain), 64 KiB segments")):
     rows = list(csv.DictReader(open(f)))
     def m(a, k="completion_time"):
         return st.median(float(r[k]) for r in rows if r["algorithm"] == a)
     print("against %s:" % native)
     for k, what in (("completion_time", "completion (max receive-done)"),
                     ("all_returned", "all ranks returned")):
-        b, n = m("binomial", k), m("native", k)
-        print("  %-30s binomial %.6f s  native %.6f s  ratio %.3f (target <= 1.10)" % (what, b, n, b / n))
+        b, n = m(ours, k), m("native", k)
+        print("  %-30s %-8s %.6f s  native %.6f s  ratio %.3f (target <= 1.10)" % (what, ours, b, n, b / n))
 PY
 fi
