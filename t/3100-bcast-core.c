@@ -3,7 +3,7 @@
  * 3100-bcast-core - libgridbcast's MPI-free parts (bcast_core.h): tree
  * relabelling for another root, the piggybacked header (round trip, size,
  * corruption), timing arithmetic, the rank map reader, the topology's
- * lower bound and the verification pattern.
+ * lower bound, the verification pattern and the stripes by size.
  */
 #include <errno.h>
 #include <math.h>
@@ -302,6 +302,50 @@ static void test_pattern(void)
 	ok(gb_pattern_check(a, sizeof(a), s2) > 900, "another broadcast's pattern fails");
 }
 
+/* stripes by size (bcast_stripes.c, issue 14) */
+static void test_stripes(void)
+{
+	static const char *const bad[] = {
+		"", "0", "17", "-2", " 4", "4x", "2M", "2M:", ":4", "2M:0", "2M:17",
+		"2M:4,1M:2",            /* sizes must increase */
+		"1M:4,1M:2",
+		"4,2M:4",               /* a bare K ends the table */
+		"2M:4,", ",2M:4", "2M:4,,1", "lots:4",
+		"1K:2,2K:2,3K:2,4K:2,5K:2,6K:2,7K:2,8K:2,9K:2",   /* 9 rules */
+	};
+	struct gb_stripes t, keep;
+	char buf[256];
+
+	memset(&t, 0, sizeof(t));
+	is_int(gb_stripes_for(&t, 1e6), 1, "a zeroed table: one tree");
+	is_int(gb_stripes_for(NULL, 1e6), 1, "no table: one tree");
+	is_int(gb_stripes_parse("4", &t), 0, "'4' parses");
+	ok(t.n == 0 && gb_stripes_for(&t, 1) == 4 && gb_stripes_for(&t, 1e9) == 4,
+	   "'4': four trees at every size");
+	is_int(gb_stripes_parse("64K:2,2M:4,1", &t), 0, "'64K:2,2M:4,1' parses");
+	ok(gb_stripes_for(&t, 65536) == 2 && gb_stripes_for(&t, 65537) == 4,
+	   "a rule holds its own size: 64 KiB -> 2, 64 KiB + 1 -> 4");
+	ok(gb_stripes_for(&t, 2097152) == 4 && gb_stripes_for(&t, 2097153) == 1 &&
+	   gb_stripes_for(&t, 8388608) == 1, "2 MiB -> 4, above -> the bare K, 1");
+	is_int(gb_stripes_format(&t, buf, sizeof(buf)), 0, "format");
+	is_str(buf, "65536:2,2097152:4,1", "format: sizes in bytes, then the bare K");
+	keep = t;
+	is_int(gb_stripes_parse(buf, &t), 0, "the formatted table parses");
+	ok(t.n == keep.n && t.upto[1] == keep.upto[1] && t.k[1] == keep.k[1] &&
+	   t.rest == keep.rest, "and is the same table");
+	is_int(gb_stripes_format(&t, buf, 8), -ENOSPC, "format: -ENOSPC when it does not fit");
+	is_int(gb_stripes_parse("1M:4", &t), 0, "'1M:4' parses");
+	ok(gb_stripes_for(&t, 1048576) == 4 && gb_stripes_for(&t, 1048577) == 1,
+	   "'1M:4': no bare K, so one tree above 1 MiB");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		keep = t;
+		ok(gb_stripes_parse(bad[i], &t) == -EINVAL && !memcmp(&t, &keep, sizeof(t)),
+		   "'%s': -EINVAL, the table unchanged", bad[i]);
+	}
+	ok(gb_stripes_parse("1K:2,2K:2,3K:2,4K:2,5K:2,6K:2,7K:2,8K:2,3", &t) == 0 && t.n == 8,
+	   "8 rules and a bare K parse (GB_STRIPE_RULES)");
+}
+
 int main(void)
 {
 	test_relabel();
@@ -310,5 +354,6 @@ int main(void)
 	test_rankmap();
 	test_lower_bound();
 	test_pattern();
+	test_stripes();
 	return done_testing();
 }

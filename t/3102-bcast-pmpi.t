@@ -13,7 +13,8 @@
 #   - segmented, pipelined broadcasts (GRIDBED_SEGMENT, issue 14) for a
 #     measured planner, every byte checked;
 #   - striped ones (GRIDBED_STRIPES=2 for a measured planner, 3 for a
-#     static one), every byte checked;
+#     static one), every byte checked, and stripes by size
+#     (GRIDBED_STRIPES=128K:3,1);
 #   - an unknown planner or segment size fails the job with a one-line message.
 source "$(dirname "$0")/lib-netns.sh"
 BCAST_TMP=$(mktemp -d /tmp/gb3102.XXXXXX)
@@ -112,9 +113,10 @@ done
 # static one (every rank derives them), each cluster's hosts rotated, on the
 # world and both splits: every byte checked, and the record says how many
 # stripes ran
-for kp in 2:mostcrit 3:mpich-g2; do
-	k=${kp%%:*} p=${kp#*:}
-	rec=$BCAST_TMP/rec-stripes-$k-$p.jsonl
+# striped_job STRIPES PLANNER RECORD: 1000-byte segments down STRIPES,
+# the job exits 0 and every buffer is right
+striped_job() {
+	local k=$1 p=$2 rec=$3 out st
 	out=$(GRIDBED_BCAST=$p GRIDBED_SEGMENT=1000 GRIDBED_STRIPES=$k \
 		GRIDBED_BCAST_RECORD=$rec run_mpi -p "$SO" -- \
 		"$BCAST_MPITEST/bcast_plain" --sizes 0,1000,65537,1048576); st=$?
@@ -122,9 +124,35 @@ for kp in 2:mostcrit 3:mpich-g2; do
 		printf '%s\n' "$out" | tail -15 | sed 's/^/#   /'
 	like "$out" "bcast_plain: 108 broadcasts, 0 bad" \
 		"GRIDBED_STRIPES=$k, GRIDBED_BCAST=$p: every buffer right"
+}
+for kp in 2:mostcrit 3:mpich-g2; do
+	k=${kp%%:*} p=${kp#*:}
+	rec=$BCAST_TMP/rec-stripes-$k-$p.jsonl
+	striped_job "$k" "$p" "$rec"
 	like "$(grep -c "\"seg_bytes\": *[1-9][0-9]*, \"stripes\": $k" "$rec" 2>/dev/null)" \
 		"^[1-9][0-9]*$" "GRIDBED_STRIPES=$k, GRIDBED_BCAST=$p: the record has striped calls"
 done
+# stripes by size: 3 trees up to 128 KiB, 1 above, on every rank from its
+# own message size (static tree) or from the root's header (measured); the
+# record says the trees of each segmented call (payload bytes: the types'
+# whole elements, 65537-65540 and about 1 MiB)
+for p in mpich-g2 mostcrit; do
+	rec=$BCAST_TMP/rec-stripes-table-$p.jsonl
+	striped_job 128K:3,1 "$p" "$rec"
+	read -r small s3 big b1 < <(awk '{
+		z = $0; sub(/.*"size": */, "", z); g = $0; sub(/.*"seg_bytes": */, "", g)
+		k = $0; sub(/.*"stripes": */, "", k)
+		if (g + 0 > 0 && z + 0 <= 131072) { small++; s3 += (k + 0 == 3) }
+		if (g + 0 > 0 && z + 0 > 131072) { big++; b1 += (k + 0 == 1) }
+	} END { print small + 0, s3 + 0, big + 0, b1 + 0 }' "$rec" 2>/dev/null)
+	ok $(( !(small > 0 && s3 == small && big > 0 && b1 == big) )) \
+		"GRIDBED_STRIPES=128K:3,1, GRIDBED_BCAST=$p: segmented calls up to 128 KiB down 3 trees ($s3 of $small), above down 1 ($b1 of $big)"
+done
+out=$(GRIDBED_BCAST=mpich-g2 GRIDBED_STRIPES=2M:4,1M:2 run_mpi -p "$SO" -- \
+	"$BCAST_MPITEST/bcast_plain" --quick); st=$?
+ok $(( st == 0 )) "GRIDBED_STRIPES=2M:4,1M:2: the job fails (status $st)"
+like "$out" "GRIDBED_STRIPES='2M:4,1M:2': not a number of trees from 1 to 16, nor 'SIZE:K" \
+	"the failure names the variable and its value"
 out=$(GRIDBED_BCAST=mostcrit GRIDBED_STRIPES=17 run_mpi -p "$SO" -- \
 	"$BCAST_MPITEST/bcast_plain" --quick); st=$?
 ok $(( st == 0 )) "GRIDBED_STRIPES=17: the job fails (status $st)"

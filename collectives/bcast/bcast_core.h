@@ -241,6 +241,48 @@ void gb_pattern_fill(void *buf, size_t len, uint64_t seed);
 /** gb_pattern_check() - how many of the @len bytes of @buf differ from the pattern. */
 size_t gb_pattern_check(const void *buf, size_t len, uint64_t seed);
 
+/* ------------------------------------------------------------------ */
+/* Stripes by message size (bcast_stripes.c)                             */
+/* ------------------------------------------------------------------ */
+
+/** Most size rules a struct gb_stripes holds. */
+#define GB_STRIPE_RULES 8
+
+/**
+ * struct gb_stripes - the trees a segmented message goes down, by its size
+ * (gb_bcast_opts.stripes, GRIDBED_STRIPES, gridbcast --stripes): a message
+ * of at most @upto[i] bytes, for the first such rule i, goes down @k[i]
+ * trees; a larger one down @rest.  A decision table that users write from
+ * measurements (bcast_stripes.c says why there is no model's choice).  A
+ * zeroed struct is one tree for every size.
+ */
+struct gb_stripes {
+	int n;                          /**< rules, 0 .. GB_STRIPE_RULES */
+	double upto[GB_STRIPE_RULES];   /**< bytes, strictly increasing */
+	int k[GB_STRIPE_RULES];         /**< 1 .. GB_STRIPES_MAX */
+	int rest;                       /**< 1 .. GB_STRIPES_MAX (0 reads as 1) */
+};
+
+/**
+ * gb_stripes_parse() - @out from its written form: K, the same number of
+ * trees for every size, or "SIZE:K,SIZE:K,...[,K]" (sizes as
+ * gb_parse_size() reads them, strictly increasing; a last bare K for the
+ * messages larger than every SIZE, else 1), e.g. "2M:4,1"; every K from
+ * 1 to GB_STRIPES_MAX, at most GB_STRIPE_RULES sizes.
+ * Return: 0, or -EINVAL (@out unchanged).
+ */
+int gb_stripes_parse(const char *s, struct gb_stripes *out);
+
+/** gb_stripes_for() - the trees a segmented message of @bytes goes down (1 for NULL). */
+int gb_stripes_for(const struct gb_stripes *t, double bytes);
+
+/**
+ * gb_stripes_format() - @t as gb_stripes_parse() reads it, sizes in bytes
+ * ("2097152:4,1"; "4" without rules).
+ * Return: 0, -EINVAL or -ENOSPC (@len too small).
+ */
+int gb_stripes_format(const struct gb_stripes *t, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

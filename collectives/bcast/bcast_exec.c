@@ -407,7 +407,7 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 	struct gb_bcast_timing local;
 	struct gb_bcast_comm *c;
 	const struct gb_tree *tr;
-	int tsize = 0, th, td, from, to, me, nc, nreq = 0, seg = 0, ret, nst = 1;
+	int tsize = 0, th, td, from, to, me, nc, nreq = 0, seg = 0, ret, nst = 1, kst;
 	MPI_Status st;
 	size_t hsize, hmax;
 	uint64_t payload;
@@ -444,6 +444,9 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 		return -EINVAL;
 	}
 	payload = (uint64_t)count * (uint64_t)tsize;
+	/* the stripes of a segmented message of this size: every rank reads
+	 * the same table with the same size */
+	kst = o ? gb_stripes_for(&o->stripes, (double)payload) : 1;
 	hsize = gb_bhdr_size(c->n);
 	hmax = gb_bhdr_size_striped(c->n, 2);
 	seq = c->seq++;
@@ -463,8 +466,8 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 		}
 		tm->t_recv_done = tm->t_begin;
 		/* stripes only for a segmented message (gridbcast.h) */
-		if (seg > 0 && o->stripes > 1) {
-			nst = o->stripes;
+		if (seg > 0 && kst > 1) {
+			nst = kst;
 			ret = stripe_groups(c);
 			if (ret < 0)
 				goto fail;
@@ -535,8 +538,8 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 
 	/* a static tree's receivers: the stripes every rank was given, for
 	 * a message that came in segments */
-	if (!pig && c->rank != root && seg > 0 && o && o->stripes > 1) {
-		nst = o->stripes;
+	if (!pig && c->rank != root && seg > 0 && kst > 1) {
+		nst = kst;
 		ret = stripe_groups(c);
 		if (ret < 0)
 			goto fail;

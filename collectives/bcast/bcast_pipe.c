@@ -35,10 +35,10 @@
  *    which requires every rank to pass a datatype whose size divides the
  *    segment (the same datatype everywhere does); otherwise -EPROTO.
  *
- * Striped (gb_bcast_opts.stripes = k >= 2): segment j goes down stripe
- * j mod k, each a tree of its own (gb_tree_stripe()), so a node has a
- * parent and children per stripe, and forwards each segment as it
- * arrives, whatever its stripe:
+ * Striped (k = gb_stripes_for(&gb_bcast_opts.stripes, size) >= 2):
+ * segment j goes down stripe j mod k, each a tree of its own
+ * (gb_tree_stripe()), so a node has a parent and children per stripe,
+ * and forwards each segment as it arrives, whatever its stripe:
  *
  *	irecv every segment j >= 1 from parent[j mod k] at once
  *	isend segment 0 to children[0] (the root: every segment j to

@@ -39,7 +39,8 @@
  * bytes of the whole broadcast ((n - 1) x (30 + 4n) when the tree travelled
  * with the data, else 0); seg_bytes the bytes per segment the root cut
  * the message into (0: whole, gb_bcast_opts.segment); stripes the trees
- * its segments went down (gb_bcast_opts.stripes; children lists stripe
+ * its segments went down (gb_stripes_for() of gb_bcast_opts.stripes at
+ * this size; children lists stripe
  * 0, header bytes (n - 1) x (30 + 6n) when more than 1); fallback whether
  * tree_via says "fallback:..."
  * (the adaptive broadcast used its fallback planner); children, when a

@@ -438,24 +438,17 @@ int gb_bcast_opts_env(struct gb_bcast_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
 	o->segment = GB_SEG_AUTO;
-	o->stripes = 1;
 	if ((s = getenv("GRIDBED_SEGMENT")) && *s && gb_parse_segment(s, &o->segment) < 0) {
 		o->segment = GB_SEG_AUTO;
 		gb_bcast_seterr("GRIDBED_SEGMENT='%.40s': not 'auto', 0 or a size in "
 				"bytes (K, M suffixes)", s);
 		ret = -EINVAL;
 	}
-	if (ret == 0 && (s = getenv("GRIDBED_STRIPES")) && *s) {
-		char *end;
-		long k = strtol(s, &end, 10);
-
-		if (*end || k < 1 || k > GB_STRIPES_MAX) {
-			gb_bcast_seterr("GRIDBED_STRIPES='%.40s': not a number of trees from 1 "
-					"to %d", s, GB_STRIPES_MAX);
-			ret = -EINVAL;
-		} else {
-			o->stripes = (int)k;
-		}
+	if (ret == 0 && (s = getenv("GRIDBED_STRIPES")) && *s &&
+	    gb_stripes_parse(s, &o->stripes) < 0) {
+		gb_bcast_seterr("GRIDBED_STRIPES='%.60s': not a number of trees from 1 to %d, "
+				"nor 'SIZE:K,...[,K]' with sizes increasing", s, GB_STRIPES_MAX);
+		ret = -EINVAL;
 	}
 	if ((s = getenv("GRIDBED_BCAST_ISEND")) && atoi(s) > 0)
 		o->flags |= GB_BCAST_ISEND;

@@ -47,7 +47,10 @@
  *                       0 for whole messages, "auto" (the default): the
  *                       root chooses (gb_bcast_opts.segment)
  *   GRIDBED_STRIPES     segmented broadcasts down this many trees, 1 (the
- *                       default) to 16 (gb_bcast_opts.stripes)
+ *                       default) to 16, or that many by message size,
+ *                       "SIZE:K,...[,K]" (gb_stripes_parse(); e.g.
+ *                       "2M:4,1": 4 up to 2 MiB, 1 above)
+ *                       (gb_bcast_opts.stripes)
  *   GRIDBED_MATRIX      the measured matrix (docs/formats.md) for the root
  *   GRIDBED_APPLOG      MPI_Bcast's application log (bcast_pmpi.c)
  *   GRIDBED_ADVISOR_DIR       "adaptive": gridadvisor's --out directory
@@ -108,7 +111,7 @@ struct gb_bcast_opts {
 	uint64_t seed;          /**< planner seed */
 	double budget_s;        /**< anytime planners' budget, <= 0: paper default */
 	double segment;         /**< bytes per segment at the root (below) */
-	int stripes;            /**< trees a segmented message goes down (below) */
+	struct gb_stripes stripes; /**< trees a segmented message goes down, by size (below) */
 };
 
 /**
@@ -121,7 +124,9 @@ struct gb_bcast_opts {
  * root's value counts: the others learn the segment size from what
  * arrives.  gb_bcast_tree() takes GB_SEG_AUTO as 0.
  *
- * gb_bcast_opts.stripes: 0 or 1 sends every segment down the one tree;
+ * gb_bcast_opts.stripes: k = gb_stripes_for(&stripes, message bytes), a
+ * table by size that every rank reads with its own message size (which MPI
+ * requires to be the root's).  k = 1 sends every segment down the one tree;
  * k in 2 .. GB_STRIPES_MAX sends segment j down stripe j mod k, the
  * tree with every cluster's hosts other than the root rotated by j mod k
  * (gb_tree_stripe(); clusters from the model of the ranks, so it needs the
@@ -141,8 +146,8 @@ struct gb_bcast_opts {
 /**
  * gb_bcast_opts_env() - options from the GRIDBED_* environment (above).
  * Return: 0, or -EINVAL for a GRIDBED_SEGMENT that is not a size or a
- * GRIDBED_STRIPES out of 1 .. GB_STRIPES_MAX (@o then holds every
- * other setting, with segment GB_SEG_AUTO or stripes 1).
+ * GRIDBED_STRIPES that gb_stripes_parse() does not take (@o then holds
+ * every other setting, with segment GB_SEG_AUTO or one stripe).
  */
 int gb_bcast_opts_env(struct gb_bcast_opts *o);
 

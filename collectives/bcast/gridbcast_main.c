@@ -128,7 +128,9 @@ static void usage(FILE *f)
 		"                    $GRIDBED_SEGMENT)\n"
 		"  --stripes K       segmented messages go down K trees, segment j down\n"
 		"                    tree j mod K: the tree with each cluster's hosts\n"
-		"                    rotated by j mod K (default 1; $GRIDBED_STRIPES)\n"
+		"                    rotated by j mod K (default 1; $GRIDBED_STRIPES);\n"
+		"                    or by size, SIZE:K,...[,K]: '2M:4,1' is 4 trees up\n"
+		"                    to 2 MiB, 1 above\n"
 		"  --shared          ablation: measured trees reach the ranks by a local file\n"
 		"  --wait spin|sleep how ranks wait for messages and at the barriers around\n"
 		"                    each broadcast: MPI's own (spin, default) or asleep in\n"
@@ -250,12 +252,11 @@ bad_algo:
 			}
 			break;
 		case 'k':
-			o->bo.stripes = (int)strtol(optarg, &end, 10);
-			if (*end || o->bo.stripes < 1 || o->bo.stripes > GB_STRIPES_MAX) {
+			if (gb_stripes_parse(optarg, &o->bo.stripes) < 0) {
 				if (!world_rank)
 					fprintf(stderr, "gridbcast: --stripes: '%s' is not a number "
-						"of trees from 1 to %d\n", optarg,
-						GB_STRIPES_MAX);
+						"of trees from 1 to %d, nor 'SIZE:K,...[,K]' with "
+						"sizes increasing\n", optarg, GB_STRIPES_MAX);
 				goto usage_exit;
 			}
 			break;
@@ -469,7 +470,15 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 						   "spin"));
 	json_object_set_new(j, "segment", o->bo.segment < 0 ? json_string("auto") :
 			    json_real(o->bo.segment));
-	json_object_set_new(j, "stripes", json_integer(o->bo.stripes > 1 ? o->bo.stripes : 1));
+	/* one number of trees as before; a table by size as gridbcast --stripes reads it */
+	if (o->bo.stripes.n == 0) {
+		json_object_set_new(j, "stripes", json_integer(gb_stripes_for(&o->bo.stripes, 0)));
+	} else {
+		char st[GB_STRIPE_RULES * 32];
+
+		if (gb_stripes_format(&o->bo.stripes, st, sizeof(st)) == 0)
+			json_object_set_new(j, "stripes", json_string(st));
+	}
 	json_object_set_new(j, "window_s", json_real(o->window_s));
 	json_object_set_new(j, "dilate", json_real(o->dilate));
 	json_object_set_new(j, "window_late_starts", json_integer(window_late));

@@ -20,7 +20,8 @@
 #
 # --stripes K: segmented messages go down K trees (GRIDBED_STRIPES,
 # gridbcast.h; issue 14): segment j down the tree with each cluster's
-# hosts rotated by j mod K.  Only the contention model predicts that
+# hosts rotated by j mod K; or a table by size, e.g. --stripes 2M:4,1
+# (docs/gridbcast.md, "Stripes by size").  Only the contention model predicts that
 # schedule; the one-port models' errors are then empty.
 #
 # --dilate K: the teragrid grid comes up time-dilated (gridemu up --dilate,

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bcast_stripes.c - the stripes of a segmented broadcast chosen by message
+ * size (struct gb_stripes, bcast_core.h; issue 14).
+ *
+ * A decision table in the manner of Open MPI's coll/tuned dynamic rules:
+ * the user writes it from measurements, the library only looks it up.  On
+ * teragrid four stripes took 1 MiB from 1.59 x to 1.36 x the lower bound and
+ * 8 MiB from 1.25 x to 1.68 x (docs/measurements.md, sessions 19-20): they
+ * pay while the wide-area connections restart from a small window after an
+ * idle time, and cost once the flows are long enough to overflow a
+ * drop-tail queue.  No cost model here says where one turns into the
+ * other, so there is no automatic choice; one number K still means K
+ * trees for every size.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bcast_core.h"
+#include "gbcore.h"
+
+/* "K": a number of trees, 1 .. GB_STRIPES_MAX, and nothing else */
+static int parse_k(const char *s, size_t len, int *k)
+{
+	char buf[16], *end;
+	long v;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	v = strtol(buf, &end, 10);
+	if (*end || !isdigit((unsigned char)buf[0]) || v < 1 || v > GB_STRIPES_MAX)
+		return -EINVAL;
+	*k = (int)v;
+	return 0;
+}
+
+int gb_stripes_parse(const char *s, struct gb_stripes *out)
+{
+	struct gb_stripes t = { .n = 0, .rest = 1 };
+	const char *p = s;
+
+	if (!s || !*s || !out)
+		return -EINVAL;
+	for (;;) {
+		const char *comma = strchr(p, ','), *colon;
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char size[32];
+
+		colon = memchr(p, ':', len);
+		if (!colon) {
+			/* a bare K: the trees of every larger message, last */
+			if (comma || parse_k(p, len, &t.rest) < 0)
+				return -EINVAL;
+			break;
+		}
+		if (t.n == GB_STRIPE_RULES || (size_t)(colon - p) >= sizeof(size))
+			return -EINVAL;
+		memcpy(size, p, (size_t)(colon - p));
+		size[colon - p] = '\0';
+		if (gb_parse_size(size, &t.upto[t.n]) < 0 ||
+		    (t.n > 0 && !(t.upto[t.n] > t.upto[t.n - 1])) ||
+		    parse_k(colon + 1, len - (size_t)(colon + 1 - p), &t.k[t.n]) < 0)
+			return -EINVAL;
+		t.n++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*out = t;
+	return 0;
+}
+
+int gb_stripes_for(const struct gb_stripes *t, double bytes)
+{
+	if (!t)
+		return 1;
+	for (int i = 0; i < t->n && i < GB_STRIPE_RULES; i++)
+		if (bytes <= t->upto[i])
+			return t->k[i] > 1 ? t->k[i] : 1;
+	return t->rest > 1 ? t->rest : 1;
+}
+
+int gb_stripes_format(const struct gb_stripes *t, char *buf, size_t len)
+{
+	size_t o = 0;
+	int w;
+
+	if (!t || !buf || len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	for (int i = 0; i < t->n && i < GB_STRIPE_RULES; i++) {
+		w = snprintf(buf + o, len - o, "%.0f:%d,", t->upto[i], t->k[i]);
+		if (w < 0 || (size_t)w >= len - o)
+			return -ENOSPC;
+		o += (size_t)w;
+	}
+	w = snprintf(buf + o, len - o, "%d", t->rest > 1 ? t->rest : 1);
+	if (w < 0 || (size_t)w >= len - o)
+		return -ENOSPC;
+	return 0;
+}
