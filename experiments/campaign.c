@@ -172,7 +172,7 @@ static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 				return fail(c, n, "algorithm '%s': '%s' is not a number of stripes "
 					    "(1 to %d)", quote(c, s), quote(c, k + 1),
 					    GB_STRIPES_MAX);
-			a->stripes = (int)v;
+			a->stripes = (struct gb_stripes){ .n = 0, .rest = (int)v };
 			*k = 0;
 		}
 		if (gb_parse_segment(seg, &a->segment) < 0)
@@ -181,7 +181,7 @@ static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 		if (!strcmp(name, "native"))
 			return fail(c, n, "algorithm '%s': native is OpenMPI's own broadcast, "
 				    "which gridbed does not segment", quote(c, s));
-		if (a->stripes > 1 && a->segment == 0)
+		if (a->stripes.rest > 1 && a->segment == 0)
 			return fail(c, n, "algorithm '%s': stripes carry segments, and @0 sends "
 				    "whole messages", quote(c, s));
 	}
@@ -320,7 +320,7 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 	memset(app, 0, sizeof(*app));
 	app->warmup = 1;
 	app->segment = GB_SEG_AUTO;
-	app->stripes = 1;
+	app->stripes = (struct gb_stripes){ .n = 0, .rest = 1 };
 	app->fail_rank = app->fail_at = -1;
 	p->broadcasts = 60;          /* "about 60 broadcasts" (seed 000 s3) */
 	p->reps = 1;
@@ -411,9 +411,11 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 	if ((x = get(c, v, "segment")) && (!sval(x) || gb_parse_segment(sval(x), &app->segment) < 0))
 		return fail(c, x, "segment %s is not auto, 0 or a size in bytes (64K)",
 			    str_or_kind(c, x));
-	if ((x = get(c, v, "stripes")) &&
-	    (ret = get_int(c, x, "stripes", 1, GB_STRIPES_MAX, &app->stripes)) < 0)
-		return ret;
+	/* a number, or a table by message size (bcast_stripes.c): "2M:4,1" */
+	if ((x = get(c, v, "stripes")) && (!sval(x) || gb_stripes_parse(sval(x), &app->stripes) < 0))
+		return fail(c, x, "stripes must be a number of trees (1 to %d) or a table "
+			    "SIZE:K,...[,K] such as '2M:4,1', got %s", GB_STRIPES_MAX,
+			    str_or_kind(c, x));
 	return 0;
 }
 
@@ -813,7 +815,7 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 				 cp->advisor_planner);
 		if (isnan(cp->algos[i].segment))
 			cp->algos[i].segment = cp->app.segment;
-		if (!cp->algos[i].stripes)
+		if (!cp->algos[i].stripes.rest)
 			cp->algos[i].stripes = cp->app.stripes;
 	}
 	if ((x = get(c, root, "timeout"))) {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "appsched.h"
+#include "bcast_core.h"
 #include "gbload.h"
 #include "gbtopo.h"
 #include "gxfile.h"
@@ -49,9 +50,11 @@ extern "C" {
  * @segment: the GRIDBED_SEGMENT value: bytes per segment, 0 whole
  *           messages, GB_SEG_AUTO the root's choice; from the label's
  *           "@SEGMENT", else the application's `segment`
- * @stripes: the GRIDBED_STRIPES value (1 .. GB_STRIPES_MAX): the trees a
- *           segmented message goes down; from the label's "@SEGMENT:K",
- *           else the application's `stripes`
+ * @stripes: the GRIDBED_STRIPES value: the trees a segmented message goes
+ *           down, by its size (struct gb_stripes); from the label's
+ *           "@SEGMENT:K" (one number for every size), else the
+ *           application's `stripes` (a number or a table).  .rest == 0
+ *           while the label has not said.
  */
 struct gx_algo {
 	char label[GX_NAME_MAX];
@@ -59,7 +62,7 @@ struct gx_algo {
 	char planner[GX_NAME_MAX];
 	int monitor, advisor;
 	double segment;
-	int stripes;
+	struct gb_stripes stripes;
 };
 
 
@@ -100,7 +103,8 @@ struct gx_app {
 	int start_clock;          /**< `start: clock`: every rank calls at the planned time, no barrier */
 	int wait_sleep;           /**< `wait: sleep`: libgridbcast's ranks wait asleep (GRIDBED_BCAST_WAIT) */
 	double segment;           /**< `segment`: every algorithm's unless its label says (GB_SEG_AUTO) */
-	int stripes;              /**< `stripes`: every algorithm's unless its label says (1) */
+	struct gb_stripes stripes; /**< `stripes`: K or SIZE:K,...[,K]; every algorithm's unless
+					its label says (1) */
 };
 
 /**

@@ -224,6 +224,7 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	const struct gx_algo *a = &c->algos[r->algo];
 	const struct gx_pattern *p = &c->app.pat;
 	double timeout = c->timeout > 0 ? c->timeout : 180 + 3 * planned_app(R);
+	char stripes[GB_STRIPES_FMT_MAX];
 	int n = 0, e = 0;
 
 	add_arg(argv, &n, "%s", R->gridemu);
@@ -290,7 +291,9 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	else
 		add_arg(env, &e, "GRIDBED_SEGMENT=%.0f", a->segment);
 	/* always set, so that a GRIDBED_STRIPES of the caller's shell does not leak in */
-	add_arg(env, &e, "GRIDBED_STRIPES=%d", a->stripes > 1 ? a->stripes : 1);
+	if (gb_stripes_format(&a->stripes, stripes, sizeof(stripes)) < 0)
+		return -ENOSPC;
+	add_arg(env, &e, "GRIDBED_STRIPES=%s", stripes);
 	if (!getenv("PMIX_MCA_gds"))   /* PLATFORM.md: many orteds on one box */
 		add_arg(env, &e, "PMIX_MCA_gds=hash");
 	env[e] = NULL;
@@ -452,8 +455,8 @@ int run_one(struct runner *R, struct run *r)
 		return -1;
 	}
 	capture_start(R, r);
-	if (mpirun_argv(R, r, argv, env) < 0) {
-		warnx("out of memory");
+	if ((ret = mpirun_argv(R, r, argv, env)) < 0) {
+		warnx("cannot build the mpirun command: %s", strerror(-ret));
 		return -1;
 	}
 	snprintf(log, sizeof(log), "%s/mpirun.log", r->tmp);

@@ -231,7 +231,13 @@ static const struct bad bads[] = {
 	{ HEAD "algorithms: [mpich-g2@auto:17]\n", 3, 14, "'17' is not a number of stripes" },
 	{ HEAD "algorithms: ['mpich-g2@auto:']\n", 3, 14, "'' is not a number of stripes" },
 	{ HEAD "algorithms: [mpich-g2@0:2]\n", 3, 14, "stripes carry segments" },
-	{ HEAD "algorithms: [native]\napp: {stripes: 0}\n", 4, 16, "stripes '0' is out of range" },
+	{ HEAD "algorithms: [native]\napp: {stripes: 0}\n", 4, 16,
+	  "stripes must be a number of trees (1 to 16) or a table SIZE:K,...[,K] such as "
+	  "'2M:4,1', got '0'" },
+	{ HEAD "algorithms: [native]\napp: {stripes: '2M:4,1M:2,1'}\n", 4, 16,
+	  "got '2M:4,1M:2,1'" },
+	{ HEAD "algorithms: [native]\napp: {stripes: '2M:4,x'}\n", 4, 16, "got '2M:4,x'" },
+	{ HEAD "algorithms: [native]\napp: {stripes: [4]}\n", 4, 16, "got a list" },
 };
 
 static void test_bad(void)
@@ -621,7 +627,8 @@ static void test_segments(void)
 	   "mostcrit@auto: the root's choice, on gridmon's matrix");
 	gx_campaign_release(&c);
 	r = parse(HEAD "algorithms: [mpich-g2]\n", &c, &d);
-	ok(r == 0 && c.algos[0].segment == GB_SEG_AUTO && c.algos[0].stripes == 1,
+	ok(r == 0 && c.algos[0].segment == GB_SEG_AUTO && c.algos[0].stripes.n == 0 &&
+	   c.algos[0].stripes.rest == 1,
 	   "by default the root chooses (auto), down one tree");
 	if (r == 0)
 		gx_campaign_release(&c);
@@ -631,13 +638,26 @@ static void test_segments(void)
 	ok(r == 0, "algorithms with stripes parse (%s)", d.msg);
 	if (r)
 		return;
-	ok(c.algos[0].stripes == 3 && c.algos[0].segment == GB_SEG_AUTO,
+	ok(c.algos[0].stripes.rest == 3 && c.algos[0].segment == GB_SEG_AUTO,
 	   "pipeline: the application's stripes");
-	ok(c.algos[1].stripes == 2 && c.algos[1].segment == 65536 &&
+	ok(c.algos[1].stripes.rest == 2 && c.algos[1].stripes.n == 0 && c.algos[1].segment == 65536 &&
 	   !strcmp(c.algos[1].bcast, "pipeline") && !strcmp(c.algos[1].label, "pipeline@64K:2"),
 	   "pipeline@64K:2: 64 KiB segments down 2 trees, labelled as written");
-	ok(c.algos[2].stripes == 4 && c.algos[2].advisor && !strcmp(c.algos[2].planner, "mateescu"),
+	ok(c.algos[2].stripes.rest == 4 && c.algos[2].advisor && !strcmp(c.algos[2].planner, "mateescu"),
 	   "adaptive:mateescu@auto:4: the advisor's planner, then segments and stripes");
+	gx_campaign_release(&c);
+	/* a table by message size (GRIDBED_STRIPES='SIZE:K,...[,K]'); a label's K
+	 * still means K trees for every size */
+	r = parse(HEAD "algorithms: [pipeline, 'pipeline@auto:1']\napp: {stripes: '2M:4,1'}\n", &c, &d);
+	ok(r == 0, "the application's stripes as a table parse (%s)", d.msg);
+	if (r)
+		return;
+	ok(c.algos[0].stripes.n == 1 && gb_stripes_for(&c.algos[0].stripes, 1048576) == 4 &&
+	   gb_stripes_for(&c.algos[0].stripes, 2097152) == 4 &&
+	   gb_stripes_for(&c.algos[0].stripes, 8388608) == 1,
+	   "pipeline: the table, 4 trees up to 2 MiB, 1 above");
+	ok(c.algos[1].stripes.n == 0 && gb_stripes_for(&c.algos[1].stripes, 1048576) == 1,
+	   "pipeline@auto:1: its label's one tree at every size");
 	gx_campaign_release(&c);
 }
 

@@ -276,6 +276,10 @@ int gb_stripes_parse(const char *s, struct gb_stripes *out);
 /** gb_stripes_for() - the trees a segmented message of @bytes goes down (1 for NULL). */
 int gb_stripes_for(const struct gb_stripes *t, double bytes);
 
+/** Bytes that always hold gb_stripes_format()'s text: a rule's size is a
+ *  finite double, at most 309 digits. */
+#define GB_STRIPES_FMT_MAX (GB_STRIPE_RULES * 320 + 8)
+
 /**
  * gb_stripes_format() - @t as gb_stripes_parse() reads it, sizes in bytes
  * ("2097152:4,1"; "4" without rules).

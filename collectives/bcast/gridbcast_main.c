@@ -474,7 +474,7 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 	if (o->bo.stripes.n == 0) {
 		json_object_set_new(j, "stripes", json_integer(gb_stripes_for(&o->bo.stripes, 0)));
 	} else {
-		char st[GB_STRIPE_RULES * 32];
+		char st[GB_STRIPES_FMT_MAX];
 
 		if (gb_stripes_format(&o->bo.stripes, st, sizeof(st)) == 0)
 			json_object_set_new(j, "stripes", json_string(st));
