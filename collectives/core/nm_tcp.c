@@ -41,6 +41,14 @@
  *    sender serves its next child: bw stays the steady rate (the sender is
  *    busy size / bw) and the rest, t - size / bw, is added to lat (the
  *    message is in flight longer).
+ *    Not charged: the socket takes the whole message only if its send
+ *    buffer has room.  The kernel sizes a connection's buffer from its
+ *    window and never shrinks it (tcp_sndbuf_expand(); 46080 B on a new
+ *    connection here, about 45 KB of data), so an eager message above that
+ *    on a connection that never carried a larger one holds its sender
+ *    about one round trip (emulator/bench/tcp-sndbuf.sh; docs/
+ *    measurements.md, session 25).  A model of one broadcast cannot know
+ *    what the connections carried before.
  * Measured (seed 9's MPICH-G2 run, ranks.csv, docs/measurements.md,
  * session 23): at 52429 B the root's three wide-area sends returned 1-3 ms
  * after each other and arrived 0.149-0.185 s later; at 262144 B its first
