@@ -35,6 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
+me=tcp-sndbuf.sh
+. "$here/lib-tcpbench.sh"
 topofile=$src/topologies/teragrid.yaml
 from=c2-1; to=c8-2; sizes=16K,32K,40K,44K,48K,52K,60K,64K; reps=3; gap=0.3; dilate=10
 stack=""; csv=""
@@ -71,23 +73,8 @@ python3 -c "import sys; g = float(sys.argv[1]); assert g > 0" "$gap" 2>/dev/null
 	{ echo "tcp-sndbuf.sh: --gap takes positive seconds, got '$gap'" >&2; exit 2; }
 [ -z "$csv" ] && csv=$src/results/bench/tcp-sndbuf.csv
 mkdir -p "$(dirname "$csv")"
-export GRIDBED_PREFIX=snd$$
-tmp=$(mktemp -d /tmp/gb-sndbuf.XXXXXX)
-pids=()
-cleanup() {
-	[ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null
-	wait 2>/dev/null
-	"$GRIDEMU" down >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-cp "$topofile" "$tmp/topo.yaml"
-[ -n "$stack" ] && echo "tcp: {$stack}" >>"$tmp/topo.yaml"
-"$GRIDEMU" up "$tmp/topo.yaml" --dilate "$dilate" --quiet 2>"$tmp/up.err" ||
-	{ echo "tcp-sndbuf.sh: up failed: $(cat "$tmp/up.err")" >&2; exit 1; }
-"$GRIDEMU" status --json > "$tmp/st.json"
+tb_init snd
+tb_up "$topofile" "$dilate" "$stack"
 read -r addr tcpline < <(python3 - "$tmp/st.json" "$from" "$to" <<'PY'
 import json, sys
 h = {x["name"]: x for x in json.load(open(sys.argv[1]))["hosts"]}
@@ -144,10 +131,7 @@ for r in range(reps):
 PY
 
 port=47310
-"$GRIDEMU" exec "$to" -- python3 -u "$tmp/rx.py" $port > "$tmp/rx.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do grep -q ready "$tmp/rx.log" 2>/dev/null && break; sleep 0.1; done
-grep -q ready "$tmp/rx.log" || { echo "tcp-sndbuf.sh: receiver on $to did not start: $(cat "$tmp/rx.log")" >&2; exit 1; }
+tb_rx "$to" rx.py $port
 
 load1=$(cut -d' ' -f1 /proc/loadavg)
 echo "tcp-sndbuf: $(basename "$topofile") k=$dilate, $from -> $to, sizes $sizes, $reps reps, gap $gap s; load average $load1 at the start"

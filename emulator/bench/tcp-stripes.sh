@@ -33,6 +33,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
+me=tcp-stripes.sh
+. "$here/lib-tcpbench.sh"
 topofile=$src/topologies/teragrid.yaml
 from=c2-1; to=c3-1,c3-2; size=1048576; reps=8; gaps="0.3 3"; dilate=10; stack=""; csv=""
 while [ $# -gt 0 ]; do
@@ -59,23 +61,8 @@ IFS=, read -r to1 to2 <<<"$to"
 [ -n "${to2:-}" ] || { echo "tcp-stripes.sh: --to takes two hosts, 'A,B'" >&2; exit 2; }
 [ -z "$csv" ] && csv=$src/results/bench/tcp-stripes.csv
 mkdir -p "$(dirname "$csv")"
-export GRIDBED_PREFIX=str$$
-tmp=$(mktemp -d /tmp/gb-stripes.XXXXXX)
-pids=()
-cleanup() {
-	[ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null
-	wait 2>/dev/null
-	"$GRIDEMU" down >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-cp "$topofile" "$tmp/topo.yaml"
-[ -n "$stack" ] && echo "tcp: {$stack}" >>"$tmp/topo.yaml"
-"$GRIDEMU" up "$tmp/topo.yaml" --dilate "$dilate" --quiet 2>"$tmp/up.err" ||
-	{ echo "tcp-stripes.sh: up failed: $(cat "$tmp/up.err")" >&2; exit 1; }
-"$GRIDEMU" status --json > "$tmp/st.json"
+tb_init str
+tb_up "$topofile" "$dilate" "$stack"
 read -r a1 a2 bound tcpline < <(python3 - "$tmp/st.json" "$from" "$to1" "$to2" "$size" <<'PY'
 import heapq, json, sys
 st = json.load(open(sys.argv[1]))
@@ -195,14 +182,8 @@ for r in range(reps):
 PY
 
 port=47300
-for h in "$to1" "$to2"; do
-	"$GRIDEMU" exec "$h" -- python3 -u "$tmp/rx.py" $port > "$tmp/rx-$h.log" 2>&1 &
-	pids+=($!)
-done
-for h in "$to1" "$to2"; do
-	for _ in $(seq 100); do grep -q ready "$tmp/rx-$h.log" 2>/dev/null && break; sleep 0.1; done
-	grep -q ready "$tmp/rx-$h.log" || { echo "tcp-stripes.sh: receiver on $h did not start: $(cat "$tmp/rx-$h.log")" >&2; exit 1; }
-done
+tb_rx "$to1" rx.py $port
+tb_rx "$to2" rx.py $port
 
 load1=$(cut -d' ' -f1 /proc/loadavg)
 echo "tcp-stripes: $(basename "$topofile") k=$dilate, $from -> $to1 (one) or $to1 + $to2 (two), $size B, $reps reps, gaps $gaps s; load average $load1 at the start"
