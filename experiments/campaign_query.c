@@ -165,16 +165,9 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 		json_object_set_new(a, "monitor", json_boolean(c->algos[i].monitor));
 		json_object_set_new(a, "advisor", json_boolean(c->algos[i].advisor));
 		if (strcmp(c->algos[i].bcast, "native")) {
-			char st[GB_STRIPES_FMT_MAX];
-
 			json_object_set_new(a, "segment", c->algos[i].segment < 0 ?
 					    json_string("auto") : json_real(c->algos[i].segment));
-			/* as gridbcast.json has it: K, or the table, sizes in bytes */
-			if (c->algos[i].stripes.n == 0)
-				json_object_set_new(a, "stripes",
-						    json_integer(gb_stripes_for(&c->algos[i].stripes, 0)));
-			else if (gb_stripes_format(&c->algos[i].stripes, st, sizeof(st)) == 0)
-				json_object_set_new(a, "stripes", json_string(st));
+			json_object_set_new(a, "stripes", gb_stripes_json(&c->algos[i].stripes));
 		}
 		json_array_append_new(al, a);
 	}

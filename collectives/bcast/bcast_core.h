@@ -287,6 +287,13 @@ int gb_stripes_for(const struct gb_stripes *t, double bytes);
  */
 int gb_stripes_format(const struct gb_stripes *t, char *buf, size_t len);
 
+/**
+ * gb_stripes_json() - @t as gridbcast.json and a campaign's meta.json say
+ * it: one number of trees as an integer, a table as gb_stripes_format()'s
+ * string.  Return: a new reference, or NULL when out of memory.
+ */
+struct json_t *gb_stripes_json(const struct gb_stripes *t);
+
 #ifdef __cplusplus
 }
 #endif

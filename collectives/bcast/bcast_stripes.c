@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "bcast_core.h"
 #include "gbcore.h"
 
@@ -103,4 +105,13 @@ int gb_stripes_format(const struct gb_stripes *t, char *buf, size_t len)
 	if (w < 0 || (size_t)w >= len - o)
 		return -ENOSPC;
 	return 0;
+}
+
+json_t *gb_stripes_json(const struct gb_stripes *t)
+{
+	char st[GB_STRIPES_FMT_MAX];
+
+	if (t->n == 0)
+		return json_integer(gb_stripes_for(t, 0));
+	return gb_stripes_format(t, st, sizeof(st)) == 0 ? json_string(st) : NULL;
 }

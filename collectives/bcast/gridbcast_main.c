@@ -471,14 +471,7 @@ static void write_meta(const struct opts *o, const char *csv, const char *run_id
 	json_object_set_new(j, "segment", o->bo.segment < 0 ? json_string("auto") :
 			    json_real(o->bo.segment));
 	/* one number of trees as before; a table by size as gridbcast --stripes reads it */
-	if (o->bo.stripes.n == 0) {
-		json_object_set_new(j, "stripes", json_integer(gb_stripes_for(&o->bo.stripes, 0)));
-	} else {
-		char st[GB_STRIPES_FMT_MAX];
-
-		if (gb_stripes_format(&o->bo.stripes, st, sizeof(st)) == 0)
-			json_object_set_new(j, "stripes", json_string(st));
-	}
+	json_object_set_new(j, "stripes", gb_stripes_json(&o->bo.stripes));
 	json_object_set_new(j, "window_s", json_real(o->window_s));
 	json_object_set_new(j, "dilate", json_real(o->dilate));
 	json_object_set_new(j, "window_late_starts", json_integer(window_late));
