@@ -1,5 +1,5 @@
 #!/bin/bash
-# 3006-gridtree - the gridtree command line: list, plan, eval, usage errors.
+# 3006-gridtree - the gridtree command line: list, plan, eval, nodes, usage errors.
 # Needs neither root nor namespaces: gridtree is pure computation.
 source "$(dirname "$0")/lib-netns.sh"
 
@@ -113,7 +113,19 @@ is $? 2 "both --topo and --matrix exit 2"
 err=$("$GT" plan --algo flat --topo "$TMP/none.yaml" --root c2-1 --size 1 2>&1); st=$?
 is "$st" 1 "missing topology file exits 1"
 like "$err" "^gridtree: .*none.yaml" "and names the file"
-for c in list plan eval sim; do
+# nodes: every host with its cluster and site, as CSV (for joining ranks.csv)
+out=$("$GT" nodes --topo "$TG"); st=$?
+is "$st" 0 "nodes --topo exits 0"
+is "$(printf "%s\n" "$out" | head -1)" "name,cluster,site" "nodes: a CSV header"
+is "$(printf "%s\n" "$out" | sed 1d | wc -l | tr -d ' ')" 64 "nodes: teragrid's 64 hosts"
+is "$(printf "%s\n" "$out" | grep -E '^(c2-1|c5-4|c8-8),' | tr '\n' ' ')" \
+	"c2-1,c2,SDSC c5-4,c5,NCSA c8-8,c8,PSC " "nodes: hosts' clusters and sites (seed 000 Fig. 6)"
+"$GT" nodes --topo "$TG" --matrix "$TMP/m.json" >/dev/null 2>&1
+is $? 2 "nodes: both --topo and --matrix exit 2"
+err=$("$GT" nodes --topo "$TMP/none.yaml" 2>&1 >/dev/null); st=$?
+is "$st" 1 "nodes: a missing topology file exits 1"
+like "$err" "^gridtree nodes: .*none.yaml" "and names the file"
+for c in list plan eval sim nodes; do
 	out=$("$GT" $c --help); st=$?
 	is "$st" 0 "$c --help exits 0"
 	like "$out" "^usage: gridtree $c" "$c --help prints its usage"

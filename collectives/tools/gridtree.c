@@ -10,6 +10,7 @@
  *	              [--arrivals] [--stripes K]
  *	gridtree sim gupta-fig3|fkaier ...
  *	gridtree pools --matrix FILE --percent P
+ *	gridtree nodes (--topo FILE | --matrix FILE)
  *
  * Subcommands are dispatched from a table; each has --help.  Exit status:
  * 0 success, 1 failure, 2 usage error.  Errors are one line on stderr.
@@ -650,6 +651,7 @@ static const struct cmd cmds[] = {
 	{ "eval", cmd_eval, "score an existing tree under every model" },
 	{ "sim", cmd_sim, "reproduce a paper's simulation study" },
 	{ "pools", cmd_pools, "form clusteredSA's bandwidth pools (seed 000 s2.4)" },
+	{ "nodes", gb_cmd_nodes, "every node with its cluster and site (CSV)" },
 	{ NULL, NULL, NULL },
 };
 

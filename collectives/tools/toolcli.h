@@ -110,4 +110,11 @@ FILE *tool_gnuplot_begin(const char *prog, struct tool_out *o, const char *dir, 
 void tool_plot(const char *prog, const char *dir, const char *script, const char *png,
 	       int quiet);
 
+/**
+ * gb_cmd_nodes() - `gridtree nodes` (cmd_nodes.c): every node of --topo or
+ * --matrix with its cluster and site, as CSV on stdout.
+ * Return: the process's exit status (0, 1, or TOOL_EXIT_USAGE).
+ */
+int gb_cmd_nodes(int argc, char **argv);
+
 #endif
