@@ -98,6 +98,8 @@ struct runner {
 	uint64_t oracle_on;          /* the oracle's last matrix: bit i, the run's load i is on */
 	char matrix[PATH_MAX];       /* gridmon's --out (monitor/matrix.json; GRIDBED_MATRIX) */
 	int tty;                     /* stderr is a terminal: the progress line in place */
+	double line_t;               /* off a terminal: gb_now() of the last progress line ... */
+	int line_bcast;              /* ... and the broadcasts it counted (progress()) */
 	double t_start;              /* gb_now() when the session started */
 	int nruns, run_k;            /* runs of this invocation, the current one (1-based) */
 	double run_wall_sum;         /* wall time of the runs completed so far, s ... */
@@ -359,8 +361,13 @@ double planned_app(const struct runner *R);
 /** count_runs() - the runs of this invocation (R->use's algorithms only). */
 int count_runs(const struct runner *R);
 
-/** progress() - the progress line (@end: the run is over, with its status). */
-void progress(const struct runner *R, const char *label, int bcast, int nb, double run_t0,
+/**
+ * progress() - the progress line (@end: the run is over, with its status).
+ * On a terminal it is rewritten in place; off one (a log, a CI job) a line
+ * is printed when a broadcast has completed and a minute has passed since
+ * the last, and at every run's end.
+ */
+void progress(struct runner *R, const char *label, int bcast, int nb, double run_t0,
 	      const char *end);
 
 /** dry_run() - --dry-run: what would run.  Return: the exit status. */

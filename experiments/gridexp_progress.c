@@ -60,14 +60,20 @@ int count_runs(const struct runner *R)
 	return n;
 }
 
+/* Off a terminal: at most one progress line a minute, and only when a broadcast has completed. */
+#define LINE_EVERY 60.0
+
 /* The progress line: updated in place on a terminal; @end: the run is over. */
-void progress(const struct runner *R, const char *label, int bcast, int nb,
-	      double run_t0, const char *end)
+void progress(struct runner *R, const char *label, int bcast, int nb, double run_t0,
+	      const char *end)
 {
 	char el[32], rem[32];
+	double now = gb_now();
 
-	fmt_dur(gb_now() - R->t_start, el, sizeof(el));
-	fmt_dur(end ? per_run(R) * (R->nruns - R->run_k) : remaining(R, gb_now() - run_t0), rem,
+	if (!end && !R->tty && (bcast == R->line_bcast || now - R->line_t < LINE_EVERY))
+		return;
+	fmt_dur(now - R->t_start, el, sizeof(el));
+	fmt_dur(end ? per_run(R) * (R->nruns - R->run_k) : remaining(R, now - run_t0), rem,
 		sizeof(rem));
 	if (end) {
 		if (R->tty)
@@ -78,7 +84,12 @@ void progress(const struct runner *R, const char *label, int bcast, int nb,
 	} else if (R->tty) {
 		fprintf(stderr, "\r" ME ": run %d/%d %s  broadcast %d/%d  elapsed %s  remaining "
 			"~%s   ", R->run_k, R->nruns, label, bcast, nb, el, rem);
+	} else {
+		fprintf(stderr, ME ": run %d/%d %s: broadcast %d/%d; elapsed %s, remaining ~%s\n",
+			R->run_k, R->nruns, label, bcast, nb, el, rem);
 	}
+	R->line_t = now;
+	R->line_bcast = end ? 0 : bcast;
 	fflush(stderr);
 }
 

@@ -14,7 +14,7 @@ require_cmd gnuplot
 
 gridexp_tmp 8010
 
-plan 38
+plan 39
 
 # --- bad input: one line naming the place, exit 2, nothing made ------------
 cat > "$tmp/bad.yaml" <<EOF
@@ -35,6 +35,8 @@ dir=$(ls -d "$tmp"/res/ci-smoke/2*/ 2>/dev/null | head -1)
 dir=${dir%/}
 ok "$( [ -n "$dir" ] && [ -f "$dir/meta.json" ]; echo $?)" "results in results/<campaign>/<UTC time>/"
 like "$(cat "$tmp/run.err")" "run 4/4 native \[cut r1\]: broadcast 6/6, ok" "a progress line per run"
+like "$(cat "$tmp/run.err")" "run 1/4 [^:]*: broadcast [1-6]/6; elapsed [0-9:]*, remaining ~" \
+	"off a terminal, a progress line once a broadcast completes"
 is "$(prefix_netns | wc -l)" 0 "the grid is down afterwards"
 ok "$( [ ! -e "$lock" ] && [ ! -e "$GRIDBED_RUNDIR/$GB_PREFIX" ]; echo $?)" \
 	"the lock and the run directory are gone"
