@@ -3,6 +3,9 @@
 # any exit, and receivers started inside hosts.  Source it after setting
 # $GRIDEMU and $me (the script's name, for messages).
 #
+#   tb_preflight            before anything is brought up: root, python3, and
+#                           $topofile, or one line and exit; $csv defaults to
+#                           $src/results/bench/${me%.sh}.csv, its folder made
 #   tb_init PREFIX          $tmp (a new /tmp/gb-PREFIX.XXXXXX), GRIDBED_PREFIX=PREFIX$$,
 #                           and the exit trap that stops the receivers, takes
 #                           the grid down and removes $tmp
@@ -14,6 +17,14 @@
 #                           up to 10 s for it to print "ready"
 
 tb_pids=()
+tb_preflight() {
+	[ "$(id -u)" = 0 ] || { echo "$me: needs root" >&2; exit 1; }
+	command -v python3 >/dev/null || { echo "$me: python3 is not installed" >&2; exit 1; }
+	[ -f "$topofile" ] || { echo "$me: no topology '$topofile'" >&2; exit 2; }
+	[ -z "$csv" ] && csv=$src/results/bench/${me%.sh}.csv
+	mkdir -p "$(dirname "$csv")"
+}
+
 tb_cleanup() {
 	[ ${#tb_pids[@]} -gt 0 ] && kill "${tb_pids[@]}" 2>/dev/null
 	wait 2>/dev/null

@@ -56,9 +56,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ "$(id -u)" = 0 ] || { echo "tcp-sndbuf.sh: needs root" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "tcp-sndbuf.sh: python3 is not installed" >&2; exit 1; }
-[ -f "$topofile" ] || { echo "tcp-sndbuf.sh: no topology '$topofile'" >&2; exit 2; }
 case "$reps" in ''|*[!0-9]*) echo "tcp-sndbuf.sh: --reps takes an integer" >&2; exit 2 ;; esac
 bytes=""
 for s in ${sizes//,/ }; do
@@ -71,8 +68,7 @@ for s in ${sizes//,/ }; do
 done
 python3 -c "import sys; g = float(sys.argv[1]); assert g > 0" "$gap" 2>/dev/null ||
 	{ echo "tcp-sndbuf.sh: --gap takes positive seconds, got '$gap'" >&2; exit 2; }
-[ -z "$csv" ] && csv=$src/results/bench/tcp-sndbuf.csv
-mkdir -p "$(dirname "$csv")"
+tb_preflight
 tb_init snd
 tb_up "$topofile" "$dilate" "$stack"
 read -r addr tcpline < <(python3 - "$tmp/st.json" "$from" "$to" <<'PY'

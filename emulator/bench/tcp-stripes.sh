@@ -53,14 +53,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ "$(id -u)" = 0 ] || { echo "tcp-stripes.sh: needs root" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "tcp-stripes.sh: python3 is not installed" >&2; exit 1; }
-[ -f "$topofile" ] || { echo "tcp-stripes.sh: no topology '$topofile'" >&2; exit 2; }
 case "$size$reps" in *[!0-9]*) echo "tcp-stripes.sh: --size and --reps take integers" >&2; exit 2 ;; esac
 IFS=, read -r to1 to2 <<<"$to"
 [ -n "${to2:-}" ] || { echo "tcp-stripes.sh: --to takes two hosts, 'A,B'" >&2; exit 2; }
-[ -z "$csv" ] && csv=$src/results/bench/tcp-stripes.csv
-mkdir -p "$(dirname "$csv")"
+tb_preflight
 tb_init str
 tb_up "$topofile" "$dilate" "$stack"
 read -r a1 a2 bound tcpline < <(python3 - "$tmp/st.json" "$from" "$to1" "$to2" "$size" <<'PY'
