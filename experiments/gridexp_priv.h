@@ -256,6 +256,14 @@ int rank_hosts(struct runner *R);
 int phoenixd_run(struct runner *R);
 
 /* gridexp_run.c */
+/**
+ * algo_bcast_env() - the GRIDBED_SEGMENT and GRIDBED_STRIPES values of @a:
+ * @seg "auto" or bytes, @stripes gb_stripes_format()'s table; what mpirun's
+ * environment gets and --dry-run shows.
+ * Return: 0, or -ENOSPC when a buffer is too small.
+ */
+int algo_bcast_env(const struct gx_algo *a, char *seg, size_t seglen, char *stripes,
+		   size_t stlen);
 
 /**
  * run_one() - run @r (id, dir, tmp, cond, algo, rep set) to its end.

@@ -154,19 +154,13 @@ int dry_run(struct runner *R)
 
 				if (!R->use[a])
 					continue;
-				char seg[GB_STRIPES_FMT_MAX + 80] = "", st[GB_STRIPES_FMT_MAX];
+				char seg[GB_STRIPES_FMT_MAX + 80] = "", sv[32], st[GB_STRIPES_FMT_MAX];
 
 				gx_run_id(c, k, a, rep, id, sizeof(id));
 				if (strcmp(c->algos[a].bcast, "native") &&
-				    gb_stripes_format(&c->algos[a].stripes, st, sizeof(st)) == 0) {
-					if (c->algos[a].segment < 0)
-						snprintf(seg, sizeof(seg), ", GRIDBED_SEGMENT=auto");
-					else
-						snprintf(seg, sizeof(seg), ", GRIDBED_SEGMENT=%.0f",
-							 c->algos[a].segment);
-					snprintf(seg + strlen(seg), sizeof(seg) - strlen(seg),
-						 ", GRIDBED_STRIPES=%s", st);
-				}
+				    algo_bcast_env(&c->algos[a], sv, sizeof(sv), st, sizeof(st)) == 0)
+					snprintf(seg, sizeof(seg), ", GRIDBED_SEGMENT=%s, GRIDBED_STRIPES=%s",
+						 sv, st);
 				printf("  run %s: GRIDBED_BCAST=%s%s%s%s%s\n", id, c->algos[a].bcast,
 				       seg, c->algos[a].advisor ? ", gridadvisor --planner " : "",
 				       c->algos[a].advisor ? c->algos[a].planner : "",

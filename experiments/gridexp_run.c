@@ -217,6 +217,17 @@ static __attribute__((format(printf, 4, 5))) int add_opt(char **argv, int *n, co
 	return ret;
 }
 
+int algo_bcast_env(const struct gx_algo *a, char *seg, size_t seglen, char *stripes,
+		   size_t stlen)
+{
+	int w = a->segment < 0 ? snprintf(seg, seglen, "auto") :
+		snprintf(seg, seglen, "%.0f", a->segment);
+
+	if (w < 0 || (size_t)w >= seglen)
+		return -ENOSPC;
+	return gb_stripes_format(&a->stripes, stripes, stlen) < 0 ? -ENOSPC : 0;
+}
+
 /* gridemu mpirun ... -- synthapp ... */
 static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 {
@@ -224,7 +235,7 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	const struct gx_algo *a = &c->algos[r->algo];
 	const struct gx_pattern *p = &c->app.pat;
 	double timeout = c->timeout > 0 ? c->timeout : 180 + 3 * planned_app(R);
-	char stripes[GB_STRIPES_FMT_MAX];
+	char seg[32], stripes[GB_STRIPES_FMT_MAX];
 	int n = 0, e = 0;
 
 	add_arg(argv, &n, "%s", R->gridemu);
@@ -286,13 +297,10 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 		add_arg(env, &e, "GRIDBED_PHOENIX_TREES=%s", R->ptrees);
 	if (c->app.wait_sleep)
 		add_arg(env, &e, "GRIDBED_BCAST_WAIT=sleep");
-	if (a->segment < 0)
-		add_arg(env, &e, "GRIDBED_SEGMENT=auto");
-	else
-		add_arg(env, &e, "GRIDBED_SEGMENT=%.0f", a->segment);
 	/* always set, so that a GRIDBED_STRIPES of the caller's shell does not leak in */
-	if (gb_stripes_format(&a->stripes, stripes, sizeof(stripes)) < 0)
+	if (algo_bcast_env(a, seg, sizeof(seg), stripes, sizeof(stripes)) < 0)
 		return -ENOSPC;
+	add_arg(env, &e, "GRIDBED_SEGMENT=%s", seg);
 	add_arg(env, &e, "GRIDBED_STRIPES=%s", stripes);
 	if (!getenv("PMIX_MCA_gds"))   /* PLATFORM.md: many orteds on one box */
 		add_arg(env, &e, "PMIX_MCA_gds=hash");
