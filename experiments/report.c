@@ -673,6 +673,27 @@ static int pool_add(struct coll *P, const struct coll *D, int repoff, int *maxre
 	return 0;
 }
 
+/*
+ * Per algorithm of @P, the directories of @D (named @dirs) without a complete
+ * run of it, into @s: its pooled figures then stand for fewer seeds than the
+ * others', and `gridexp check` fails what rests on them.
+ */
+static void pool_coverage(const struct coll *P, const struct coll *D, const char *const *dirs,
+			  int ndirs, struct gx_summary *s)
+{
+	for (int a = 0; a < P->nalgos && a < s->nalgos; a++)
+		for (int d = 0; d < ndirs; d++) {
+			int da = name_index(D[d].algos, D[d].nalgos, P->algos[a]), have = 0;
+
+			for (int k = 0; da >= 0 && k < D[d].nruns; k++)
+				have |= D[d].runs[k].algo == da && D[d].runs[k].complete;
+			if (have)
+				continue;
+			if (!s->a[a].dirs_missing++)
+				s->a[a].missing_in = dirs[d];
+		}
+}
+
 int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summary *sout,
 		   char *err, size_t errlen)
 {
@@ -723,6 +744,7 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 	}
 	if ((ret = coll_summarize(&P, &s, &complete, &failed, err, errlen)) < 0)
 		goto cleanup;
+	pool_coverage(&P, D, dirs, ndirs, &s);
 	snprintf(title, sizeof(title), "campaign %s, %d results directories pooled: %d of %d runs "
 		 "complete, %d failed, %d broadcasts, time dilation %s%g%s", P.name, ndirs,
 		 complete, P.nruns, failed, P.nrows, same_k ? "x" : "mixed, the first x",
@@ -744,6 +766,12 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 				json_number_value(json_object_get(D[d].meta, "scale")),
 				meta_dilate(&D[d]), c, D[d].nruns, D[d].nrows);
 		}
+		for (int a = 0; a < s.nalgos; a++)
+			if (s.a[a].dirs_missing && s.a[a].dirs_missing < ndirs)
+				fprintf(out, "%s: no complete run in %d of %d directories (%s first): "
+					"its figures pool fewer seeds, and `gridexp check` fails what "
+					"rests on them\n", s.a[a].name, s.a[a].dirs_missing, ndirs,
+					s.a[a].missing_in);
 	}
 	ret = 0;
 	if (sout) {

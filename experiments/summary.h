@@ -70,6 +70,10 @@ struct gx_size_stat {
 struct gx_algo_summary {
 	char name[64];
 	int runs, failed_runs;          /**< filled by the caller (run records) */
+	int dirs_missing;               /**< pooled (gx_report_pool()): directories
+					     without a complete run of it, 0 otherwise */
+	const char *missing_in;         /**< the first such directory (the caller's
+					     string), NULL when none */
 	int broadcasts, fallbacks;
 	long long mismatches;
 	struct gx_stat all, loaded, unloaded;

@@ -9,7 +9,8 @@
 #           mateescu  3.0 loaded, 2.0 unloaded
 #   seed 8: mpich-g2  1.0 loaded, 1.0 unloaded (10000 B)
 #           adaptive  1.0 loaded, 0.9 unloaded (11000 B unloaded)
-#           mateescu  not run
+#           mateescu  not run, so check fails mateescu's four lines: pooled,
+#           they would rest on seed 7 alone
 # Pooled, a broadcast pairs only with its own directory's: adaptive's gain
 # under load is (25 + 0) / 2 = 12.5 %, unloaded (-20 + 10) / 2 = -5 %;
 # MPICH-G2's loaded mean 1.5 = 1.5 x its unloaded 1.0; adaptive's unloaded
@@ -25,7 +26,7 @@ GX=$GRIDBED_BUILD/experiments/gridexp
 tmp=$(mktemp -d /tmp/gb8020.XXXXXX) || bail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
-plan 17
+plan 21
 
 make_results "$tmp/s7" fig8 7 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
 	'adaptive': [(1.5, 1, 9000), (1.2, 0, 9000)], 'mateescu': [(3.0, 1, 20000), (2.0, 0, 20000)]}"
@@ -59,7 +60,21 @@ like "$out" "^PASS loaded_mean mpich-g2 = 1\\.5 >= 1\\.3 x mpich-g2's unloaded_m
 like "$out" "^PASS unloaded_crossings adaptive = 10 <= 1\\.1 x mpich-g2's unloaded_crossings 10 = 11$" \
 	"  unloaded wide-area bytes, pooled (9 and 11)"
 like "$out" "^PASS improvement_unloaded_mean adaptive = -5 >= -5$" "  unloaded: -5 %, the bound"
-like "$out" "^1 expectation failed$" "  7 of 8 hold"
+like "$out" "^FAIL loaded_mean adaptive = 1\\.25 < 1 x mateescu's loaded_mean 3 = 3  \\(pooled: mateescu has no complete run in $tmp/s8\\)$" \
+	"  a line that rests on mateescu, run in one directory of two, fails and says why"
+is "$(grep -c "^FAIL .*(pooled: mateescu has no complete run in $tmp/s8)$" <<<"$out")" 4 \
+	"  all four of mateescu's lines"
+like "$out" "^5 expectations failed$" "  3 of 8 hold"
+
+# every directory with every algorithm: mateescu's lines are judged
+make_results "$tmp/s9" fig8 9 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
+	'adaptive': [(1.5, 1, 9000), (1.2, 0, 9000)], 'mateescu': [(3.0, 1, 20000), (2.0, 0, 20000)]}"
+out=$("$GX" check "$tmp/s7" "$tmp/s9" --expect "$GRIDBED_SRC/experiments/fig8-expect.yaml" 2>&1)
+is "$(grep -c "^PASS .*mateescu's" <<<"$out") $(grep -c pooled: <<<"$out")" "4 0" \
+	"seeds 7 and 9 both complete: mateescu's four lines pass, nothing said of pooling"
+out=$("$GX" report "$tmp/s7" "$tmp/s8" 2>&1)
+like "$out" "^mateescu: no complete run in 1 of 2 directories \\($tmp/s8 first\\)" \
+	"a pooled report names the algorithm a directory lacks"
 
 "$GX" report "$tmp/s7" --no-plots >/dev/null 2>&1
 t "report DIR alone still writes summary.json" test -s "$tmp/s7/summary.json"
