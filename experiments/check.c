@@ -220,12 +220,9 @@ static int no_metric(const struct gx_expect *e, int i, const char *metric, char 
  */
 static int partial_algo(const struct gx_summary *s, const struct gx_expect *e, int a, int of)
 {
-	int on[4] = { a, of, -1, -1 };
+	int on[4] = { a, of, gx_summary_metric_base(s, e->metric),
+		      gx_summary_metric_base(s, e->bmetric) };
 
-	if (!strncmp(e->metric, "improvement_", 12) || !strncmp(e->bmetric, "improvement_", 12))
-		on[2] = s->ref;
-	if (!strcmp(e->metric, "ratio_to_native") || !strcmp(e->bmetric, "ratio_to_native"))
-		on[3] = s->native;
 	for (int k = 0; k < 4; k++)
 		if (on[k] >= 0 && on[k] < s->nalgos && s->a[on[k]].dirs_missing)
 			return on[k];

@@ -242,6 +242,15 @@ const char *const *gx_summary_metric_names(void)
 	return metric_names;
 }
 
+int gx_summary_metric_base(const struct gx_summary *s, const char *metric)
+{
+	if (!strncmp(metric, "improvement_", 12))
+		return s->ref;
+	if (!strcmp(metric, "ratio_to_native"))
+		return s->native;
+	return -1;
+}
+
 int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, double *v)
 {
 	const struct gx_algo_summary *as;

@@ -132,6 +132,14 @@ void gx_summary_release(struct gx_summary *s);
  */
 int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, double *v);
 
+/**
+ * gx_summary_metric_base() - the algorithm a metric of @s is measured
+ * against: the reference for the improvement_ metrics, native for
+ * ratio_to_native.
+ * Return: its index, or -1 (a figure of the algorithm alone, or @s has none).
+ */
+int gx_summary_metric_base(const struct gx_summary *s, const char *metric);
+
 /** gx_summary_metric_names() - the NULL-terminated list of fixed metric names. */
 const char *const *gx_summary_metric_names(void);
 
