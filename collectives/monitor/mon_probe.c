@@ -23,9 +23,17 @@
  *	source: write N bytes; after each write and every ~0.25 ms until
  *	        all N are acknowledged: sample (t, acked)
  *	        w   = the first sample with acked >= warm_frac * N  (slow start
- *	              is behind us)
- *	        e   = the last sample with acked < N, if it is after w; else
- *	              the first with acked >= N
+ *	              is behind us); if that sample already has all N
+ *	              acknowledged (the transfer outran the sampling: a
+ *	              short transfer on a fast link, or a sender that lost
+ *	              the CPU), w is the sample before it instead (the
+ *	              transfer's start if there is none), so the rate is
+ *	              taken over the shortest span the samples give, slow
+ *	              start included: low rather than none
+ *	        e   = the last sample with acked < N, if it is after w and
+ *	              has more bytes acknowledged than w (ACKs come in bursts:
+ *	              two samples can read the same count); else the first
+ *	              with acked >= N
  *	        bw  = the least-squares slope of acked over t for the samples
  *	              w .. e (16 or more), else (acked_e - acked_w) / (t_e - t_w)
  *
@@ -158,6 +166,7 @@ struct ack_sample {
  */
 struct ack_track {
 	uint64_t warm, total, base;
+	struct ack_sample last; /* the latest sample; (start, 0) at first */
 	struct ack_sample w, before, end;
 	int have_w, have_before, done;
 	double n, sx, sy, sxx, sxy;  /* least squares over w .. before */
@@ -176,10 +185,19 @@ static int ack_sample(struct ack_track *k, int s)
 		x.acked = k->base;
 	x.acked -= k->base;
 	if (!k->have_w && x.acked >= k->warm) {
-		k->w = x;
 		k->have_w = 1;
+		if (x.acked >= k->total && k->last.acked < x.acked && k->last.t < x.t) {
+			/* it outran the sampling: the span since the sample before */
+			k->w = k->last;
+			k->end = x;
+			k->done = 1;
+			return 0;
+		}
+		k->w = x;
+		k->last = x;
 		return 0;
 	}
+	k->last = x;
 	if (k->have_w && x.acked < k->total) {
 		double dt = x.t - k->w.t, db = (double)(x.acked - k->w.acked);
 
@@ -345,11 +363,15 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 		int i = 0;
 		while (i < tr.n - 1 && tr.s[i].acked < warm)
 			i++;
+		if (i > 0 && tr.s[i].acked >= written)
+			i--; /* it outran the sampling, as in the fixed transfer */
 		int e = tr.n - 1; /* the last sample before completion, if after i */
 		while (e > i && tr.s[e].acked >= written && tr.s[e - 1].acked >= written)
 			e--;
 		if (e > i + 1 && tr.s[e].acked >= written)
 			e--;
+		while (e < tr.n - 1 && tr.s[e].acked <= tr.s[i].acked)
+			e++; /* no progress from i to e (a burst of ACKs): up to completion */
 		r->bw = trace_slope(&tr, tr.s[i].t, tr.s[e].t);
 		r->bw_seconds = tr.s[e].t - tr.s[i].t;
 	}
@@ -375,6 +397,7 @@ static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct sour
 	k.warm = (uint64_t)((double)o->tcp_bytes * o->warm_frac);
 	if ((err = gb_tcp_bytes_delivered(s, &k.base)) < 0)
 		goto out;
+	k.last.t = gb_now();
 	if (o->steady) {
 		if ((err = tcp_transfer_steady(s, o, r, k.base)) < 0)
 			goto out;
@@ -401,7 +424,8 @@ static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct sour
 		if ((err = ack_sample(&k, s)) < 0)
 			goto out;
 	}
-	struct ack_sample e = k.have_before && k.before.t > k.w.t ? k.before : k.end;
+	struct ack_sample e = k.have_before && k.before.t > k.w.t && k.before.acked > k.w.acked ?
+				      k.before : k.end;
 	if (e.t > k.w.t && e.acked > k.w.acked) {
 		double d = k.n * k.sxx - k.sx * k.sx;
 
