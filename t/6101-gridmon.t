@@ -114,7 +114,7 @@ fi
 sent=$(jq .clusters.bytes_sent "$tmp/cap.json")
 is "$sent" 1048576 "--fixed --max-bytes-per-period 1M: 4 x (echoes + the rest of 256 KiB) sent"
 is "$(jq -r .transfer "$tmp/cap.json")" fixed "the file says the transfer was fixed"
-# The smallest transfer (64 KiB) is over on a 1 Gbit/s link inside a
+# The smallest transfer (64 KiB) can be over on a 1 Gbit/s link inside a
 # cluster before the sender's next sample: the rate is then taken from the
 # sample before (mon_probe.c), where it used to fail the pair.
 "$GRIDMON" --once --fixed --max-bytes-per-period 256K --out "$tmp/small.json" 2>"$tmp/small.err" ||

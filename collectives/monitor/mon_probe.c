@@ -195,10 +195,9 @@ static int ack_sample(struct ack_track *k, int s)
 			return 0;
 		}
 		k->w = x;
-		k->last = x;
 		return 0;
 	}
-	k->last = x;
+	k->last = x; /* read only until w is set */
 	if (k->have_w && x.acked < k->total) {
 		double dt = x.t - k->w.t, db = (double)(x.acked - k->w.acked);
 
