@@ -410,6 +410,9 @@ static json_t *summary_json(const struct coll *C, const struct gx_summary *s, in
 								    as->imp_mixed));
 		json_object_set_new(o, "ratio_to_native", jnum(as->ratio_native));
 		json_object_set_new(o, "ratio_pairs", json_integer(as->ratio_n));
+		json_object_set_new(o, "s_per_mib",
+				    json_pack("{s:o,s:o}", "loaded", jnum(as->loaded_s_per_mib),
+					      "unloaded", jnum(as->unloaded_s_per_mib)));
 		json_object_set_new(o, "crossings", jstat(&as->crossings));
 		json_object_set_new(o, "crossings_by_load",
 				    json_pack("{s:o,s:o}", "loaded", jstat(&as->crossings_loaded),

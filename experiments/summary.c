@@ -155,6 +155,19 @@ int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos,
 			gx_stat_of(v, n, l ? &as->loaded : &as->unloaded);
 		}
 
+		/* time per byte, loaded and unloaded apart */
+		for (int l = 1; l >= 0; l--) {
+			double sum_t = 0, sum_b = 0;
+
+			for (int i = 0; i < nrows; i++)
+				if (rows[i].algo == a && rows[i].loaded == l) {
+					sum_t += rows[i].completion;
+					sum_b += rows[i].size;
+				}
+			*(l ? &as->loaded_s_per_mib : &as->unloaded_s_per_mib) =
+				sum_b > 0 ? sum_t / (sum_b / 1048576.0) : NAN;
+		}
+
 		/* improvement over the reference, per paired broadcast */
 		n = 0;
 		for (int i = 0; out->ref >= 0 && i < nrows; i++) {
@@ -233,7 +246,7 @@ static const char *const metric_names[] = {
 	"unloaded_mean", "unloaded_median", "improvement_loaded_mean", "improvement_loaded_min",
 	"improvement_loaded_max", "improvement_unloaded_mean", "improvement_unloaded_min",
 	"improvement_unloaded_max", "ratio_to_native", "crossings", "crossings_max",
-	"loaded_crossings", "unloaded_crossings",
+	"loaded_crossings", "unloaded_crossings", "loaded_s_per_mib", "unloaded_s_per_mib",
 	"fallbacks", "failed_runs", "runs", "mismatches", "broadcasts", NULL,
 };
 
@@ -278,6 +291,10 @@ int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, dou
 	}
 	if (!strcmp(metric, "loaded_crossings") || !strcmp(metric, "unloaded_crossings")) {
 		*v = metric[0] == 'l' ? as->crossings_loaded.mean : as->crossings_unloaded.mean;
+		return 0;
+	}
+	if (!strcmp(metric, "loaded_s_per_mib") || !strcmp(metric, "unloaded_s_per_mib")) {
+		*v = metric[0] == 'l' ? as->loaded_s_per_mib : as->unloaded_s_per_mib;
 		return 0;
 	}
 	static const struct {
@@ -388,9 +405,10 @@ void gx_summary_write_text(const struct gx_summary *s, const char *title, FILE *
 		num(f, 8, 3, as->ratio_native);
 		fputc('\n', f);
 	}
-	fprintf(f, "\n%-*s %-28s %-28s %5s %9s %9s", w, "algorithm",
+	fprintf(f, "\n%-*s %-28s %-28s %5s %9s %9s %15s", w, "algorithm",
 		s->ref >= 0 ? "vs mpich-g2, loaded %" : "(no mpich-g2: no improvement)",
-		s->ref >= 0 ? "vs mpich-g2, unloaded %" : "", "mixed", "crossings", "fallbacks");
+		s->ref >= 0 ? "vs mpich-g2, unloaded %" : "", "mixed", "crossings", "fallbacks",
+		"s/MiB l, u");
 	for (int m = 0; m < s->nmodels; m++) {
 		char h[48];
 
@@ -407,6 +425,8 @@ void gx_summary_write_text(const struct gx_summary *s, const char *title, FILE *
 		fprintf(f, " %5d", as->imp_mixed);
 		num(f, 9, 2, as->crossings.mean);
 		fprintf(f, " %9d", as->fallbacks);
+		num(f, 7, 3, as->loaded_s_per_mib);
+		num(f, 7, 3, as->unloaded_s_per_mib);
 		for (int m = 0; m < s->nmodels; m++)
 			num(f, strlen(s->models[m]) + 4 > 12 ? (int)strlen(s->models[m]) + 4 : 12,
 			    3, as->model_abs[m].mean);
@@ -415,6 +435,7 @@ void gx_summary_write_text(const struct gx_summary *s, const char *title, FILE *
 	fprintf(f, "\nvs mpich-g2: (t_mpich-g2 - t) / t_mpich-g2 x 100 per pair of broadcasts (same "
 		"condition, repetition, index),\n  mean [min, max] (pairs), loaded: both met a load, "
 		"unloaded: neither, mixed: one did;\ncrossings: wide-area IP bytes during a broadcast "
-		"/ its payload, mean;\nerr_<model>: mean |measured - predicted| / predicted;\n"
+		"/ its payload, mean;\ns/MiB l, u: sum of t / sum of sizes, loaded and unloaded "
+		"broadcasts;\nerr_<model>: mean |measured - predicted| / predicted;\n"
 		"x_native: sum of t / sum of native's t over the same broadcasts.\n");
 }

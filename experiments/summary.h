@@ -19,6 +19,11 @@
  *     edge) is counted but belongs to neither statistic.  Mean, min, max.
  *   - ratio to native: sum of t_algo / sum of t_native over the pairs with
  *     native (same condition, repetition, index).
+ *   - time per byte, loaded and unloaded apart: the sum of the completion
+ *     times over the sum of the sizes, in s per MiB.  The loaded and the
+ *     unloaded means compare different sizes when the loads fall where the
+ *     application's sizes are small or large (teragrid-quick's decrease
+ *     along the run); this figure compares them per byte.
  *   - wide-area crossings: per broadcast, the IP bytes captured on the
  *     wide-area links during it / its payload; mean, min, max, over all
  *     broadcasts and over the loaded and the unloaded ones apart.
@@ -81,6 +86,7 @@ struct gx_algo_summary {
 	int imp_mixed;
 	double ratio_native;            /**< NAN without native pairs */
 	int ratio_n;
+	double loaded_s_per_mib, unloaded_s_per_mib;  /**< sum t / sum size; NAN: none */
 	struct gx_stat crossings;
 	struct gx_stat crossings_loaded, crossings_unloaded;  /**< the same, apart */
 	struct gx_stat model_err[GX_MAX_MODELS];  /**< signed relative error */
@@ -126,7 +132,7 @@ void gx_summary_release(struct gx_summary *s);
  * unloaded_n, unloaded_mean, unloaded_median, improvement_loaded_mean
  * (_min, _max), improvement_unloaded_mean (_min, _max), ratio_to_native,
  * crossings (mean), crossings_max, loaded_crossings, unloaded_crossings
- * (means), model_error_<model> (mean absolute
+ * (means), loaded_s_per_mib, unloaded_s_per_mib, model_error_<model> (mean absolute
  * relative error), fallbacks, failed_runs, runs, mismatches, broadcasts.
  * Return: 0 (*@v may be NAN: no data), -ENOENT (no such metric).
  */

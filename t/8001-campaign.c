@@ -339,6 +339,10 @@ static void test_summary(void)
 	   "metric unloaded_crossings");
 	ok(gx_summary_metric(&s, 1, "loaded_crossings", &v) == 0 && v == 2.5,
 	   "metric loaded_crossings");
+	is_double(a->loaded_s_per_mib, (1.5 + 2.0 + 100.0) / (3000 / 1048576.0), 1e-9,
+		  "s per MiB of the loaded broadcasts: sum of t / sum of sizes");
+	ok(gx_summary_metric(&s, 1, "unloaded_s_per_mib", &v) == 0 &&
+	   fabs(v - (1.1 + 1.2 + 1.0) / (3000 / 1048576.0)) < 1e-9, "metric unloaded_s_per_mib");
 	is_int(a->model_err[0].n, 5, "model error over the predicted broadcasts");
 	is_double(a->model_err[0].mean, ((1.1 - 1) + (1.5 - 1) + (2 - 1) + (1.2 - 1) + 0) / 5,
 		  1e-12, "signed relative error");
@@ -355,6 +359,19 @@ static void test_summary(void)
 	ok(gx_summary_metric(&s, 1, "mean", &v) == 0 && fabs(v - a->all.mean) < 1e-12,
 	   "metric mean");
 	ok(gx_summary_metric(&s, 1, "nonsense", &v) == -ENOENT, "an unknown metric");
+	gx_summary_release(&s);
+
+	/* loads on the small messages: the means say "faster under load", the
+	 * time per byte says twice as slow */
+	rows[0] = row(1, 0, 1.0, 1);
+	rows[0].size = 1048576;
+	rows[1] = row(1, 1, 2.0, 0);
+	rows[1].size = 4 * 1048576;
+	ok(gx_summarize(rows, 2, algos, 3, models, 0, "mpich-g2", &s) == 0 &&
+	   s.a[1].loaded.mean < s.a[1].unloaded.mean, "a loaded 1 MiB in 1 s, an unloaded 4 MiB in 2 s");
+	ok(gx_summary_metric(&s, 1, "loaded_s_per_mib", &v) == 0 && v == 1.0 &&
+	   s.a[1].unloaded_s_per_mib == 0.5, "  per MiB: 1 s loaded, 0.5 s unloaded");
+	ok(isnan(s.a[0].loaded_s_per_mib), "  no broadcast: NAN");
 	gx_summary_release(&s);
 	gx_summary_release(&s);
 	ok(s.a == NULL && s.nalgos == 0 && s.ref == -1 && s.native == -1,
