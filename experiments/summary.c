@@ -147,23 +147,18 @@ int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos,
 				v[n++] = rows[i].completion;
 			}
 		gx_stat_of(v, n, &as->all);
-		for (int l = 1; l >= 0; l--) {
-			n = 0;
-			for (int i = 0; i < nrows; i++)
-				if (rows[i].algo == a && rows[i].loaded == l)
-					v[n++] = rows[i].completion;
-			gx_stat_of(v, n, l ? &as->loaded : &as->unloaded);
-		}
-
-		/* time per byte, loaded and unloaded apart */
+		/* loaded and unloaded apart: completion, and time per byte */
 		for (int l = 1; l >= 0; l--) {
 			double sum_t = 0, sum_b = 0;
 
+			n = 0;
 			for (int i = 0; i < nrows; i++)
 				if (rows[i].algo == a && rows[i].loaded == l) {
+					v[n++] = rows[i].completion;
 					sum_t += rows[i].completion;
 					sum_b += rows[i].size;
 				}
+			gx_stat_of(v, n, l ? &as->loaded : &as->unloaded);
 			*(l ? &as->loaded_s_per_mib : &as->unloaded_s_per_mib) =
 				sum_b > 0 ? sum_t / (sum_b / 1048576.0) : NAN;
 		}

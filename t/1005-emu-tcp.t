@@ -36,9 +36,7 @@ addr() { "$GRIDEMU" status --json | jq -r --arg h "$1" '.hosts[] | select(.name 
 iperf_cc() {
 	ip netns exec "$GB_PREFIX-$2" iperf3 -s -1 -p 5301 >/dev/null 2>&1 &
 	local srv=$! out
-	# iperf3 3.12 -J exits 0 on a refused connection (esnet/iperf#1405):
-	# the client starts once the server listens
-	wait_until 10 ip netns exec "$GB_PREFIX-$2" sh -c "ss -ltn 'sport = :5301' | grep -q LISTEN"
+	wait_until 10 tcp_listening "$GB_PREFIX-$2" 5301
 	out=$(ip netns exec "$GB_PREFIX-$1" iperf3 -c "$(addr "$2")" -p 5301 -t 1 -J 2>/dev/null)
 	wait $srv 2>/dev/null
 	printf '%s' "$out" | jq -r '"\(.end.sender_tcp_congestion) \(.end.receiver_tcp_congestion)"'

@@ -70,7 +70,7 @@ ok "$(awk -v r="$rmin" -v m="$rtt" 'BEGIN {d = r - 67.2; exit !(d <= 1.344 && d 
 	"c2-1 -> c8-1 fastest RTT $rmin ms is within 2 % of 67.2 ms, the median $rtt ms within 10 %" ||
 	diag "RTTs: $(printf '%s ' $rtts)"
 ip netns exec "$B-c8-1" iperf3 -s -1 -D -p 5399 -B "$c81" || diag "iperf3 server did not start"
-wait_until 5 ip netns exec "$B-c8-1" sh -c "ss -ltn | grep -q ':5399'"
+wait_until 5 tcp_listening "$B-c8-1" 5399
 ip netns exec "$A-c2-1" iperf3 -c "$c81" -p 5399 -t 12 -O 2 --json >"$tmp/iperf.json" 2>&1
 steady=$(jq '[.intervals[].sum.bits_per_second] | .[length/2|floor:] | add/length/1e6' "$tmp/iperf.json")
 # Shaped across the VXLAN: not above the rate, and not far below it.  The

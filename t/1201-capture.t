@@ -56,8 +56,7 @@ srv=$!
 # --json when they cannot connect (esnet/iperf#1405), so the exit status
 # alone once took a refused connection for a sent transfer (the 1-in-18
 # miscount of sessions 26-28: no datagram crossed and the server saw no test).
-listening() { ip netns exec "$GB_PREFIX-b-1" ss -ltn "sport = :$port" | grep -q LISTEN; }
-wait_until 10 listening
+wait_until 10 tcp_listening "$GB_PREFIX-b-1" "$port"
 sent=
 for _ in $(seq 50); do
 	timeout 30 ip netns exec "$GB_PREFIX-a-1" iperf3 -c "$b1" -p "$port" -u -b 20M \

@@ -71,6 +71,11 @@ wait_until() {
 	return 1
 }
 
+# tcp_listening NETNS PORT: a TCP socket listens on PORT in NETNS (for
+# wait_until before a client starts: iperf3 3.12 -J exits 0 on a refused
+# connection, esnet/iperf#1405).
+tcp_listening() { ip netns exec "$1" ss -ltn "sport = :$2" | grep -q LISTEN; }
+
 # wait_for SECONDS PID: wait for a background job, at most SECONDS; a job still
 # running then is killed (SIGKILL) and the status is 124, as timeout(1) gives.
 # A hung helper becomes a failed check instead of a suite that never ends.
