@@ -276,22 +276,23 @@ int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, dou
 			}
 		return -ENOENT;
 	}
-	if (!strcmp(metric, "ratio_to_native")) {
-		*v = as->ratio_native;
-		return 0;
-	}
-	if (!strcmp(metric, "crossings_max")) {
-		*v = as->crossings.max;
-		return 0;
-	}
-	if (!strcmp(metric, "loaded_crossings") || !strcmp(metric, "unloaded_crossings")) {
-		*v = metric[0] == 'l' ? as->crossings_loaded.mean : as->crossings_unloaded.mean;
-		return 0;
-	}
-	if (!strcmp(metric, "loaded_s_per_mib") || !strcmp(metric, "unloaded_s_per_mib")) {
-		*v = metric[0] == 'l' ? as->loaded_s_per_mib : as->unloaded_s_per_mib;
-		return 0;
-	}
+	/* single figures, matched before the [prefix_]field statistics below */
+	static const struct {
+		const char *name;
+		size_t off;
+	} reals[] = {
+		{ "ratio_to_native", offsetof(struct gx_algo_summary, ratio_native) },
+		{ "crossings_max", offsetof(struct gx_algo_summary, crossings.max) },
+		{ "loaded_crossings", offsetof(struct gx_algo_summary, crossings_loaded.mean) },
+		{ "unloaded_crossings", offsetof(struct gx_algo_summary, crossings_unloaded.mean) },
+		{ "loaded_s_per_mib", offsetof(struct gx_algo_summary, loaded_s_per_mib) },
+		{ "unloaded_s_per_mib", offsetof(struct gx_algo_summary, unloaded_s_per_mib) },
+	};
+	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++)
+		if (!strcmp(metric, reals[i].name)) {
+			*v = *(const double *)((const char *)as + reals[i].off);
+			return 0;
+		}
 	static const struct {
 		const char *name;
 		size_t off;
