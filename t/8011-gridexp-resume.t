@@ -46,12 +46,15 @@ EOF
 
 # our processes: anything whose command line names this test's results
 ours() { pgrep -f -- "$tmp/res" | grep -v "^$$\$" | wc -l; }
-# wait until run $1's application is up in this invocation ($2: its log)
+# wait until run $1's application is up in this invocation ($2: its log;
+# $3: a file touched just before it started, so that a ready.json the killed
+# invocation left is not taken for this one's; not the log, which gridexp
+# writes to after ready.json: its first progress line)
 wait_app() {
 	for _ in $(seq 600); do
 		grep -q "prefix $GB_PREFIX" "$2" 2>/dev/null &&
 			[ -f "$dir/runs/unloaded-$1-r1.tmp/ready.json" ] &&
-			[ "$dir/runs/unloaded-$1-r1.tmp/ready.json" -nt "$2" ] && return 0
+			[ "$dir/runs/unloaded-$1-r1.tmp/ready.json" -nt "$3" ] && return 0
 		kill -0 "$gx" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -61,10 +64,11 @@ wait_app() {
 plan 18
 
 # --- 1. SIGKILL in the middle of run 2 --------------------------------------
+touch "$tmp/1.start"
 "$GX" run "$tmp/c.yaml" --prefix "$GB_PREFIX" --out-root "$tmp/res" > "$tmp/1.log" 2>&1 &
 gx=$!
 for _ in $(seq 300); do dir=$(ls -d "$tmp"/res/t8011/2* 2>/dev/null); [ -n "$dir" ] && break; sleep 0.1; done
-wait_app binomial "$tmp/1.log"; ok $? "run 2 (binomial) started after run 1" || sed 's/^/#   /' "$tmp/1.log"
+wait_app binomial "$tmp/1.log" "$tmp/1.start"; ok $? "run 2 (binomial) started after run 1" || sed 's/^/#   /' "$tmp/1.log"
 kill -9 "$gx"; wait "$gx" 2>/dev/null; gx=
 # they die by themselves (parent-death signals, then mpirun's teardown of
 # its orteds and ranks): give them up to 10 s on a busy box
@@ -75,9 +79,10 @@ ok "$( [ -f "$dir/runs/unloaded-mpich-g2-r1/complete" ] && [ ! -e "$dir/runs/unl
 	"run 1 is complete, run 2 is not"
 
 # --- 2. --resume, then SIGTERM in the middle of run 2 ------------------------
+touch "$tmp/2.start"
 "$GX" run "$tmp/c.yaml" --prefix "$GB_PREFIX" --resume "$dir" > "$tmp/2.log" 2>&1 &
 gx=$!
-wait_app binomial "$tmp/2.log"; ok $? "--resume: run 2 again" || sed 's/^/#   /' "$tmp/2.log"
+wait_app binomial "$tmp/2.log" "$tmp/2.start"; ok $? "--resume: run 2 again" || sed 's/^/#   /' "$tmp/2.log"
 kill -TERM "$gx"; wait "$gx"; st=$?; gx=
 is "$st" 143 "SIGTERM: gridexp stops with 128 + 15"
 like "$(cat "$tmp/2.log")" "taking down the grid a killed gridexp left" "it had taken the SIGKILLed run's grid down"
