@@ -36,7 +36,10 @@
  *	              two samples can read the same count); else the first
  *	              with acked >= N
  *	        bw  = the least-squares slope of acked over t for the samples
- *	              w .. e (16 or more), else (acked_e - acked_w) / (t_e - t_w)
+ *	              w .. e (when 16 or more follow w), else
+ *	              (acked_e - acked_w) / (t_e - t_w)
+ *	        (fixed_estimate(), on the transfer's trace of samples; the
+ *	        steady transfer's estimate too, when its cap comes first)
  *
  * The last sample before completion is preferred to the completion sample
  * because only the latter can be stamped late: a sender descheduled while
@@ -161,94 +164,34 @@ struct ack_sample {
 	uint64_t acked;
 };
 
-/*
- * The transfer's goodput from the samples (see the header comment): the
- * first sample past warm-up and the last one before completion.
- */
-struct ack_track {
-	uint64_t warm, total, base;
-	struct ack_sample last; /* the latest sample; (start, 0) at first */
-	struct ack_sample w, before, end;
-	int have_w, have_before, done;
-	double n, sx, sy, sxx, sxy;  /* least squares over w .. before */
-};
-
-static int ack_sample(struct ack_track *k, int s)
-{
-	struct ack_sample x;
-	int err = gb_tcp_bytes_delivered(s, &x.acked);
-
-	if (err < 0)
-		return err;
-	x.t = gb_now();
-	/* counted from the connection's first sample: the SYN may count */
-	if (x.acked < k->base)
-		x.acked = k->base;
-	x.acked -= k->base;
-	if (!k->have_w && x.acked >= k->warm) {
-		k->have_w = 1;
-		if (x.acked >= k->total && k->last.acked < x.acked && k->last.t < x.t) {
-			/* it outran the sampling: the span since the sample before */
-			k->w = k->last;
-			k->end = x;
-			k->done = 1;
-			return 0;
-		}
-		k->w = x;
-		return 0;
-	}
-	k->last = x; /* read only until w is set */
-	if (k->have_w && x.acked < k->total) {
-		double dt = x.t - k->w.t, db = (double)(x.acked - k->w.acked);
-
-		k->before = x;
-		k->have_before = 1;
-		k->n += 1;
-		k->sx += dt;
-		k->sy += db;
-		k->sxx += dt * dt;
-		k->sxy += dt * db;
-	} else if (k->have_w && x.acked >= k->total) {
-		k->end = x;
-		k->done = 1;
-	}
-	return 0;
-}
-
-/*
- * The steady transfer (o->steady): send until the delivery rate stops
- * growing, then measure it; o->tcp_bytes is only a cap.
- *
- *	W    = max(the echoes' median RTT, 2 ms x k) (one round trip, unloaded
- *	      by this transfer: its srtt grows with the queue it builds)
- *	ramp: ends when TCP leaves slow start (cwnd >= ssthresh: a loss or
- *	      HyStart ended it), or when r1 <= 1.2 r0, r1 the rate over the
- *	      last 2 W and r0 over the 2 W before (a window at or above the
- *	      path's bandwidth-delay product from the start: slow start would
- *	      quadruple the rate in 2 W; windows of one W are not enough, as
- *	      ACKs come in bursts a round trip apart)
- *	measure: the next max(K W, 30 ms x k), K = o->steady_rtts (default 4:
- *	      the first round trips after slow start are the loss recovery
- *	      and the trough after it, which a shorter window reads alone);
- *	      bw = least-squares slope of the
- *	      samples in it; halves = rate of its second half / its first
- *	stop writing, wait until everything written is delivered
- *
- * Writes keep at most cwnd + 64 KiB beyond what is delivered (refilled
- * every 0.25 ms, 64 KiB last 5 ms at 100 Mbit/s), so the connection is
- * limited by its window, not by the application, and at the stop little
- * is left to drain.  If the cap comes first, the
- * result is the fixed transfer's (warm-up share, then slope) with steady 0.
- * Why: a fixed 256 KiB probe over a 60 ms round trip ends inside slow
- * start and measures slow start (issue 13, cause 4); a fixed size large
- * enough for the slowest path wastes time on every fast one.
- */
+/* A transfer's samples, oldest first, at increasing times. */
 #define MAX_SAMPLES (1 << 17)
 
 struct rate_trace {
 	struct ack_sample *s;
 	int n;
 };
+
+/* Append (@t, @acked), unless @tr is full or @t is not after its last sample. */
+static void trace_add(struct rate_trace *tr, double t, uint64_t acked)
+{
+	if (tr->n < MAX_SAMPLES && (!tr->n || t > tr->s[tr->n - 1].t))
+		tr->s[tr->n++] = (struct ack_sample){ t, acked };
+}
+
+/* Sample @s's bytes delivered since @base into @tr (*@got: them); 0 or -errno. */
+static int trace_sample(struct rate_trace *tr, int s, uint64_t base, uint64_t *got)
+{
+	uint64_t d;
+	int err = gb_tcp_bytes_delivered(s, &d);
+
+	if (err < 0)
+		return err;
+	/* counted from the connection's first sample: the SYN may count */
+	*got = d > base ? d - base : 0;
+	trace_add(tr, gb_now(), *got);
+	return 0;
+}
 
 /* Index of the last sample at or before @t (0 if none). */
 static int trace_at(const struct rate_trace *tr, double t)
@@ -286,35 +229,94 @@ static double trace_slope(const struct rate_trace *tr, double a, double b)
 	return n >= 2 && d > 0 ? (n * sxy - sx * sy) / d : 0;
 }
 
+/*
+ * The fixed transfer's estimate (the header comment's w, e and bw) from the
+ * trace of a transfer of @total bytes; the steady transfer's too, when its
+ * cap comes before its plateau.  Sets r->bw and r->bw_seconds; leaves them
+ * 0 when the trace shows no progress from w to e.
+ */
+static void fixed_estimate(const struct rate_trace *tr, uint64_t total, double warm_frac,
+			   struct source_report *r)
+{
+	uint64_t warm = (uint64_t)((double)total * warm_frac);
+	int w = 0, e;
+
+	if (tr->n < 2)
+		return;
+	while (w < tr->n - 1 && tr->s[w].acked < warm)
+		w++;
+	if (w > 0 && tr->s[w].acked >= total)
+		w--; /* it outran the sampling: the span since the sample before */
+	for (e = w; e < tr->n - 1 && tr->s[e].acked < total; e++)
+		; /* the first sample with all of it acknowledged */
+	if (e - 1 > w && tr->s[e - 1].acked > tr->s[w].acked)
+		e--; /* the last one before it: only the completion can be stamped late */
+	const struct ack_sample *a = &tr->s[w], *b = &tr->s[e];
+	if (!(b->t > a->t && b->acked > a->acked))
+		return;
+	r->bw_seconds = b->t - a->t;
+	r->bw = (double)(b->acked - a->acked) / r->bw_seconds;
+	/* with enough samples, the slope: ACKs come in bursts (delayed and
+	 * stretched ACKs, a delay line that lost the CPU), and a line through
+	 * all samples is not at the mercy of where the two end samples fell */
+	double slope = e - w >= 16 ? trace_slope(tr, a->t, b->t) : 0;
+	if (slope > 0)
+		r->bw = slope;
+}
+
+/*
+ * The steady transfer (o->steady): send until the delivery rate stops
+ * growing, then measure it; o->tcp_bytes is only a cap.
+ *
+ *	W    = max(the echoes' median RTT, 2 ms x k) (one round trip, unloaded
+ *	      by this transfer: its srtt grows with the queue it builds)
+ *	ramp: ends when TCP leaves slow start (cwnd >= ssthresh: a loss or
+ *	      HyStart ended it), or when r1 <= 1.2 r0, r1 the rate over the
+ *	      last 2 W and r0 over the 2 W before (a window at or above the
+ *	      path's bandwidth-delay product from the start: slow start would
+ *	      quadruple the rate in 2 W; windows of one W are not enough, as
+ *	      ACKs come in bursts a round trip apart)
+ *	measure: the next max(K W, 30 ms x k), K = o->steady_rtts (default 4:
+ *	      the first round trips after slow start are the loss recovery
+ *	      and the trough after it, which a shorter window reads alone);
+ *	      bw = least-squares slope of the
+ *	      samples in it; halves = rate of its second half / its first
+ *	stop writing, wait until everything written is delivered
+ *
+ * Writes keep at most cwnd + 64 KiB beyond what is delivered (refilled
+ * every 0.25 ms, 64 KiB last 5 ms at 100 Mbit/s), so the connection is
+ * limited by its window, not by the application, and at the stop little
+ * is left to drain.  If the cap comes first, the
+ * result is the fixed transfer's (fixed_estimate()) with steady 0.
+ * Why: a fixed 256 KiB probe over a 60 ms round trip ends inside slow
+ * start and measures slow start (issue 13, cause 4); a fixed size large
+ * enough for the slowest path wastes time on every fast one.
+ */
 static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source_report *r,
-			       uint64_t base)
+			       uint64_t base, struct rate_trace *tr)
 {
 	static char buf[1 << 16];
 	struct timespec nap = { 0, (long)(SAMPLE_S * 1e9) };
-	struct rate_trace tr = { calloc(MAX_SAMPLES, sizeof(struct ack_sample)), 0 };
 	uint64_t written = 0;
 	/* one round trip: the echoes' (the path before this transfer queued
 	 * anything), not srtt, which the transfer's own queue inflates */
 	double t_ramp_end = -1, span = 0, w = r->rtt_p50 > wire_s(o, 2e-3) ? r->rtt_p50 :
 									     wire_s(o, 2e-3);
-	int err = 0, writing = 1;
+	int err, writing = 1;
 
-	if (!tr.s)
-		return -ENOMEM;
 	memset(buf, 0x5a, sizeof(buf));
 	for (;;) {
 		struct gb_tcp_state st;
 		if ((err = gb_tcp_state(s, &st)) < 0)
-			goto out;
+			return err;
 		double t = gb_now();
 		uint64_t got = st.delivered > base ? st.delivered - base : 0;
-		if (tr.n < MAX_SAMPLES && (!tr.n || t > tr.s[tr.n - 1].t))
-			tr.s[tr.n++] = (struct ack_sample){ t, got };
+		trace_add(tr, t, got);
 		if (writing && t_ramp_end < 0) {
 			int ramped = !st.slow_start;
-			if (!ramped && t - tr.s[0].t >= 4 * w) {
-				double r1 = trace_rate(&tr, t - 2 * w, t);
-				double r0 = trace_rate(&tr, t - 4 * w, t - 2 * w);
+			if (!ramped && t - tr->s[0].t >= 4 * w) {
+				double r1 = trace_rate(tr, t - 2 * w, t);
+				double r0 = trace_rate(tr, t - 4 * w, t - 2 * w);
 				ramped = r0 > 0 && r1 <= 1.2 * r0;
 			}
 			if (ramped) {
@@ -326,8 +328,8 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 		if (writing && t_ramp_end >= 0 && t - t_ramp_end >= span) {
 			writing = 0; /* measured: drain what is in flight */
 			double mid = t_ramp_end + span / 2;
-			double a = trace_rate(&tr, t_ramp_end, mid), b = trace_rate(&tr, mid, t);
-			r->bw = trace_slope(&tr, t_ramp_end, t);
+			double a = trace_rate(tr, t_ramp_end, mid), b = trace_rate(tr, mid, t);
+			r->bw = trace_slope(tr, t_ramp_end, t);
 			r->bw_seconds = t - t_ramp_end;
 			r->halves = a > 0 ? b / a : 0;
 			r->steady = r->bw > 0;
@@ -344,10 +346,8 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 			if (len > o->tcp_bytes - written)
 				len = o->tcp_bytes - written;
 			ssize_t n = send(s, buf, (size_t)len, MSG_DONTWAIT);
-			if (n < 0 && errno != EINTR && errno != EAGAIN) {
-				err = -errno;
-				goto out;
-			}
+			if (n < 0 && errno != EINTR && errno != EAGAIN)
+				return -errno;
 			if (n > 0) {
 				written += (uint64_t)n;
 				r->bytes += (uint64_t)n;
@@ -357,49 +357,35 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 		}
 		nanosleep(&nap, NULL);
 	}
-	if (!r->steady) {
-		/* the cap came first: warm-up share, then the slope, as fixed */
-		uint64_t warm = (uint64_t)((double)written * o->warm_frac);
-		int i = 0;
-		while (i < tr.n - 1 && tr.s[i].acked < warm)
-			i++;
-		if (i > 0 && tr.s[i].acked >= written)
-			i--; /* it outran the sampling, as in the fixed transfer */
-		int e = tr.n - 1; /* the last sample before completion, if after i */
-		while (e > i && tr.s[e].acked >= written && tr.s[e - 1].acked >= written)
-			e--;
-		if (e > i + 1 && tr.s[e].acked >= written)
-			e--;
-		while (e < tr.n - 1 && tr.s[e].acked <= tr.s[i].acked)
-			e++; /* no progress from i to e (a burst of ACKs): up to completion */
-		r->bw = trace_slope(&tr, tr.s[i].t, tr.s[e].t);
-		r->bw_seconds = tr.s[e].t - tr.s[i].t;
-	}
-out:
-	free(tr.s);
-	return err;
+	if (!r->steady)
+		fixed_estimate(tr, written, o->warm_frac, r);
+	return 0;
 }
 
-/* Send exactly o->tcp_bytes to @daddr and time it; 0 or -errno. */
+/* Send exactly o->tcp_bytes to @daddr and time it (or o->steady: see
+ * tcp_transfer_steady()); 0 or -errno. */
 static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct source_report *r)
 {
 	static char buf[1 << 16];
-	struct ack_track k;
 	struct timespec nap = { 0, (long)(SAMPLE_S * 1e9) };
+	struct rate_trace tr = { calloc(MAX_SAMPLES, sizeof(struct ack_sample)), 0 };
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
 	struct sockaddr_in st = gb_sockaddr(daddr, o->port + 1);
-	uint64_t left = o->tcp_bytes;
+	uint64_t base, got = 0, left = o->tcp_bytes;
 
-	memset(&k, 0, sizeof(k));
-	if (s < 0 || connect(s, (void *)&st, sizeof(st)) < 0)
-		return -errno;
-	k.total = o->tcp_bytes;
-	k.warm = (uint64_t)((double)o->tcp_bytes * o->warm_frac);
-	if ((err = gb_tcp_bytes_delivered(s, &k.base)) < 0)
+	if (s < 0 || connect(s, (void *)&st, sizeof(st)) < 0) {
+		err = -errno;
 		goto out;
-	k.last.t = gb_now();
+	}
+	if (!tr.s) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = gb_tcp_bytes_delivered(s, &base)) < 0)
+		goto out;
+	trace_add(&tr, gb_now(), 0); /* the transfer's start */
 	if (o->steady) {
-		if ((err = tcp_transfer_steady(s, o, r, k.base)) < 0)
+		if ((err = tcp_transfer_steady(s, o, r, base, &tr)) < 0)
 			goto out;
 		goto drain;
 	}
@@ -416,34 +402,23 @@ static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct sour
 		left -= (uint64_t)n;
 		r->bytes += (uint64_t)n;
 		r->tcp_bytes += (uint64_t)n;
-		if ((err = ack_sample(&k, s)) < 0)
+		if ((err = trace_sample(&tr, s, base, &got)) < 0)
 			goto out;
 	}
-	while (!k.done) {
+	while (got < o->tcp_bytes) {
 		nanosleep(&nap, NULL);
-		if ((err = ack_sample(&k, s)) < 0)
+		if ((err = trace_sample(&tr, s, base, &got)) < 0)
 			goto out;
 	}
-	struct ack_sample e = k.have_before && k.before.t > k.w.t && k.before.acked > k.w.acked ?
-				      k.before : k.end;
-	if (e.t > k.w.t && e.acked > k.w.acked) {
-		double d = k.n * k.sxx - k.sx * k.sx;
-
-		r->bw_seconds = e.t - k.w.t;
-		r->bw = (double)(e.acked - k.w.acked) / r->bw_seconds;
-		/* with enough samples, the slope: ACKs come in bursts (delayed
-		 * and stretched ACKs, a delay line that lost the CPU), and a
-		 * line through all samples is not at the mercy of where the
-		 * two end samples fell in them */
-		if (k.n >= 16 && d > 0 && (k.n * k.sxy - k.sx * k.sy) / d > 0)
-			r->bw = (k.n * k.sxy - k.sx * k.sy) / d;
-	}
+	fixed_estimate(&tr, o->tcp_bytes, o->warm_frac, r);
 drain:
 	shutdown(s, SHUT_WR);
 	while (read(s, buf, sizeof(buf)) > 0)
 		; /* wait for the sink's close: everything has been read */
 out:
-	close(s);
+	free(tr.s);
+	if (s >= 0)
+		close(s);
 	return err;
 }
 
