@@ -277,38 +277,33 @@ int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, dou
 		return -ENOENT;
 	}
 	/* single figures, matched before the [prefix_]field statistics below */
+	enum { REAL, INT, LLONG };
 	static const struct {
 		const char *name;
 		size_t off;
-	} reals[] = {
-		{ "ratio_to_native", offsetof(struct gx_algo_summary, ratio_native) },
-		{ "crossings_max", offsetof(struct gx_algo_summary, crossings.max) },
-		{ "loaded_crossings", offsetof(struct gx_algo_summary, crossings_loaded.mean) },
-		{ "unloaded_crossings", offsetof(struct gx_algo_summary, crossings_unloaded.mean) },
-		{ "loaded_s_per_mib", offsetof(struct gx_algo_summary, loaded_s_per_mib) },
-		{ "unloaded_s_per_mib", offsetof(struct gx_algo_summary, unloaded_s_per_mib) },
+		int type;
+	} figures[] = {
+		{ "ratio_to_native", offsetof(struct gx_algo_summary, ratio_native), REAL },
+		{ "crossings_max", offsetof(struct gx_algo_summary, crossings.max), REAL },
+		{ "loaded_crossings", offsetof(struct gx_algo_summary, crossings_loaded.mean), REAL },
+		{ "unloaded_crossings", offsetof(struct gx_algo_summary, crossings_unloaded.mean),
+		  REAL },
+		{ "loaded_s_per_mib", offsetof(struct gx_algo_summary, loaded_s_per_mib), REAL },
+		{ "unloaded_s_per_mib", offsetof(struct gx_algo_summary, unloaded_s_per_mib), REAL },
+		{ "fallbacks", offsetof(struct gx_algo_summary, fallbacks), INT },
+		{ "failed_runs", offsetof(struct gx_algo_summary, failed_runs), INT },
+		{ "runs", offsetof(struct gx_algo_summary, runs), INT },
+		{ "broadcasts", offsetof(struct gx_algo_summary, broadcasts), INT },
+		{ "mismatches", offsetof(struct gx_algo_summary, mismatches), LLONG },
 	};
-	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++)
-		if (!strcmp(metric, reals[i].name)) {
-			*v = *(const double *)((const char *)as + reals[i].off);
-			return 0;
-		}
-	static const struct {
-		const char *name;
-		size_t off;
-	} counts[] = {
-		{ "fallbacks", offsetof(struct gx_algo_summary, fallbacks) },
-		{ "failed_runs", offsetof(struct gx_algo_summary, failed_runs) },
-		{ "runs", offsetof(struct gx_algo_summary, runs) },
-		{ "broadcasts", offsetof(struct gx_algo_summary, broadcasts) },
-	};
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		if (!strcmp(metric, counts[i].name)) {
-			*v = *(const int *)((const char *)as + counts[i].off);
-			return 0;
-		}
-	if (!strcmp(metric, "mismatches")) {
-		*v = (double)as->mismatches;
+	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
+		const char *f = (const char *)as + figures[i].off;
+
+		if (strcmp(metric, figures[i].name))
+			continue;
+		*v = figures[i].type == REAL ? *(const double *)f :
+		     figures[i].type == INT  ? *(const int *)f :
+					       (double)*(const long long *)f;
 		return 0;
 	}
 	/* [prefix_]field: n, mean, median (min, max for improvements) */
