@@ -32,6 +32,19 @@ ok $([ "$st" != 0 ]; echo $?) "missing file fails"
 like "$out" "none.yaml" "missing file: names the file"
 ok $(nothing_left; echo $?) "missing file: nothing created"
 
+# 2b. the netem backend on a kernel without sch_netem (this host's, as a
+# rule; the netem tests run inside user-mode Linux): one line, nothing left.
+if unshare --net tc qdisc add dev lo root netem delay 1ms 2>/dev/null; then
+	skip 4 "this kernel has sch_netem; the refusal is for kernels without it"
+else
+	out=$("$GRIDEMU" up "$TOPOS/two-clusters.yaml" --backend netem 2>&1); st=$?
+	ok $([ "$st" != 0 ]; echo $?) "--backend netem without sch_netem fails (status $st)"
+	like "$out" "^gridemu: backend 'netem' cannot work here: the kernel has no sch_netem.*\\(use --backend tap or auto\\)$" \
+		"--backend netem without sch_netem: one line that says why and what to use ($out)"
+	is "$(printf '%s\n' "$out" | wc -l)" 1 "--backend netem without sch_netem: one line"
+	ok $(nothing_left; echo $?) "--backend netem without sch_netem: nothing created"
+fi
+
 # 3. an unknown backend
 out=$("$GRIDEMU" up "$TOPOS/two-clusters.yaml" --backend nope 2>&1); st=$?
 is "$st" 2 "unknown backend: status 2"
