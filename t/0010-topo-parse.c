@@ -288,6 +288,56 @@ static void test_shipped(void)
 	}
 }
 
+/*
+ * topologies/teragrid-public.yaml states its choices in its header: the
+ * paper's structure (that of teragrid.yaml), wide-area rates of the 2003
+ * record x 1/100 (400 Mbit/s LA-CHI, 300 Mbit/s each site), 100 Mbit/s
+ * inside clusters, and teragrid.yaml's latencies on every link, so that
+ * the two files differ in their wide-area rates only.
+ */
+static void test_teragrid_public(void)
+{
+	struct gb_topo *p = load("teragrid-public.yaml"), *g = load("teragrid.yaml");
+	int same = 1, wan = 0, lan = 1;
+
+	if (!p || !g) {
+		skip(6, "a teragrid file did not load");
+		gb_topo_free(p);
+		gb_topo_free(g);
+		return;
+	}
+	is_int(p->nhosts, 64, "teragrid-public: 64 hosts");
+	ok(p->nclusters == g->nclusters && p->nsites == g->nsites && p->nlinks == g->nlinks &&
+		   p->nnodes == g->nnodes,
+	   "teragrid-public: teragrid's clusters, sites, nodes and links");
+	for (int l = 0; l < p->nlinks; l++) {
+		const struct gb_link *a = &p->links[l];
+		int k = gb_topo_find_link(g, a->name);
+		int hub = a->a >= 0 && a->b >= 0 &&
+			  (p->nodes[a->a].kind == GB_NODE_HUB || p->nodes[a->b].kind == GB_NODE_HUB);
+
+		if (k < 0 || g->links[k].ab.delay_ns != a->ab.delay_ns ||
+		    g->links[k].ba.delay_ns != a->ba.delay_ns) {
+			diag("link %s: not in teragrid.yaml or another delay", a->name);
+			same = 0;
+		}
+		if (hub) {
+			uint64_t want = strcmp(a->name, "LA-CHI") == 0 ? 400000000u : 300000000u;
+			wan += a->ab.rate_bps == want && a->ba.rate_bps == want;
+		} else if (a->ab.rate_bps != 100000000u || a->ba.rate_bps != 100000000u) {
+			diag("link %s: %llu bit/s, not 100 Mbit/s", a->name,
+			     (unsigned long long)a->ab.rate_bps);
+			lan = 0;
+		}
+	}
+	ok(same, "teragrid-public: every link has teragrid.yaml's delays");
+	is_int(wan, 5, "teragrid-public: LA-CHI 400 Mbit/s, the four site links 300 Mbit/s");
+	ok(lan, "teragrid-public: every host link and uplink is the paper's 100 Mbit/s");
+	is_str(p->nodes[p->root].name, "c2-1", "teragrid-public: the root is in C2 (s3)");
+	gb_topo_free(p);
+	gb_topo_free(g);
+}
+
 /* Per-direction overrides and the order in which parameter layers apply. */
 static void test_overrides(void)
 {
@@ -500,6 +550,7 @@ int main(void)
 	test_teragrid();
 	test_two_clusters();
 	test_shipped();
+	test_teragrid_public();
 	test_overrides();
 	test_routing_rules();
 	test_big();
