@@ -538,7 +538,7 @@ static int parse_cond(struct ctx *c, const yaml_node_t *v, struct gx_cond *cd, i
 {
 	static const char *const keys[] = { "name", "mode", "random", "schedule", "loads", "tcp",
 					    NULL };
-	static const char *const rkeys[] = { "target", "horizon", NULL };
+	static const char *const rkeys[] = { "target", "on", "horizon", NULL };
 	const yaml_node_t *x, *r, *sf, *ld;
 	char subj[64];
 	int ret, kinds;
@@ -580,6 +580,9 @@ static int parse_cond(struct ctx *c, const yaml_node_t *v, struct gx_cond *cd, i
 			if ((x = get(c, r, "horizon")) &&
 			    (ret = get_duration(c, x, "horizon", &cd->horizon)) < 0)
 				return ret;
+			if ((x = get(c, r, "on")) && (cd->on = gb_load_on_parse(sval(x))) < 0)
+				return fail(c, x, "random: on %s is not pair or uplink",
+					    str_or_kind(c, x));
 		}
 		if (gb_topo_find_cluster(c->c->topo, cd->target) < 0)
 			return fail(c, get(c, r, "target") ? get(c, r, "target") : r,

@@ -26,7 +26,7 @@ int gx_campaign_schedule(const struct gx_campaign *c, int cond, int rep,
 	gb_load_sched_release(s);
 	gb_load_sched_init(s);
 	if (cd->kind == GX_LOAD_RANDOM) {
-		struct gb_load_rand_opts o = { .target = cd->target, .seed = seed,
+		struct gb_load_rand_opts o = { .target = cd->target, .on = cd->on, .seed = seed,
 					       .scale = c->scale, .horizon = cd->horizon };
 
 		return gb_load_random(c->topo, &o, s, d);
@@ -221,6 +221,7 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 		json_object_set_new(o, "mode", json_string(gb_load_mode_name(cd->mode)));
 		if (cd->kind == GX_LOAD_RANDOM) {
 			json_object_set_new(o, "target", json_string(cd->target));
+			json_object_set_new(o, "on", json_string(gb_load_on_name(cd->on)));
 			json_object_set_new(o, "horizon_s", json_real(cd->horizon > 0 ? cd->horizon
 									: GB_LOAD_HORIZON));
 		}

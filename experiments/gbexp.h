@@ -85,6 +85,7 @@ struct gx_cond {
 	int kind;                 /**< enum gx_load_kind */
 	int mode;                 /**< enum gb_load_mode */
 	char target[GX_NAME_MAX]; /**< random: the target cluster */
+	int on;                   /**< random: enum gb_load_on (`on: pair | uplink`) */
 	double horizon;           /**< random: paper seconds (0: libgbload's default) */
 	char *sched;
 	size_t sched_len;

@@ -144,11 +144,19 @@ int dry_run(struct runner *R)
 			printf("condition %s, repetition %d: %d load interval%s (%s mode)\n",
 			       c->conds[k].name, rep, s.n, s.n == 1 ? "" : "s",
 			       gb_load_mode_name(c->conds[k].mode));
-			for (int i = 0; i < s.n; i++)
-				printf("  load %d: %.3f .. %.3f s, %.0f %%\n", i + 1,
-				       s.iv[i].start * s.scale,
-				       (s.iv[i].start + s.iv[i].duration) * s.scale,
-				       s.iv[i].fraction * 100);
+			for (int i = 0; i < s.n; i++) {
+				const struct gb_load_iv *iv = &s.iv[i];
+				const struct gb_topo *t = c->topo;
+
+				printf("  load %d: %.3f .. %.3f s, %.0f %%", i + 1,
+				       iv->start * s.scale, (iv->start + iv->duration) * s.scale,
+				       iv->fraction * 100);
+				/* where: the flows' ends (a link's own ends, or a host pair) */
+				for (int f = 0; f < iv->nflows; f++)
+					printf(", %s>%s", t->nodes[iv->fsrc[f]].name,
+					       t->nodes[iv->fdst[f]].name);
+				putchar('\n');
+			}
 			for (int a = 0; a < c->nalgos; a++) {
 				char id[128];
 

@@ -139,6 +139,7 @@ struct gb_load_sched {
 	int size;               /**< UDP payload / TCP write size in bytes; 0: MTU - 28 */
 	int port;               /**< first destination port; 0: GB_LOAD_PORT */
 	int target;             /**< random: the target cluster index; else -1 */
+	int on;                 /**< random: enum gb_load_on; else 0 */
 	char source[256];       /**< "random" or the file name */
 };
 
@@ -166,9 +167,25 @@ static inline double gb_load_wall(const struct gb_load_sched *s, double dilate, 
 	return gb_load_scaled(s, paper) * (dilate > 1.0 ? dilate : 1.0);
 }
 
+/** Where the random generator puts each load (gb_load_rand_opts.on). */
+enum gb_load_on {
+	/** The paper's (§3): a host of the target cluster and a host of another
+	 *  cluster, in either direction, sized for their path's bottleneck. */
+	GB_LOAD_ON_PAIR = 0,
+	/** A labelled variant: the target cluster's uplink, in either direction. */
+	GB_LOAD_ON_UPLINK = 1,
+};
+
+/** gb_load_on_name() - "pair" or "uplink" (the campaign's and gridload's word). */
+const char *gb_load_on_name(int on);
+
+/** gb_load_on_parse() - @name ("pair" or "uplink") to enum gb_load_on; -EINVAL if neither. */
+int gb_load_on_parse(const char *name);
+
 /** Options of gb_load_random(). */
 struct gb_load_rand_opts {
 	const char *target;     /**< cluster name; NULL: GB_LOAD_TARGET */
+	int on;                 /**< enum gb_load_on; 0 is the paper's pair */
 	uint64_t seed;
 	double scale;           /**< 0: 1 */
 	double horizon;         /**< paper seconds; 0: GB_LOAD_HORIZON */
@@ -182,13 +199,19 @@ struct gb_load_rand_opts {
  *       t += gap ~ U(4, 7) min
  *       d  ~ U(6, 8) min;  f ~ U(0.5, 0.9);  dir ~ {from target, to target}
  *       if t + d > horizon: stop
- *       load the target cluster's uplink in direction dir with f for [t, t + d)
+ *       pair (default):  h ~ U(hosts of the target cluster);
+ *                        c ~ U(the other clusters); o ~ U(hosts of c);
+ *                        a flow h -> o (dir "from") or o -> h ("to") at
+ *                        f x the bottleneck of its routed path
+ *       uplink (variant): the target cluster's uplink in direction dir at f
  *       t += d
  *
- * Draws come from one xoshiro256** stream seeded with @o->seed, in paper
- * time, so a seed gives the same loads at every scale (scaled times are
- * exactly paper times x scale).  gb_load_resolve() then places each flow
- * between the uplink's two ends (the cluster switch and the site router).
+ * The times, fractions and directions come from one xoshiro256** stream
+ * seeded with @o->seed, in paper time, so a seed gives the same loads at
+ * every scale (scaled times are exactly paper times x scale), and the
+ * hosts of a pair from a second stream of the same seed, so the two
+ * placements of one seed load at the same times, by the same fractions,
+ * in the same directions.  gb_load_resolve() then sizes each flow.
  * Return: 0, -EINVAL (unknown target; @d explains), -ENOMEM.
  */
 GB_WUR int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,

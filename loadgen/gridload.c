@@ -6,7 +6,7 @@
  *   gridload [--prefix P] run     [SCHEDULE] [--mode traffic|shape] [--log FILE.csv] [--quiet]
  *   gridload [--prefix P] flow    SRC DST [--fraction F | --rate R] [--duration T] [...]
  *   gridload [--prefix P] restore
- *   SCHEDULE: --schedule FILE | --random [--target CLUSTER] [--horizon T]
+ *   SCHEDULE: --schedule FILE | --random [--target CLUSTER] [--on pair|uplink] [--horizon T]
  *             [--seed N] [--scale F] [--tcp] [--size BYTES] [--port P]
  *
  * Only this file prints.  Exit status: 0 success, 1 failure (a flow or a
@@ -56,6 +56,7 @@ struct opts {
 	const char *schedule;
 	int random;
 	const char *target;
+	int on;                 /* enum gb_load_on */
 	const char *topology;
 	unsigned long long seed;
 	int have_seed;
@@ -70,12 +71,13 @@ struct opts {
 
 enum { O_SCHED = 256, O_RANDOM, O_TARGET, O_TOPO, O_SEED, O_SCALE, O_HORIZON, O_JSON,
        O_QUIET, O_MODE, O_TCP, O_SIZE, O_PORT, O_LOG, O_FRACTION, O_RATE, O_DURATION,
-       O_PREFIX, O_HELP };
+       O_PREFIX, O_ON, O_HELP };
 
 static const struct option long_opts[] = {
 	{ "schedule", required_argument, 0, O_SCHED },
 	{ "random", no_argument, 0, O_RANDOM },
 	{ "target", required_argument, 0, O_TARGET },
+	{ "on", required_argument, 0, O_ON },
 	{ "topology", required_argument, 0, O_TOPO },
 	{ "seed", required_argument, 0, O_SEED },
 	{ "scale", required_argument, 0, O_SCALE },
@@ -106,6 +108,9 @@ static int usage(FILE *f)
 		"  restore                                        undo a killed run's cuts\n"
 		"SCHEDULE: --schedule FILE (docs/formats.md) | --random (the paper's)\n"
 		"  --target CLUSTER (c3)  --horizon T (60min)  --seed N  --scale F\n"
+		"  --on pair (default: a host of CLUSTER and one of another cluster, at\n"
+		"    a share of their path's bottleneck, as the paper's loading program)\n"
+		"    | uplink (a variant: CLUSTER's uplink)\n"
 		"  --tcp  --size BYTES (MTU - 28)  --port P (%d; flows use P .. P+%d)\n"
 		"Times: 90s, 6min, 1h, 250ms.  --scale F multiplies every time of the\n"
 		"  schedule: --scale 0.01 turns a 6 min load into 3.6 s.\n"
@@ -162,6 +167,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, int npos, const cha
 		case O_SCHED: o->schedule = optarg; break;
 		case O_RANDOM: o->random = 1; break;
 		case O_TARGET: o->target = optarg; break;
+		case O_ON:
+			if ((o->on = gb_load_on_parse(optarg)) < 0)
+				return die(2, "--on '%s' is not pair or uplink", optarg);
+			break;
 		case O_TOPO: o->topology = optarg; break;
 		case O_SEED:
 			errno = 0;
@@ -270,7 +279,7 @@ static int build_schedule(const struct opts *o, const struct gb_topo *t, struct 
 		if (o->scale > 0)
 			s->scale = o->scale;
 	} else {
-		struct gb_load_rand_opts r = { .target = o->target,
+		struct gb_load_rand_opts r = { .target = o->target, .on = o->on,
 					       .seed = o->have_seed ? o->seed : 1,
 					       .scale = o->scale, .horizon = o->horizon };
 

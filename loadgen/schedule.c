@@ -4,11 +4,25 @@
  * intervals into flows and shaped links, printing a plan.
  *
  * Choices where the paper (seed 000 §3) is silent or ambiguous:
- *   - "links to/from C3" is read as the two directions of the target
- *     cluster's uplink (cluster switch <-> site router): every path into or
- *     out of the cluster crosses it, whichever peer cluster is loaded.
- *     Each interval picks one direction, to or from the cluster, with equal
- *     probability.
+ *   - Where a random load goes (issue 44).  §3: "The loading program takes
+ *     as input a source and destination host.  It then continuously sends
+ *     packets of fixed sizes from the source to the destination thereby
+ *     reducing the end-to-end bandwidth from the source to the destination
+ *     host", and "artificial network loads were introduced on different
+ *     links to/from C3 cluster"; its example load is "between a host in C1
+ *     and one in C3" (Fig. 10).  So by default (GB_LOAD_ON_PAIR) a load is
+ *     a host pair: one host of the target cluster, drawn uniformly, and one
+ *     of another cluster, the cluster drawn uniformly among the others and
+ *     the host uniformly in it (the paper names no weighting); the flow
+ *     goes from the target's host ("from") or to it ("to"), with equal
+ *     probability, at the drawn fraction of the pair's path bottleneck.
+ *     The broadcast root is not left out: the paper's loading program
+ *     knew nothing of the application.
+ *   - The variant GB_LOAD_ON_UPLINK ("uplink") reads "links to/from C3" as
+ *     the two directions of the target cluster's uplink (cluster switch <->
+ *     site router), which every path into or out of the cluster crosses;
+ *     issue 13 chose it because on teragrid.yaml a pair's bottleneck is a
+ *     trunk narrower than the uplink (see traffic mode below).
  *   - Loads do not overlap: a gap, a load, a gap, a load ... from t = 0, so
  *     the first load starts after a gap too.  A load that would end after
  *     the horizon is not generated (no clipping: every duration stays in
@@ -115,12 +129,37 @@ int diag_set(struct gb_diag *d, const char *file, int line, int col, const char 
 	return -EINVAL;
 }
 
+const char *gb_load_on_name(int on)
+{
+	return on == GB_LOAD_ON_UPLINK ? "uplink" : "pair";
+}
+
+int gb_load_on_parse(const char *name)
+{
+	if (name && !strcmp(name, "pair"))
+		return GB_LOAD_ON_PAIR;
+	if (name && !strcmp(name, "uplink"))
+		return GB_LOAD_ON_UPLINK;
+	return -EINVAL;
+}
+
+/* The hosts of a pair load (gb_load_random()): one of cluster @c, one of
+ * another cluster, from the stream @r. */
+static void draw_pair(const struct gb_topo *t, int c, struct gb_rng *r, int *mine, int *other)
+{
+	int k = (int)rng_below(r, (uint64_t)(t->nclusters - 1));
+	const struct gb_cluster *oc = &t->clusters[k >= c ? k + 1 : k];
+
+	*mine = t->clusters[c].first_host + (int)rng_below(r, (uint64_t)t->clusters[c].nhosts);
+	*other = oc->first_host + (int)rng_below(r, (uint64_t)oc->nhosts);
+}
+
 int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,
 		   struct gb_load_sched *s, struct gb_diag *d)
 {
 	const char *target = o->target ? o->target : GB_LOAD_TARGET;
 	double horizon = o->horizon > 0 ? o->horizon : GB_LOAD_HORIZON, at = 0;
-	struct gb_rng r;
+	struct gb_rng r, hr;
 	int c = gb_topo_find_cluster(t, target), cap = 0;
 
 	gb_load_sched_release(s);
@@ -133,7 +172,16 @@ int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,
 		return diag_set(d, "<random>", 0, 0, "no cluster '%s' in grid '%s' to load",
 				target, t->name);
 	s->target = c;
+	s->on = o->on;
+	if (o->on != GB_LOAD_ON_PAIR && o->on != GB_LOAD_ON_UPLINK)
+		return diag_set(d, "<random>", 0, 0, "no load placement %d (pair or uplink)", o->on);
+	if (o->on == GB_LOAD_ON_PAIR && t->nclusters < 2)
+		return diag_set(d, "<random>", 0, 0, "pair loads need a second cluster; grid '%s' "
+				"has only '%s' (use the uplink placement)", t->name, target);
 	gb_rng_seed(&r, o->seed);
+	/* the pairs' own stream: the times, fractions and directions of a seed
+	 * are the same under either placement (golden-ratio constant) */
+	gb_rng_seed(&hr, o->seed ^ 0x9e3779b97f4a7c15ull);
 	for (;;) {
 		double gap = gb_rng_range(&r, GB_LOAD_GAP_MIN, GB_LOAD_GAP_MAX);
 		double dur = gb_rng_range(&r, GB_LOAD_DUR_MIN, GB_LOAD_DUR_MAX);
@@ -160,11 +208,20 @@ int gb_load_random(const struct gb_topo *t, const struct gb_load_rand_opts *o,
 		iv->start = at;
 		iv->duration = dur;
 		iv->fraction = frac;
-		/* Link nhosts + c joins cluster c's switch (a) to its router (b):
-		 * "from the cluster" is a>b, "to the cluster" is b>a. */
-		iv->link = t->nhosts + c;
-		iv->dir = to ? 1 : 0;
-		iv->src = iv->dst = -1;
+		if (o->on == GB_LOAD_ON_PAIR) {
+			int mine, other;
+
+			draw_pair(t, c, &hr, &mine, &other);
+			iv->link = iv->dir = -1;
+			iv->src = to ? other : mine;
+			iv->dst = to ? mine : other;
+		} else {
+			/* Link nhosts + c joins cluster c's switch (a) to its router
+			 * (b): "from the cluster" is a>b, "to the cluster" is b>a. */
+			iv->link = t->nhosts + c;
+			iv->dir = to ? 1 : 0;
+			iv->src = iv->dst = -1;
+		}
 		at += dur;
 	}
 	return gb_load_resolve(t, s, d);
@@ -419,8 +476,10 @@ static json_t *plan_json(const struct gb_load_sched *s, const struct gb_topo *t,
 		"horizon_s", gb_load_scaled(s, s->horizon), "proto", proto_name(s->proto),
 		"size", s->size ? s->size : (int)t->mtu - 28,
 		"port", s->port ? s->port : GB_LOAD_PORT, "intervals", ivs);
-	if (root && s->target >= 0)
+	if (root && s->target >= 0) {
 		json_object_set_new(root, "target", json_string(t->clusters[s->target].name));
+		json_object_set_new(root, "on", json_string(gb_load_on_name(s->on)));
+	}
 	if (root)
 		json_object_set_new(root, "dilate", gbl_json_dilate(dk));
 	return root;
@@ -445,7 +504,8 @@ int gb_load_plan_write(const struct gb_load_sched *s, const struct gb_topo *t, d
 	fprintf(out, "schedule %s on grid '%s': %d loads, seed %llu, scale %g", s->source,
 		t->name, s->n, (unsigned long long)s->seed, s->scale);
 	if (s->target >= 0)
-		fprintf(out, ", target %s", t->clusters[s->target].name);
+		fprintf(out, ", target %s (%s loads)", t->clusters[s->target].name,
+			gb_load_on_name(s->on));
 	if (s->horizon > 0)
 		fprintf(out, ", horizon %.3f s", gb_load_scaled(s, s->horizon));
 	fprintf(out, "\ntimes in seconds from the start (scaled); %s, %d-byte packets, port %d\n",

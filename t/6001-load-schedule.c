@@ -55,7 +55,7 @@ static int path_crosses(const struct gb_topo *t, int s, int d, int dl)
 static void test_random(const struct gb_topo *t)
 {
 	struct gb_load_sched a, b, c, s;
-	struct gb_load_rand_opts o = { .seed = 42 };
+	struct gb_load_rand_opts o = { .seed = 42, .on = GB_LOAD_ON_UPLINK };
 	struct gb_diag d;
 	int c3 = gb_topo_find_cluster(t, "c3"), uplink = t->nhosts + c3;
 
@@ -70,13 +70,13 @@ static void test_random(const struct gb_topo *t)
 	o.seed = 43;
 	is_int(gb_load_random(t, &o, &c, &d), 0, "seed 43");
 	ok(!same_sched(&a, &c), "a different seed gives a different schedule");
-	is_str(t->links[uplink].name, "c3-NCSA", "c3's uplink is the link loaded by default");
+	is_str(t->links[uplink].name, "c3-NCSA", "c3's uplink is the link the uplink variant loads");
 
 	/* Ranges, over many seeds (and the default target and horizon). */
 	int bad_range = 0, bad_link = 0, bad_flow = 0, bad_gap = 0, total = 0, dirs[2] = { 0, 0 };
 	double fsum = 0;
 	for (uint64_t seed = 1; seed <= 200; seed++) {
-		struct gb_load_rand_opts r = { .seed = seed };
+		struct gb_load_rand_opts r = { .seed = seed, .on = GB_LOAD_ON_UPLINK };
 
 		if (gb_load_random(t, &r, &s, &d) < 0) {
 			bad_range++;
@@ -124,7 +124,7 @@ static void test_random(const struct gb_topo *t)
 
 	/* Scale: every time x F exactly, nothing else changes. */
 	const double F = 0.01;
-	struct gb_load_rand_opts os = { .seed = 42, .scale = F };
+	struct gb_load_rand_opts os = { .seed = 42, .scale = F, .on = GB_LOAD_ON_UPLINK };
 	is_int(gb_load_random(t, &os, &s, &d), 0, "seed 42 at scale %g", F);
 	ok(same_sched(&a, &s), "the same loads (paper times, fractions, hosts) at any scale");
 	int exact = s.n == a.n;
@@ -141,7 +141,7 @@ static void test_random(const struct gb_topo *t)
 	is_double(gb_load_scaled(&s, 6 * 60), 3.6, 1e-12, "--scale 0.01: 6 min is 3.6 s");
 	is_double(gb_load_scaled(&s, s.horizon), 36.0, 1e-9, "the one-hour horizon is 36 s");
 
-	struct gb_load_rand_opts ot = { .seed = 1, .target = "c5" };
+	struct gb_load_rand_opts ot = { .seed = 1, .target = "c5", .on = GB_LOAD_ON_UPLINK };
 	is_int(gb_load_random(t, &ot, &s, &d), 0, "another target cluster");
 	ok(s.n > 0 && s.iv[0].link == t->nhosts + gb_topo_find_cluster(t, "c5"),
 	   "loads c5's uplink");
@@ -153,6 +153,101 @@ static void test_random(const struct gb_topo *t)
 	gb_load_sched_release(&b);
 	gb_load_sched_release(&c);
 	gb_load_sched_release(&s);
+}
+
+/*
+ * The default placement, the paper's loading program (seed 000 s3, issue 44):
+ * each load is a host of c3 and a host of another cluster, in the drawn
+ * direction, sized for the pair's path bottleneck; the times, fractions and
+ * directions of a seed are those of the uplink variant.
+ */
+static void test_random_pairs(const struct gb_topo *t)
+{
+	struct gb_load_sched p, u;
+	struct gb_diag d;
+	int c3 = gb_topo_find_cluster(t, "c3"), total = 0, bad_hosts = 0, bad_size = 0,
+	    bad_same = 0, bad_again = 0, dirs[2] = { 0, 0 };
+	int *clusters = calloc((size_t)t->nclusters, sizeof(int));
+	int *c3hosts = calloc((size_t)t->clusters[c3].nhosts, sizeof(int));
+
+	gb_load_sched_init(&p);
+	gb_load_sched_init(&u);
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		struct gb_load_rand_opts op = { .seed = seed }, ou = { .seed = seed,
+								   .on = GB_LOAD_ON_UPLINK };
+		struct gb_load_sched again;
+
+		gb_load_sched_init(&again);
+		if (gb_load_random(t, &op, &p, &d) < 0 || gb_load_random(t, &ou, &u, &d) < 0 ||
+		    gb_load_random(t, &op, &again, &d) < 0) {
+			bad_hosts++;
+			continue;
+		}
+		bad_again += !same_sched(&p, &again) || again.iv[0].src != p.iv[0].src;
+		gb_load_sched_release(&again);
+		if (p.n != u.n || p.on != GB_LOAD_ON_PAIR) {
+			bad_same++;
+			continue;
+		}
+		for (int i = 0; i < p.n; i++) {
+			const struct gb_load_iv *iv = &p.iv[i], *v = &u.iv[i];
+			int to = t->nodes[iv->dst].cluster == c3;
+			int mine = to ? iv->dst : iv->src, other = to ? iv->src : iv->dst;
+			uint64_t bott = 0;
+
+			total++;
+			if (iv->start != v->start || iv->duration != v->duration ||
+			    iv->fraction != v->fraction || to != (v->dir == 1))
+				bad_same++;
+			if (iv->link != -1 || t->nodes[mine].kind != GB_NODE_HOST ||
+			    t->nodes[other].kind != GB_NODE_HOST || t->nodes[mine].cluster != c3 ||
+			    t->nodes[other].cluster == c3)
+				bad_hosts++;
+			gb_topo_path_metrics(t, iv->src, iv->dst, NULL, &bott);
+			if (iv->nflows != 1 || iv->fsrc[0] != iv->src || iv->fdst[0] != iv->dst ||
+			    iv->fdl[0] != -1 || gb_load_capacity(t, iv, 0) != bott)
+				bad_size++;
+			dirs[to]++;
+			clusters[t->nodes[other].cluster]++;
+			c3hosts[mine - t->clusters[c3].first_host]++;
+		}
+	}
+	int every_cluster = 1, every_host = 1;
+	for (int c = 0; c < t->nclusters; c++)
+		every_cluster &= c == c3 ? clusters[c] == 0 : clusters[c] > total / (4 * (t->nclusters - 1));
+	for (int h = 0; h < t->clusters[c3].nhosts; h++)
+		every_host &= c3hosts[h] > 0;
+	ok(total > 400, "pair loads: %d loads over 200 seeds", total);
+	is_int(bad_again, 0, "pair loads: the same seed draws the same hosts");
+	is_int(bad_hosts, 0, "pair loads: one host in c3, the other a host of another cluster");
+	is_int(bad_size, 0, "pair loads: one flow between the two hosts, sized for their path's "
+	       "bottleneck");
+	is_int(bad_same, 0, "pair loads: the uplink variant's times, fractions and directions");
+	ok(dirs[0] > total / 4 && dirs[1] > total / 4, "pair loads: both directions (%d from, "
+	   "%d to c3)", dirs[0], dirs[1]);
+	ok(every_cluster, "pair loads: every other cluster is drawn (at least a quarter of its "
+	   "share), c3 never as the other end");
+	ok(every_host, "pair loads: every host of c3 is drawn");
+
+	struct gb_topo *one = NULL;
+	static const char y[] = "name: one\nsites:\n  - name: S\n    clusters: [{name: k, hosts: 2}]\n";
+	if (gb_topo_parse(y, sizeof(y) - 1, "one.yaml", &one, &d) == 0) {
+		struct gb_load_rand_opts o1 = { .seed = 1, .target = "k" };
+		is_int(gb_load_random(one, &o1, &p, &d), -EINVAL, "pair loads on a one-cluster grid: "
+		       "refused (%s)", d.msg);
+		o1.on = 7;
+		is_int(gb_load_random(one, &o1, &p, &d), -EINVAL, "an unknown placement: refused");
+		gb_topo_free(one);
+	} else {
+		skip(2, "the one-cluster grid did not parse");
+	}
+	is_int(gb_load_on_parse("pair"), GB_LOAD_ON_PAIR, "'pair' names the paper's placement");
+	is_int(gb_load_on_parse("uplink"), GB_LOAD_ON_UPLINK, "'uplink' names the variant");
+	is_int(gb_load_on_parse("link"), -EINVAL, "another word is refused");
+	free(clusters);
+	free(c3hosts);
+	gb_load_sched_release(&p);
+	gb_load_sched_release(&u);
 }
 
 static const char good[] =
@@ -296,6 +391,7 @@ int main(void)
 	if (gb_topo_load(path, &t, &d) < 0)
 		bail("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
 	test_random(t);
+	test_random_pairs(t);
 	test_yaml(t);
 	test_bad(t);
 	gb_topo_free(t);
