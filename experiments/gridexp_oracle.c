@@ -47,7 +47,7 @@ int oracle_write(struct runner *R, const struct run *r, uint64_t on)
 {
 	const struct gb_topo *t = R->c.topo;
 	char ver[32], log[PATH_MAX], der[64][96];
-	char *argv[8 + 2 * 64 * 2];
+	char *argv[10 + 2 * 64 * 2];
 	int n = 0, nd = 0, st;
 
 	snprintf(ver, sizeof(ver), "%llu", (unsigned long long)(R->mon_seen + 1));
@@ -58,6 +58,8 @@ int oracle_write(struct runner *R, const struct run *r, uint64_t on)
 	argv[n++] = R->matrix;
 	argv[n++] = "--version";
 	argv[n++] = ver;
+	argv[n++] = "--avoid";  /* the representatives gridmon would measure */
+	argv[n++] = R->c.app.root;
 	for (int i = 0; r && i < r->sched.n && i < 64; i++) {
 		const struct gb_load_iv *v = &r->sched.iv[i];
 

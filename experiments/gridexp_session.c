@@ -309,6 +309,9 @@ static int monitor_start(struct runner *R)
 	snprintf(probes, sizeof(probes), "%s/probes-s%d.csv", dir, R->mon_session);
 	argv[n++] = "--probe-log";
 	argv[n++] = probes;
+	/* the root's own link carries no probe (issue 44; gb_mon_rep()) */
+	argv[n++] = "--avoid";
+	argv[n++] = R->c.app.root;
 	if (R->c.monitor.bytes_per_probe[0]) {
 		argv[n++] = "--bytes-per-probe";
 		argv[n++] = R->c.monitor.bytes_per_probe;

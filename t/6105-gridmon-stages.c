@@ -74,7 +74,7 @@ int main(void)
 					     "transatlantic.yaml", "phoenix.yaml" };
 	int ntopos = (int)(sizeof(topos) / sizeof(topos[0]));
 
-	plan(8 + 2 * ntopos);
+	plan(12 + 2 * ntopos);
 
 	struct gb_topo *t = load("teragrid.yaml");
 	if (!t)
@@ -82,7 +82,7 @@ int main(void)
 	int nc = t->nclusters, max = nc * nc;
 	struct gb_mon_pairref *p = calloc((size_t)max, sizeof(*p));
 	int *stage = calloc((size_t)max, sizeof(int));
-	int n = gb_mon_pairs(t, p, max);
+	int n = gb_mon_pairs(t, -1, p, max);
 	is_int(n, nc * (nc - 1) + nc, "teragrid: 56 off-diagonal pairs and 8 diagonals");
 	int seen = 0, order = 1;
 	for (int i = 0; i < n; i++) {
@@ -93,7 +93,35 @@ int main(void)
 	}
 	is_int(seen, n, "representative to representative, first to second host on the diagonal");
 	ok(order, "rotation order: every cluster to the next one first");
-	is_int(gb_mon_pairs(t, p, 10), -ENOSPC, "too small an array is refused");
+	is_int(gb_mon_pairs(t, -1, p, 10), -ENOSPC, "too small an array is refused");
+
+	/* --avoid the broadcast root c2-1 (issue 44): no pair has it at either
+	 * end, c2's representative is c2-2, its diagonal c2-2 -> c2-3, and the
+	 * other clusters keep theirs. */
+	int root = gb_topo_find_node(t, "c2-1"), c2 = gb_topo_find_cluster(t, "c2");
+	int touches = 0, others = 1;
+	is_int(gb_mon_pairs(t, root, p, max), n, "--avoid c2-1: the same number of pairs");
+	for (int i = 0; i < n; i++) {
+		touches += p[i].src == root || p[i].dst == root;
+		if (p[i].a != c2 && p[i].src != t->clusters[p[i].a].first_host)
+			others = 0;
+	}
+	is_int(touches, 0, "--avoid c2-1: no probe starts from or ends at the root");
+	ok(gb_mon_rep(t, c2, root) == root + 1 && gb_mon_sec(t, c2, root) == root + 2 && others,
+	   "--avoid c2-1: c2 is represented by c2-2 (diagonal to c2-3), the others by their first host");
+	struct gb_topo *two = NULL;
+	struct gb_diag d;
+	static const char y2[] = "name: two\nsites:\n  - name: S\n    clusters: [{name: k, hosts: 2}, {name: m, hosts: 1}]\n";
+	if (gb_topo_parse(y2, sizeof(y2) - 1, "two.yaml", &two, &d) == 0) {
+		int k0 = two->clusters[0].first_host, m0 = two->clusters[1].first_host;
+		ok(gb_mon_rep(two, 0, k0) == k0 + 1 && gb_mon_sec(two, 0, k0) == k0 &&
+			   gb_mon_rep(two, 1, m0) == m0 && gb_mon_sec(two, 1, m0) == -1,
+		   "a 2-host cluster holding the avoided host: its diagonal ends there; a 1-host "
+		   "cluster keeps its only host and has no diagonal");
+		gb_topo_free(two);
+	} else {
+		skip(1, "the two-cluster grid did not parse");
+	}
 
 	int ns = gb_mon_schedule(t, p, n, 1, stage);
 	int serial = ns == n, *used = calloc((size_t)n, sizeof(int));
@@ -139,7 +167,7 @@ int main(void)
 		max = nc * nc;
 		p = calloc((size_t)max, sizeof(*p));
 		stage = calloc((size_t)max, sizeof(int));
-		n = gb_mon_pairs(t, p, max);
+		n = gb_mon_pairs(t, -1, p, max);
 		ns = gb_mon_schedule(t, p, n, 0, stage);
 		ok(n > 0 && ns > 0 && ns <= n, "%s: %d pairs in %d stages", topos[k], n, ns);
 		ok(stages_disjoint(t, p, n, stage, ns, why, sizeof(why)),

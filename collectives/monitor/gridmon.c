@@ -6,13 +6,15 @@
  *	gridmon [--out FILE] [--period 300s] [--scale F] [--once | --rounds N]
  *	        [--bytes-per-probe 4M] [--max-bytes-per-period B] [--rtt-count N]
  *	        [--fixed | --steady-rtts 4] [--concurrency N] [--publish-change 0.25]
- *	        [--port N] [--timeout S] [--probe-log FILE] [-v]
+ *	        [--port N] [--timeout S] [--probe-log FILE] [--avoid HOST] [-v]
  *	gridmon --print-configured [--out FILE]      (oracle, an ablation)
  *	        [--version N] [--derate LINK:ab|ba:F ...]
  *
  * Every period (300 s in the paper, times --scale), one round:
  *
- *	rep(c) = the first host of cluster c; sec(c) = its second host
+ *	rep(c) = the first host of cluster c (its second if the first is
+ *	         --avoid HOST, the broadcast root: gb_mon_rep());
+ *	sec(c) = the next host that is not HOST (gb_mon_sec())
  *	pairs: rep(A) -> rep(B) for A != B (off-diagonal A,B), and
  *	       rep(A) -> sec(A) if A has 2+ hosts (diagonal A,A),
  *	       in rotation order (mon_sched.c)
@@ -138,10 +140,12 @@ static void usage(FILE *f)
 		"               [--bytes-per-probe SIZE] [--max-bytes-per-period SIZE]\n"
 		"               [--rtt-count N] [--fixed | --steady-rtts K] [--concurrency N]\n"
 		"               [--publish-change SHARE] [--port N] [--timeout S]\n"
-		"               [--probe-log FILE] [-v]\n"
+		"               [--probe-log FILE] [--avoid HOST] [-v]\n"
 		"       gridmon --print-configured [--out FILE] [--version N]\n"
 		"               [--derate LINK:ab|ba:F ...]   (oracle: the emulator's config,\n"
-		"               LINK's direction at (1 - F) of its rate)\n");
+		"               LINK's direction at (1 - F) of its rate)\n"
+		"--avoid HOST: no probe starts from or ends at HOST (a campaign passes its\n"
+		"  broadcast root) while HOST's cluster has another host to represent it\n");
 }
 
 static const char *node_name(struct mon *M, int i)
@@ -474,6 +478,7 @@ int main(int argc, char **argv)
 		{ "publish-change", required_argument, NULL, 'c' },
 		{ "steady-rtts", required_argument, NULL, 'R' },
 		{ "probe-log", required_argument, NULL, 'L' },
+		{ "avoid", required_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -484,7 +489,7 @@ int main(int argc, char **argv)
 				  .port = 47100, .timeout = 30, .steady = 1, .steady_rtts = 4 };
 	double change = 0.25;
 	int concurrency = 1; /* docs/measurements.md: on a 2-core box, 2 at once read LANs low */
-	const char *out = "-", *probelog = NULL;
+	const char *out = "-", *probelog = NULL, *avoid = NULL;
 	uint64_t period_ns = 300ULL * 1000000000ULL, cap = 0;
 	double scale = 1;
 	long rounds = 0;
@@ -597,6 +602,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'L': probelog = optarg; break;
+		case 'A': avoid = optarg; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -627,6 +633,14 @@ int main(int argc, char **argv)
 	gb_grid_unlock(&M.g);
 	M.nc = M.g.topo->nclusters;
 	M.dilate = gb_dilation(&M.g);
+	M.avoid = -1;
+	if (avoid && ((M.avoid = gb_topo_find_node(M.g.topo, avoid)) < 0 ||
+		      M.g.topo->nodes[M.avoid].kind != GB_NODE_HOST)) {
+		fprintf(stderr, "gridmon: --avoid '%s': no such host in grid '%s'\n", avoid,
+			M.g.topo->name);
+		gb_grid_close(&M.g);
+		return 2;
+	}
 	if (oracle) {
 		struct gb_topo *cfg = NULL, *live = M.g.topo;
 		char tp[512], why[256];
@@ -686,7 +700,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nn; i++)
 		M.clat[i] = M.cbw[i] = NAN;
-	M.npairs = gb_mon_pairs(M.g.topo, M.pairs, (int)nn);
+	M.npairs = gb_mon_pairs(M.g.topo, M.avoid, M.pairs, (int)nn);
 	M.nstages = M.npairs < 0 ? M.npairs : gb_mon_schedule(M.g.topo, M.pairs, M.npairs,
 								    concurrency, M.stage);
 	if (M.nstages < 0) {

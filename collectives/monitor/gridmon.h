@@ -106,12 +106,32 @@ struct gb_mon_pairref {
 };
 
 /**
+ * gb_mon_rep() - the representative host of cluster @c (seed 000 s2.5, "a
+ * representative node in each cluster"): its first host, or its second
+ * when the first is @avoid (a host index, -1 for none) and the cluster has
+ * another.  gridmon --avoid passes the broadcast root, so that no probe
+ * starts from it or ends at it while its cluster has other nodes (issue
+ * 44: the root's own link was the monitor's too).
+ */
+int gb_mon_rep(const struct gb_topo *t, int c, int avoid);
+
+/**
+ * gb_mon_sec() - the other end of cluster @c's diagonal pair ("2 nodes in
+ * a cluster"): the first host after the representative that is not @avoid,
+ * else the first that is not the representative (a 2-host cluster that
+ * holds @avoid), else -1 (a 1-host cluster).
+ */
+int gb_mon_sec(const struct gb_topo *t, int c, int avoid);
+
+/**
  * gb_mon_pairs() - a round's pairs for topology @t, in rotation order
  * (every cluster to the next one, then to the one 2 after it, ..., then
- * the diagonals; 1-host clusters have none) into @p (room for @max).
+ * the diagonals; 1-host clusters have none) into @p (room for @max),
+ * between the representatives gb_mon_rep(@t, c, @avoid) and, on the
+ * diagonals, gb_mon_sec().
  * Return: how many, or -ENOSPC.
  */
-int gb_mon_pairs(const struct gb_topo *t, struct gb_mon_pairref *p, int max);
+int gb_mon_pairs(const struct gb_topo *t, int avoid, struct gb_mon_pairref *p, int max);
 
 /**
  * gb_mon_schedule() - the stage of each of the @n pairs @p: pairs in one

@@ -83,7 +83,7 @@ json_t *mon_matrix_json(struct mon *M, const double *clat, const double *cbw, co
 	for (int a = 0; a < nc; a++) {
 		json_array_append_new(names, json_string(t->clusters[a].name));
 		json_array_append_new(reps,
-				      json_string(t->nodes[t->clusters[a].first_host].name));
+				      json_string(t->nodes[gb_mon_rep(t, a, M->avoid)].name));
 		json_t *lr = json_array(), *br = json_array(), *sr = json_array();
 		json_t *lor = json_array(), *hir = json_array();
 		for (int b = 0; b < nc; b++) {
@@ -162,14 +162,14 @@ int mon_print_configured(struct mon *M, const char *out)
 	}
 	for (int a = 0; a < nc; a++) {
 		for (int b = 0; b < nc; b++) {
-			int s = t->clusters[a].first_host, d = t->clusters[b].first_host;
+			int s = gb_mon_rep(t, a, M->avoid), d = gb_mon_rep(t, b, M->avoid);
 			uint64_t dns = 0, rate = 0;
 			if (a == b) {
 				if (t->clusters[a].nhosts < 2) {
 					lat[a * nc + b] = bw[a * nc + b] = NAN;
 					continue;
 				}
-				d = s + 1;
+				d = gb_mon_sec(t, a, M->avoid);
 			}
 			if (gb_topo_path_metrics(t, s, d, &dns, &rate) < 0) {
 				lat[a * nc + b] = bw[a * nc + b] = NAN;

@@ -41,6 +41,8 @@ struct mon {
 	int changed;          /* a reading since the last version was news */
 	double round_s;       /* the last whole round's duration (virtual s) */
 	double dilate;        /* the grid's time dilation k (gb_dilation()) */
+	int avoid;            /* --avoid: a host no probe starts from or ends at while
+				 its cluster has others (gb_mon_rep()), or -1 */
 	long round;           /* the round being measured, from 1 */
 	FILE *probelog;       /* --probe-log: one row per probe, or NULL */
 };

@@ -62,7 +62,28 @@ static int res_of(const struct gb_topo *t, const struct gb_mon_pairref *p, int *
 	return n;
 }
 
-int gb_mon_pairs(const struct gb_topo *t, struct gb_mon_pairref *p, int max)
+int gb_mon_rep(const struct gb_topo *t, int c, int avoid)
+{
+	const struct gb_cluster *cl = &t->clusters[c];
+
+	return cl->first_host == avoid && cl->nhosts > 1 ? cl->first_host + 1 : cl->first_host;
+}
+
+int gb_mon_sec(const struct gb_topo *t, int c, int avoid)
+{
+	const struct gb_cluster *cl = &t->clusters[c];
+	int rep = gb_mon_rep(t, c, avoid);
+
+	for (int h = cl->first_host; h < cl->first_host + cl->nhosts; h++)
+		if (h != rep && h != avoid)
+			return h;
+	for (int h = cl->first_host; h < cl->first_host + cl->nhosts; h++)
+		if (h != rep)
+			return h;
+	return -1;
+}
+
+int gb_mon_pairs(const struct gb_topo *t, int avoid, struct gb_mon_pairref *p, int max)
 {
 	int nc = t->nclusters, n = 0;
 
@@ -75,8 +96,8 @@ int gb_mon_pairs(const struct gb_topo *t, struct gb_mon_pairref *p, int max)
 				return -ENOSPC;
 			p[n].a = a;
 			p[n].b = b;
-			p[n].src = t->clusters[a].first_host;
-			p[n].dst = a == b ? p[n].src + 1 : t->clusters[b].first_host;
+			p[n].src = gb_mon_rep(t, a, avoid);
+			p[n].dst = a == b ? gb_mon_sec(t, a, avoid) : gb_mon_rep(t, b, avoid);
 			n++;
 		}
 	}
