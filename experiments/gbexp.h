@@ -259,6 +259,39 @@ struct gx_wan_check {
  */
 int gx_wan_check(const struct gb_topo *t, const char *path, struct gx_wan_check *w);
 
+/**
+ * struct gx_mon_share - what the monitor's own probes took of the wide-area
+ * links during one run (gx_monitor_share()).
+ * @bytes:    probe bytes attributed to the run's window
+ * @max:      the largest share of one wide-area direction's capacity,
+ *            averaged over the run (0 .. 1; 0 with no probe)
+ * @link:     that direction, "A>B" ("" with no probe)
+ * @probes:   probes that overlapped the window
+ */
+struct gx_mon_share {
+	double bytes, max;
+	char link[2 * GX_NAME_MAX + 2];
+	int probes;
+};
+
+/**
+ * gx_monitor_share() - the share of each wide-area direction (a link
+ * between two routers or hubs) that gridmon's probes took while a run was
+ * on (issue 44: "the monitor's own traffic takes at most 10 % of any
+ * wide-area link's capacity, averaged over a period, and every run records
+ * the figure"), from its probe log @probes (docs/formats.md, one row per
+ * probe, on the monotonic clock) and topology @t: a probe's bytes go to
+ * every direction of its routed path from src to dst (its ACKs and echo
+ * replies, which go back, are counted on the way out: an upper bound),
+ * pro rata to the part of [t_begin, t_end] inside [@t0, @t1] (wall
+ * seconds); a direction's share is its bytes x 8 / (its wire rate, rate /
+ * @dilate, x (t1 - t0)).  If @csv is not NULL, one row per wide-area
+ * direction goes there (link,dir,rate_bps,bytes,share).
+ * Return: 0 (@s filled), -ENOENT (no probe log), -EINVAL (not one), -errno.
+ */
+int gx_monitor_share(const struct gb_topo *t, const char *probes, double t0, double t1,
+		     double dilate, const char *csv, struct gx_mon_share *s);
+
 /** gx_campaign_json() - the campaign's parameters as JSON (for meta.json). */
 json_t *gx_campaign_json(const struct gx_campaign *c);
 

@@ -21,7 +21,7 @@
  *	                                             when each probe ran)
  *	runs/<id>/ of each complete run: complete, run.json, broadcasts.csv,
  *	           ranks.csv, wan.csv, tcp-broadcasts.csv, fidelity.csv, load.csv,
- *	           capture-links.csv, advisor/advisor.csv
+ *	           monitor-share.csv, capture-links.csv, advisor/advisor.csv
  * Left out: runs that are not complete (--resume runs them again anyway),
  * the matrices, the capture's and the TCP counters' samples, the per-call
  * record, the logs, the plots (`gridexp report DEST` draws them again).
@@ -49,7 +49,8 @@ static const char *const monitor_globs[] = { "gridmon-s*.log", "versions-s*.csv"
 					     "probes-s*.csv" };
 static const char *const run_files[] = { "complete", "run.json", "broadcasts.csv", "ranks.csv",
 					 "wan.csv", "tcp-broadcasts.csv", "fidelity.csv", "load.csv",
-					 "capture-links.csv", "advisor/advisor.csv" };
+					 "monitor-share.csv", "capture-links.csv",
+					 "advisor/advisor.csv" };
 
 struct keep {
 	const char *dir;        /* the results directory */

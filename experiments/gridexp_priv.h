@@ -233,6 +233,15 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen);
  */
 void matrix_poll(struct runner *R);
 
+/**
+ * monitor_share_finish() - what gridmon's probes took of each wide-area
+ * direction from @r's go (its start, without one) to now: the run's
+ * monitor-share.csv and, for run.json, {"max": share, "link": "A>B",
+ * "bytes": B, "probes": N}; NULL where gridmon did not run (no monitor,
+ * the oracle).
+ */
+json_t *monitor_share_finish(struct runner *R, struct run *r);
+
 /*
  * gridexp_oracle.c: `monitor: {oracle: true}`, a perfect monitor.
  * oracle_write() - the matrix of the configuration with @r's loads in the

@@ -547,6 +547,7 @@ int run_one(struct runner *R, struct run *r)
 	json_t *fid = fidelity_finish(R, r);
 	tcpstat_finish(R, r);
 	matrix_poll(R);
+	json_t *mshare = monitor_share_finish(R, r);
 	status_of(&r->mpirun, r->status, sizeof(r->status), interrupted);
 	reason[0] = '\0';
 	if (strcmp(r->status, "ok") && !interrupted)
@@ -580,11 +581,14 @@ int run_one(struct runner *R, struct run *r)
 		json_object_set_new(j, "advisor_first_pass_s", a->advisor ?
 				    json_real(r->t_advisor) : json_null());
 		json_object_set_new(j, "mpirun_status", json_integer(r->mpirun.status));
+		/* issue 44: the monitor's own share of the wide-area links */
+		json_object_set(j, "monitor_share", mshare ? mshare : json_null());
 		json_t *tcp = gb_grid_tcp_json(&R->g);
 		json_object_set_new(j, "tcp", tcp ? tcp : json_null());
 		json_object_set(j, "fidelity", fid ? fid : json_null());
 	}
 	json_decref(fid);
+	json_decref(mshare);
 	ret = write_json(path, j);
 	for (int i = 0; argv[i]; i++)
 		free(argv[i]);

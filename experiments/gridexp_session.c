@@ -252,6 +252,22 @@ void matrix_poll(struct runner *R)
 	}
 }
 
+json_t *monitor_share_finish(struct runner *R, struct run *r)
+{
+	char probes[PATH_MAX], csv[PATH_MAX];
+	struct gx_mon_share m;
+	double t0 = r->go && r->t_go > 0 ? r->t_go : r->t0;
+
+	if (!gx_campaign_needs_monitor(&R->c) || R->c.monitor.oracle)
+		return NULL;
+	snprintf(probes, sizeof(probes), "%s/monitor/probes-s%d.csv", R->out, R->mon_session);
+	snprintf(csv, sizeof(csv), "%s/monitor-share.csv", r->tmp);
+	if (gx_monitor_share(R->c.topo, probes, t0, gb_now(), R->dilate, csv, &m) < 0)
+		return NULL;
+	return json_pack("{s:f, s:s, s:f, s:i}", "max", m.max, "link", m.link, "bytes", m.bytes,
+			 "probes", m.probes);
+}
+
 static int monitor_start(struct runner *R)
 {
 	char dir[PATH_MAX], log[PATH_MAX], probes[PATH_MAX], period[32], scale[32], rtt[16],

@@ -145,6 +145,12 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 		r->fid_bcasts = (int)json_integer_value(json_object_get(fj, "broadcasts"));
 		r->fid_bcasts_strayed = (int)json_integer_value(json_object_get(fj,
 									"broadcasts_strayed"));
+		json_t *mj = json_object_get(rj, "monitor_share");
+
+		r->mon_share = json_is_number(json_object_get(mj, "max")) ?
+			json_number_value(json_object_get(mj, "max")) : NAN;
+		snprintf(r->mon_link, sizeof(r->mon_link), "%s",
+			 json_string_value(json_object_get(mj, "link")) ?: "");
 	}
 	json_decref(rj);
 	snprintf(path, sizeof(path), "%s/runs/%s/broadcasts.csv", C->dir, r->id);
@@ -410,6 +416,7 @@ static json_t *summary_json(const struct coll *C, const struct gx_summary *s, in
 								    as->imp_mixed));
 		json_object_set_new(o, "ratio_to_native", jnum(as->ratio_native));
 		json_object_set_new(o, "ratio_pairs", json_integer(as->ratio_n));
+		json_object_set_new(o, "monitor_wan_share_max", jnum(as->monitor_share_max));
 		json_object_set_new(o, "s_per_mib",
 				    json_pack("{s:o,s:o}", "loaded", jnum(as->loaded_s_per_mib),
 					      "unloaded", jnum(as->unloaded_s_per_mib)));
@@ -520,8 +527,32 @@ static int coll_summarize(const struct coll *C, struct gx_summary *s, int *compl
 		*failed += r->complete && r->failed;
 		s->a[r->algo].runs += r->complete;
 		s->a[r->algo].failed_runs += r->complete && r->failed;
+		if (r->complete && !isnan(r->mon_share) &&
+		    !(s->a[r->algo].monitor_share_max >= r->mon_share))
+			s->a[r->algo].monitor_share_max = r->mon_share;
 	}
 	return 0;
+}
+
+/* One line: the most of a wide-area direction gridmon's own probes took over a run. */
+static void monitor_share_text(const struct coll *C, FILE *f)
+{
+	const struct run *top = NULL;
+	int n = 0;
+
+	for (int k = 0; k < C->nruns; k++) {
+		const struct run *r = &C->runs[k];
+
+		if (!r->complete || isnan(r->mon_share))
+			continue;
+		n++;
+		if (!top || r->mon_share > top->mon_share)
+			top = r;
+	}
+	if (top)
+		fprintf(f, "monitor: its probes took at most %.1f %% of a wide-area direction over "
+			"a run (%s in %s; %d runs recorded; runs/*/monitor-share.csv)\n",
+			top->mon_share * 100, top->mon_link[0] ? top->mon_link : "-", top->id, n);
 }
 
 int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout, char *err,
@@ -550,6 +581,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	}
 	gx_summary_write_text(&s, title, f);
 	fidelity_text(&C, f);
+	monitor_share_text(&C, f);
 	notdone = incomplete_json(&C, f);
 	ret = gx_report_branches(&C, f, &branches);
 	write_setup_text(&C, f);
@@ -756,6 +788,7 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 	if (out) {
 		gx_summary_write_text(&s, title, out);
 		fidelity_text(&P, out);
+		monitor_share_text(&P, out);
 		fprintf(out, "\npooled (a broadcast pairs only with its own directory's):\n");
 		for (int d = 0; d < ndirs; d++) {
 			json_t *camp = json_object_get(D[d].meta, "campaign");

@@ -17,6 +17,10 @@ struct run {
 	/* the fidelity monitor's verdict (run.json "fidelity"; gridexp_fidelity.c):
 	 * -1 not monitored, 0 faithful, 1 strayed; broadcasts judged and strayed */
 	int fid_strayed, fid_bcasts, fid_bcasts_strayed;
+	/* run.json "monitor_share": the largest share of a wide-area direction
+	 * gridmon's probes took over the run, and where; NAN, "" when none */
+	double mon_share;
+	char mon_link[64];
 };
 
 struct coll {

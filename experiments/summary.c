@@ -128,6 +128,7 @@ int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos,
 		snprintf(out->models[m], sizeof(out->models[m]), "%s", models[m]);
 	for (int a = 0; a < nalgos; a++) {
 		snprintf(out->a[a].name, sizeof(out->a[a].name), "%s", algos[a]);
+		out->a[a].monitor_share_max = NAN;
 		if (ref && !strcmp(algos[a], ref))
 			out->ref = a;
 		if (!strcmp(algos[a], "native"))
@@ -242,7 +243,8 @@ static const char *const metric_names[] = {
 	"improvement_loaded_max", "improvement_unloaded_mean", "improvement_unloaded_min",
 	"improvement_unloaded_max", "ratio_to_native", "crossings", "crossings_max",
 	"loaded_crossings", "unloaded_crossings", "loaded_s_per_mib", "unloaded_s_per_mib",
-	"fallbacks", "failed_runs", "runs", "mismatches", "broadcasts", NULL,
+	"fallbacks", "failed_runs", "runs", "mismatches", "broadcasts", "monitor_wan_share_max",
+	NULL,
 };
 
 const char *const *gx_summary_metric_names(void)
@@ -295,6 +297,8 @@ int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, dou
 		{ "runs", offsetof(struct gx_algo_summary, runs), INT },
 		{ "broadcasts", offsetof(struct gx_algo_summary, broadcasts), INT },
 		{ "mismatches", offsetof(struct gx_algo_summary, mismatches), LLONG },
+		{ "monitor_wan_share_max", offsetof(struct gx_algo_summary, monitor_share_max),
+		  REAL },
 	};
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
 		const char *f = (const char *)as + figures[i].off;

@@ -87,6 +87,11 @@ struct gx_algo_summary {
 	double ratio_native;            /**< NAN without native pairs */
 	int ratio_n;
 	double loaded_s_per_mib, unloaded_s_per_mib;  /**< sum t / sum size; NAN: none */
+	double monitor_share_max;       /**< filled by the caller (run records): the
+					     largest share of a wide-area direction
+					     gridmon's probes took over one of its
+					     complete runs (run.json monitor_share,
+					     gx_monitor_share()); NAN: none recorded */
 	struct gx_stat crossings;
 	struct gx_stat crossings_loaded, crossings_unloaded;  /**< the same, apart */
 	struct gx_stat model_err[GX_MAX_MODELS];  /**< signed relative error */
