@@ -75,6 +75,7 @@ struct gb_grid {
 	unsigned char *local;
 	char part[256];
 	uint32_t peer;
+	uint32_t self;             /**< this machine's address facing @peer (the tunnels') */
 	char peer_prefix[GB_PREFIX_MAX + 1];
 	int edge_nsfd;             /**< "P-edge" (cross links' VXLANs), -1 if none */
 };

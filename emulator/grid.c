@@ -264,11 +264,12 @@ int gb_grid_write_state(const struct gb_grid *g, const char *status, const char 
 			    json_string(gb_cgroup_describe(t, buf, sizeof(buf))));
 	/* one grid across two machines (partition.h): what is built here */
 	if (g->local) {
-		char ip[16];
+		char ip[16], self[16];
 
-		json_object_set_new(root, "part", json_pack("{s:s, s:s, s:s, s:i}", "sites",
+		json_object_set_new(root, "part", json_pack("{s:s, s:s, s:s, s:i, s:s}", "sites",
 				    g->part, "peer", gb_fmt_ip(g->peer, ip), "peer_prefix",
-				    g->peer_prefix, "side", gb_part_side(g)));
+				    g->peer_prefix, "side", gb_part_side(g),
+				    "local", gb_fmt_ip(g->self, self)));
 	}
 	gb_grid_rpath(g, "state.json", path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -332,6 +333,19 @@ int gb_grid_down(struct gb_grid *g, int *removed, struct gb_err *e)
 	gb_shaper_tap.stop(g);
 	gb_shaper_netem.stop(g);
 	gb_grid_close_ns(g);
+	/* A grid across machines asked the kernel for tunnel keys with a rule
+	 * in P-mgmt (partition.h): deleting the rule withdraws the request,
+	 * deleting the namespace would not.  No rule (any other grid): ENOENT. */
+	{
+		int mfd = gb_netns_open(gb_grid_nsname(g, "mgmt", name, sizeof(name)));
+		struct nl_sock *msk = NULL;
+
+		if (mfd >= 0 && gb_nl_open(mfd, &msk) == 0)
+			gb_nl_tunnel_metadata_del(msk, GB_PART_META_PREF);
+		gb_nl_close(&msk);
+		if (mfd >= 0)
+			close(mfd);
+	}
 
 	/* Namespaces: the state file's list, plus whatever carries the prefix. */
 	gb_grid_rpath(g, "state.json", sp, sizeof(sp));
@@ -484,8 +498,11 @@ int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
 		const char *sites = json_string_value(json_object_get(part, "sites"));
 		const char *peer = json_string_value(json_object_get(part, "peer"));
 		const char *pp = json_string_value(json_object_get(part, "peer_prefix"));
+		const char *self = json_string_value(json_object_get(part, "local"));
 
 		if (!sites || !peer || !pp || gb_part_parse_ip(peer, &g->peer) < 0 ||
+		    /* no "local": a grid from before issue 47 (0 in status) */
+		    (self && gb_part_parse_ip(self, &g->self) < 0) ||
 		    (err = gb_part_parse(g->topo, sites, &g->local, e)) < 0) {
 			gb_err_set(e, "%s: a bad \"part\"; run 'gridemu down'", sp);
 			err = -EINVAL;

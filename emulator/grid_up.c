@@ -251,6 +251,12 @@ static int join_mgmt(struct gb_grid *g, struct gb_err *e)
 	int side = gb_part_side(g), wi, err;
 	uint32_t me = gb_part_mgmt_addr(t, side), peer = gb_part_mgmt_addr(t, !side);
 
+	/* the tunnel keys the peer filters read (gb_part_vxlan()) */
+	if ((err = gb_nl_tunnel_metadata(g->mgmt_sk, GB_PART_META_PREF)) < 0) {
+		gb_err_set(e, "cannot ask the kernel for tunnel keys (a tun_id rule in the mgmt "
+			   "namespace): %s", strerror(-err));
+		return err;
+	}
 	if ((err = gb_part_vxlan(g, GB_PART_MGMT_IF, GB_PART_VNI_MGMT, g->mgmt_nsfd, 0, e)) < 0)
 		return err;
 	if ((wi = gb_nl_ifindex(g->mgmt_sk, GB_PART_MGMT_IF)) < 0) {
@@ -374,6 +380,10 @@ static int check_part(struct gb_grid *g, const struct gb_up_opts *o, struct gb_e
 		gb_err_set(e, "--peer '%s' is not an IPv4 address", o->peer);
 		return -EINVAL;
 	}
+	if (gb_part_peer_unusable(g->peer)) {
+		gb_err_set(e, "--peer %s %s", o->peer, gb_part_peer_unusable(g->peer));
+		return -EINVAL;
+	}
 	pp = o->peer_prefix ? o->peer_prefix : g->prefix;
 	if (!gb_grid_prefix_valid(pp)) {
 		gb_err_set(e, "--peer-prefix '%s' is not valid (1 to %d lowercase letters or "
@@ -399,7 +409,9 @@ static int check_part(struct gb_grid *g, const struct gb_up_opts *o, struct gb_e
 			   "cross links or the management network", t->path, GB_PART_EDGE);
 		return -EINVAL;
 	}
-	return 0;
+	/* the address the tunnels bind to: a peer this machine cannot reach is
+	 * bad input too */
+	return gb_part_self(g, e) < 0 ? -EINVAL : 0;
 }
 
 int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,

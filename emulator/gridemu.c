@@ -73,7 +73,9 @@ static int usage_up(FILE *f)
 		"  --part, --peer: one grid across two machines (docs/scale-out.md): build only\n"
 		"  these sites (with their clusters and hosts) and hubs; the rest is built by\n"
 		"  the machine at ADDR, whose grid has prefix P (default: ours).  Links between\n"
-		"  the two are VXLANs over the machines' own network (UDP 4789).\n");
+		"  the two are VXLANs over the machines' own network (UDP 4789), from this\n"
+		"  machine's address that faces ADDR, and only ADDR's frames pass; anyone who\n"
+		"  can forge ADDR still can (docs/scale-out.md, \"Trust\").\n");
 	return f == stdout ? 0 : 2;
 }
 

@@ -5,13 +5,20 @@
 #include "nl.h"
 #include "netns.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <arpa/inet.h>
 #include <linux/if.h>
+#include <linux/bpf.h>
+#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
+#include <linux/if_ether.h>
 #include <linux/ip.h>
+#include <linux/pkt_cls.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <netlink/errno.h>
@@ -112,14 +119,15 @@ int gb_nl_veth(struct nl_sock *sk, const char *name, const char *peer, int peer_
 }
 
 int gb_nl_vxlan(struct nl_sock *sk, const char *name, uint32_t vni, uint32_t remote,
-		uint16_t port, int nsfd, unsigned mtu)
+		uint32_t local, uint16_t port, int nsfd, unsigned mtu)
 {
 	struct rtnl_link *link = rtnl_link_vxlan_alloc();
-	struct nl_addr *ra = NULL;
-	uint32_t be = htonl(remote);
+	struct nl_addr *ra = NULL, *la = NULL;
+	uint32_t be = htonl(remote), lbe = htonl(local);
 	int err;
 
-	if (!link || !(ra = nl_addr_build(AF_INET, &be, 4))) {
+	if (!link || !(ra = nl_addr_build(AF_INET, &be, 4)) ||
+	    !(la = nl_addr_build(AF_INET, &lbe, 4))) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -129,6 +137,7 @@ int gb_nl_vxlan(struct nl_sock *sk, const char *name, uint32_t vni, uint32_t rem
 	rtnl_link_set_ns_fd(link, nsfd);
 	if ((err = rtnl_link_vxlan_set_id(link, vni)) < 0 ||
 	    (err = rtnl_link_vxlan_set_group(link, ra)) < 0 ||
+	    (local && (err = rtnl_link_vxlan_set_local(link, la)) < 0) ||
 	    (err = rtnl_link_vxlan_set_port(link, port)) < 0 ||
 	    (err = rtnl_link_vxlan_set_learning(link, 0)) < 0) {
 		err = gb_nle2errno(err);
@@ -138,6 +147,8 @@ int gb_nl_vxlan(struct nl_sock *sk, const char *name, uint32_t vni, uint32_t rem
 cleanup:
 	if (ra)
 		nl_addr_put(ra);
+	if (la)
+		nl_addr_put(la);
 	if (link)
 		rtnl_link_put(link);
 	return err;
@@ -205,6 +216,150 @@ static struct nl_addr *v4addr(uint32_t a, int plen)
 	if (na)
 		nl_addr_set_prefixlen(na, plen);
 	return na;
+}
+
+int gb_nl_route_src(struct nl_sock *sk, uint32_t dst, uint32_t *src)
+{
+	struct rtnl_route *rt = NULL;
+	struct nl_addr *d = v4addr(dst, 32), *ps;
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	err = rtnl_route_lookup(sk, d, &rt);
+	nl_addr_put(d);
+	/* libnl folds the kernel's "Network is unreachable" into NLE_FAILURE */
+	if (err < 0)
+		return err == -NLE_NOMEM ? -ENOMEM : -ENETUNREACH;
+	if (rtnl_route_get_type(rt) != RTN_UNICAST)
+		err = rtnl_route_get_type(rt) == RTN_LOCAL ? -EADDRINUSE : -ENETUNREACH;
+	else if (!(ps = rtnl_route_get_pref_src(rt)) || nl_addr_get_len(ps) != 4)
+		err = -EADDRNOTAVAIL;
+	else {
+		uint32_t be;
+
+		memcpy(&be, nl_addr_get_binary_addr(ps), 4);
+		*src = ntohl(be);
+	}
+	rtnl_route_put(rt);
+	return err;
+}
+
+/*
+ * The peer filter's program (eBPF, BPF_PROG_TYPE_SCHED_CLS, direct action):
+ *
+ *	if (bpf_skb_get_tunnel_key(skb, &k, 24, 0) != 0) return TC_ACT_SHOT;
+ *	if ((u32)k.remote_ipv4 != peer) return TC_ACT_SHOT;
+ *	if ((u32)k.tunnel_id != vni) return TC_ACT_SHOT;
+ *	return TC_ACT_OK;
+ *
+ * 24 bytes: struct bpf_tunnel_key up to tunnel_label, a size every kernel
+ * since 4.6 accepts.  The key is in host order.  The comparisons are 32-bit
+ * (BPF_JMP32, Linux 5.1): a 64-bit one would sign-extend the immediate.
+ */
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
+						.off = (o), .imm = (i) })
+static int peer_prog(uint32_t peer, uint32_t vni)
+{
+	const struct bpf_insn prog[] = {
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -24),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, 24),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_4, 0, 0, 0),
+		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_skb_get_tunnel_key),
+		INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 6, 0),
+		INSN(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, -20, 0),
+		INSN(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 4, (int32_t)peer),
+		INSN(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, -24, 0),
+		INSN(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 2, (int32_t)vni),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, TC_ACT_OK),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, TC_ACT_SHOT),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	static const char license[] = "Dual MIT/GPL";
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SCHED_CLS;
+	a.insns = (uint64_t)(uintptr_t)prog;
+	a.insn_cnt = sizeof(prog) / sizeof(prog[0]);
+	a.license = (uint64_t)(uintptr_t)license;
+	snprintf(a.prog_name, sizeof(a.prog_name), "gridbed_peer");
+	int fd = (int)syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	return fd < 0 ? -errno : fd;
+}
+#undef INSN
+
+/* A tc request (qdisc or filter) on @ifindex, with kind @kind, sent and
+ * acknowledged; @opts_fd >= 0 adds cls_bpf's options for that program. */
+static int tc_send(struct nl_sock *sk, int type, int ifindex, uint32_t parent, uint32_t handle,
+		   uint32_t info, const char *kind, int opts_fd)
+{
+	struct tcmsg tcm = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex,
+			     .tcm_parent = parent, .tcm_handle = handle, .tcm_info = info };
+	struct nl_msg *msg = nlmsg_alloc_simple(type, NLM_F_CREATE | NLM_F_EXCL);
+	struct nlattr *nest;
+
+	if (!msg)
+		return -ENOMEM;
+	if (nlmsg_append(msg, &tcm, sizeof(tcm), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(msg, TCA_KIND, kind) < 0)
+		goto full;
+	if (opts_fd >= 0) {
+		if (!(nest = nla_nest_start(msg, TCA_OPTIONS)) ||
+		    nla_put_u32(msg, TCA_BPF_FD, (uint32_t)opts_fd) < 0 ||
+		    nla_put_string(msg, TCA_BPF_NAME, "gridbed_peer") < 0 ||
+		    nla_put_u32(msg, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT) < 0)
+			goto full;
+		nla_nest_end(msg, nest);
+	}
+	return gb_nle2errno(nl_send_sync(sk, msg)); /* frees msg */
+full:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+int gb_nl_peer_filter(struct nl_sock *sk, int ifindex, uint32_t peer, uint32_t vni)
+{
+	int fd = peer_prog(peer, vni), err;
+
+	if (fd < 0)
+		return fd;
+	err = tc_send(sk, RTM_NEWQDISC, ifindex, TC_H_CLSACT, TC_H_MAKE(TC_H_CLSACT, 0), 0,
+		      "clsact", -1);
+	if (!err)
+		err = tc_send(sk, RTM_NEWTFILTER, ifindex,
+			      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS), 0,
+			      TC_H_MAKE(1u << 16, htons(ETH_P_ALL)), "bpf", fd);
+	close(fd); /* the filter holds the program */
+	return err;
+}
+
+static int tunnel_rule(struct nl_sock *sk, int type, int flags, uint32_t pref)
+{
+	struct fib_rule_hdr h = { .family = AF_INET, .action = FR_ACT_NOP };
+	struct nl_msg *msg = nlmsg_alloc_simple(type, flags);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nlmsg_append(msg, &h, sizeof(h), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_u32(msg, FRA_PRIORITY, pref) < 0 ||
+	    nla_put_u64(msg, FRA_TUN_ID, htobe64(1)) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return gb_nle2errno(nl_send_sync(sk, msg));
+}
+
+int gb_nl_tunnel_metadata(struct nl_sock *sk, uint32_t pref)
+{
+	return tunnel_rule(sk, RTM_NEWRULE, NLM_F_CREATE | NLM_F_EXCL, pref);
+}
+
+int gb_nl_tunnel_metadata_del(struct nl_sock *sk, uint32_t pref)
+{
+	return tunnel_rule(sk, RTM_DELRULE, 0, pref);
 }
 
 int gb_nl_addr_add(struct nl_sock *sk, int ifindex, uint32_t addr, int plen)

@@ -29,13 +29,57 @@ void gb_nl_close(struct nl_sock **sk);
 
 /**
  * gb_nl_vxlan() - create VXLAN device @name, VNI @vni, to the unicast
- * @remote (host byte order) on UDP port @port, with MAC learning off, in
- * namespace @nsfd.  Its UDP socket stays in the namespace of @sk (the
- * machine's own network: the underlay), while the device itself never
- * exists there.  @mtu: 0 for the kernel's default.  0 or -errno.
+ * @remote from @local (host byte order; 0: the kernel picks per packet) on
+ * UDP port @port, with MAC learning off, in namespace @nsfd.  Its UDP
+ * socket stays in the namespace of @sk (the machine's own network: the
+ * underlay), while the device itself never exists there.  @local is the
+ * source of what the device sends; the kernel's socket still listens on
+ * every address (it binds the wildcard whatever @local is), and accepts any
+ * sender: gb_nl_peer_filter() is what keeps others out.  @mtu: 0 for the
+ * kernel's default.  0 or -errno.
  */
 GB_WUR int gb_nl_vxlan(struct nl_sock *sk, const char *name, uint32_t vni, uint32_t remote,
-			 uint16_t port, int nsfd, unsigned mtu);
+			 uint32_t local, uint16_t port, int nsfd, unsigned mtu);
+
+/**
+ * gb_nl_route_src() - the source address the socket's namespace would use
+ * to reach @dst (host order): RTM_GETROUTE's preferred source, into *@src.
+ * 0; -ENETUNREACH without a unicast route to @dst; -EADDRINUSE if @dst is
+ * one of the namespace's own addresses; -EADDRNOTAVAIL if the route names
+ * no source; or -errno.  Read-only.
+ */
+GB_WUR int gb_nl_route_src(struct nl_sock *sk, uint32_t dst, uint32_t *src);
+
+/**
+ * gb_nl_peer_filter() - let into tunnel device @ifindex (in the socket's
+ * namespace) only what arrived from outer source @peer with VNI @vni: a
+ * clsact qdisc and, on its ingress, a cls_bpf program (direct action) that
+ * drops every frame whose tunnel key (bpf_skb_get_tunnel_key()) is missing
+ * or names another sender or VNI.  The key is there only while something
+ * asks the kernel to collect tunnel metadata (gb_nl_tunnel_metadata());
+ * without it the filter drops everything: it fails closed.  Packet sockets
+ * bound to one protocol (tapd's) see only what passed; a tap on ETH_P_ALL
+ * (tcpdump) still sees the dropped frames, which it meets first.
+ * 0 or -errno (-EPERM without CAP_SYS_ADMIN/CAP_BPF, -EINVAL if the kernel
+ * lacks BPF_JMP32 or cls_bpf, -EEXIST if the device has a clsact already).
+ */
+GB_WUR int gb_nl_peer_filter(struct nl_sock *sk, int ifindex, uint32_t peer, uint32_t vni);
+
+/**
+ * gb_nl_tunnel_metadata() - a do-nothing routing rule (action nop, tun_id 1)
+ * at priority @pref in the socket's namespace.  A rule that matches on a
+ * tunnel id makes the kernel attach the outer header (the tunnel key) to
+ * every decapsulated packet, which gb_nl_peer_filter() reads.  That switch
+ * is kernel-wide (ip_tunnel_need_metadata(): every VXLAN receive in every
+ * namespace then carries its key); the rule itself routes nothing.
+ * Deleting the rule withdraws the request (gb_nl_tunnel_metadata_del());
+ * deleting its namespace does not, and the switch then stays on until
+ * reboot.  0 or -errno (-EEXIST if the namespace has a rule at @pref).
+ */
+GB_WUR int gb_nl_tunnel_metadata(struct nl_sock *sk, uint32_t pref);
+
+/** gb_nl_tunnel_metadata_del() - delete that rule.  0, -ENOENT, or -errno. */
+int gb_nl_tunnel_metadata_del(struct nl_sock *sk, uint32_t pref);
 
 /**
  * gb_nl_veth() - create a veth pair: @name in the socket's namespace and

@@ -12,11 +12,18 @@
  * (VNI GB_PART_VNI_BASE + link index) over the machines' own network; the
  * two management namespaces are joined by one more VXLAN (GB_PART_VNI_MGMT).
  * Each direction of a cross link is shaped on the machine that sends it.
+ *
+ * Trust (docs/scale-out.md, "Trust"): every tunnel is bound to the local
+ * address that faces the peer (g->self, from the route to it) and lets in
+ * only what the peer sent with its VNI (gb_nl_peer_filter(), on the device,
+ * in the grid's namespace).  The kernel's UDP socket on GB_PART_PORT, in
+ * the machine's own namespace, still receives from anyone.
  */
 #ifndef GRIDBED_PARTITION_H
 #define GRIDBED_PARTITION_H
 
 #include <stdint.h>
+#include <jansson.h>
 
 #include "gbemu.h"
 
@@ -59,13 +66,42 @@ int gb_part_side(const struct gb_grid *g);
 uint32_t gb_part_mgmt_addr(const struct gb_topo *t, int side);
 
 /**
- * gb_part_vxlan() - VXLAN device @name, VNI @vni, to g->peer, created from
- * this process's own namespace (the machine's network, where its UDP socket
- * stays) straight into namespace @nsfd, and brought up there with @mtu
- * (0: the kernel's default).  0 or -errno, with @e naming the device.
+ * gb_part_vxlan() - VXLAN device @name, VNI @vni, from g->self to g->peer,
+ * created from this process's own namespace (the machine's network, where
+ * its UDP socket stays) straight into namespace @nsfd, given the peer
+ * filter there (gb_nl_peer_filter(): only g->peer's frames with VNI @vni
+ * pass), and brought up with @mtu (0: the kernel's default).  0 or -errno,
+ * with @e naming the device.
  */
 int gb_part_vxlan(struct gb_grid *g, const char *name, uint32_t vni, int nsfd, unsigned mtu,
 		  struct gb_err *e);
+
+/**
+ * gb_part_peer_unusable() - why @a (host order) cannot be a peer machine's
+ * address (0.0.0.0/8, loopback, multicast, broadcast, 240.0.0.0/4), as the
+ * end of a sentence; NULL if it is a unicast address another machine can
+ * have.
+ */
+const char *gb_part_peer_unusable(uint32_t a);
+
+/**
+ * gb_part_self() - g->self: the address of this process's namespace (the
+ * machine's own, where the tunnels' sockets are) that faces g->peer, from
+ * a route lookup there (read-only).  0 or -errno with @e: -EADDRINUSE when
+ * the peer is one of this machine's own addresses, -ENETUNREACH without a
+ * route to it.
+ */
+int gb_part_self(struct gb_grid *g, struct gb_err *e);
+
+/** GB_PART_META_PREF - the mgmt namespace's rule that asks for tunnel keys. */
+#define GB_PART_META_PREF 32765u
+
+/**
+ * gb_part_tunnels_json() - the tunnels to the peer, for status: an array
+ * of {ifname, netns, vni, link (null for the management one), local,
+ * remote, port}, empty for a whole grid; NULL without memory.
+ */
+json_t *gb_part_tunnels_json(const struct gb_grid *g);
 
 /** gb_part_parse_ip() - dotted quad @s into *@addr (host order).  0 or -EINVAL. */
 int gb_part_parse_ip(const char *s, uint32_t *addr);

@@ -166,6 +166,11 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 			"mgmt_gateway", gb_fmt_ip(t->mgmt.addr + 1, a1),
 			"nodes", t->nnodes, "clusters", t->nclusters, "sites", t->nsites,
 			"hosts", hosts, "links", links, "calibration", cal ? cal : json_null());
+		if (g->local)
+			json_object_set_new(root, "part", json_pack("{s:s, s:s, s:s, s:s, s:o}",
+				"sites", g->part, "peer", gb_fmt_ip(g->peer, a1), "peer_prefix",
+				g->peer_prefix, "local", gb_fmt_ip(g->self, a2), "tunnels",
+				gb_part_tunnels_json(g)));
 		json_dumpf(root, out, JSON_INDENT(2));
 		fputc('\n', out);
 		json_decref(root);
@@ -190,6 +195,27 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 		fprintf(out, "part: %s built here; the rest on the peer %s (prefix %s), %d links "
 			"across\n", g->part, gb_fmt_ip(g->peer, a1), g->peer_prefix,
 			gb_part_ncross(g));
+	if (g->local) {
+		json_t *tun = gb_part_tunnels_json(g), *x;
+		size_t i;
+
+		json_array_foreach(tun, i, x) {
+			json_t *l = json_object_get(x, "link");
+			char what[160];
+
+			snprintf(what, sizeof(what), "%s%s", json_is_string(l) ? "link " : "management",
+				 json_is_string(l) ? json_string_value(l) : "");
+			fprintf(out, "tunnel %s in %s: VNI %d (%s), local %s, remote %s, UDP %d; only "
+				"the remote's frames pass\n",
+				json_string_value(json_object_get(x, "ifname")),
+				json_string_value(json_object_get(x, "netns")),
+				(int)json_integer_value(json_object_get(x, "vni")), what,
+				json_string_value(json_object_get(x, "local")),
+				json_string_value(json_object_get(x, "remote")),
+				(int)json_integer_value(json_object_get(x, "port")));
+		}
+		json_decref(tun);
+	}
 	tcp_lines(g, out);
 	if (gb_dilation(g) > 1.0)
 		fprintf(out, "time dilation: x%g (the wire carries every delay x%g and every rate "

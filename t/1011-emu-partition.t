@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One grid across two machines, small (partition.h, docs/scale-out.md):
 # two-clusters split by site over two namespaced "machines" (lib-machines.sh)
-# under the tap backend.  Bad --part/--peer input is refused in one line with
+# under the tap backend.  Bad --part/--peer input (a --peer that is no other
+# machine's unicast address, or has no route from this one, too) is refused in one line with
 # status 2 and creates nothing; each machine builds its site, the mgmt
 # namespace and P-edge, and nothing in its own network; every host pair pings
 # across; status and link show say what is where; link set refuses the
@@ -24,7 +25,10 @@ m1_before=$(m1_links)
 for bad in "--part siteA" "--peer $PEER2" "--part siteA,MARS --peer $PEER2" \
 	"--part siteA --peer 192.168.251.x" "--part siteA,siteA --peer $PEER2" \
 	"--part siteA,siteB --peer $PEER2" "--part a-1 --peer $PEER2" \
-	"--part siteA --peer $PEER2 --peer-prefix BAD!"; do
+	"--part siteA --peer $PEER2 --peer-prefix BAD!" "--part siteA --peer 0.0.0.0" \
+	"--part siteA --peer 224.0.0.1" "--part siteA --peer 255.255.255.255" \
+	"--part siteA --peer 127.0.0.1" "--part siteA --peer $PEER1" \
+	"--part siteA --peer 10.255.255.1"; do
 	# shellcheck disable=SC2086
 	out=$(ga up "$T" $bad 2>&1); st=$?
 	is "$st" 2 "up $bad: refused with status 2" || diag "$out"

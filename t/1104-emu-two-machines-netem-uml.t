@@ -17,7 +17,8 @@ mods=$(ls -d /usr/lib/uml/modules/*/ | head -1)
 cat > "$tmp/inner" <<'INNER'
 . "$TAPLIB"
 M=/usr/lib/uml/modules/$(uname -r)/kernel
-for m in net/ipv4/udp_tunnel.ko net/ipv6/ip6_udp_tunnel.ko drivers/net/vxlan/vxlan.ko; do
+for m in net/ipv4/udp_tunnel.ko net/ipv6/ip6_udp_tunnel.ko drivers/net/vxlan/vxlan.ko \
+	net/sched/sch_ingress.ko net/sched/cls_bpf.ko; do
 	insmod $M/$m || echo "# insmod $m failed"
 done
 ip netns add m1; ip netns add m2
@@ -34,7 +35,9 @@ ok $? "machine 2 builds siteB with netem ($out)"
 wan=$(ga link show | awk '$2 == "siteA>siteB" {print $3}')
 k=${wan#d}
 d=$(ip -n pa-siteA -d link show "$wan" 2>&1 | tr '\n' ' ')
-echo "$d" | grep -q "vxlan id $((1000 + k)) remote 192.168.251.2"; ok $? "siteA's end of the WAN link is VXLAN $((1000 + k)) to machine 2 ($d)"
+echo "$d" | grep -q "vxlan id $((1000 + k)) remote 192.168.251.2 local 192.168.251.1 "; ok $? "siteA's end of the WAN link is VXLAN $((1000 + k)) from machine 1's address to machine 2 ($d)"
+f=$(tc -n pa-siteA filter show dev "$wan" ingress | tr '\n' ' ')
+echo "$f" | grep -q "gridbed_peer direct-action"; ok $? "and lets in only machine 2's frames (a cls_bpf filter on its ingress: $f)"
 q=$(tc -n pa-siteA qdisc show dev "$wan" | tr '\n' ' ')
 echo "$q" | grep -q "netem" && echo "$q" | grep -q "tbf"; ok $? "netem with a TBF child on it ($q)"
 fails=0
