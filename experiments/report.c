@@ -191,6 +191,8 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 		return rfail(err, errlen, "%s/runs/%s/broadcasts.csv: columns index, size, "
 			     "start_time, completion_time are required", C->dir, r->id);
 	}
+	int first = C->nrows;
+
 	for (int i = 0; i < b.nrows; i++) {
 		struct gx_row *row;
 
@@ -226,6 +228,17 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 	}
 	gx_csv_release(&b);
 	gx_csv_release(&w);
+	if (C->topo) {
+		json_t *cj = json_array_get(json_object_get(json_object_get(C->meta, "campaign"),
+							    "conditions"), (size_t)r->cond);
+		const char *tg = json_string_value(json_object_get(cj, "target"));
+		int target = tg ? gb_topo_find_cluster(C->topo, tg) : -1;
+
+		snprintf(path, sizeof(path), "%s/runs/%s/ranks.csv", C->dir, r->id);
+		if ((ret = gx_run_trees(C->topo, path, target, C->rows + first, C->nrows - first,
+					&r->trees)) < 0)
+			return rfail(err, errlen, "%s: %s", path, strerror(-ret));
+	}
 	return 0;
 }
 
@@ -238,6 +251,15 @@ static int coll_load(struct coll *C, const char *dir, char *err, size_t errlen)
 	C->dir = dir;
 	if ((ret = load_meta(C, err, errlen)) < 0)
 		return ret;
+	{
+		char path[PATH_MAX];
+		struct gb_diag d;
+
+		/* for the trees' mechanism counts; results without a copy have none */
+		snprintf(path, sizeof(path), "%s/topology.yaml", dir);
+		if (gb_topo_load(path, &C->topo, &d) < 0)
+			C->topo = NULL;
+	}
 	for (int k = 0; k < C->nruns; k++)
 		if ((ret = read_run(C, &C->runs[k], err, errlen)) < 0)
 			return ret;
@@ -247,6 +269,7 @@ static int coll_load(struct coll *C, const char *dir, char *err, size_t errlen)
 static void coll_release(struct coll *C)
 {
 	json_decref(C->meta);
+	gb_topo_free(C->topo);
 	free(C->runs);
 	free(C->rows);
 	memset(C, 0, sizeof(*C));
@@ -417,6 +440,10 @@ static json_t *summary_json(const struct coll *C, const struct gx_summary *s, in
 		json_object_set_new(o, "ratio_to_native", jnum(as->ratio_native));
 		json_object_set_new(o, "ratio_pairs", json_integer(as->ratio_n));
 		json_object_set_new(o, "monitor_wan_share_max", jnum(as->monitor_share_max));
+		json_object_set_new(o, "target_relay_loaded_share",
+				    jnum(as->target_relay_loaded_share));
+		json_object_set_new(o, "mpich_wan_unloaded_share",
+				    jnum(as->mpich_wan_unloaded_share));
 		json_object_set_new(o, "s_per_mib",
 				    json_pack("{s:o,s:o}", "loaded", jnum(as->loaded_s_per_mib),
 					      "unloaded", jnum(as->unloaded_s_per_mib)));
@@ -519,6 +546,8 @@ static int coll_summarize(const struct coll *C, struct gx_summary *s, int *compl
 		rfail(err, errlen, "cannot summarise: %s", strerror(-ret));
 		return ret;
 	}
+	int tl[GX_MAX_ALGOS][4] = { { 0 } };
+
 	*complete = *failed = 0;
 	for (int k = 0; k < C->nruns; k++) {
 		const struct run *r = &C->runs[k];
@@ -530,6 +559,16 @@ static int coll_summarize(const struct coll *C, struct gx_summary *s, int *compl
 		if (r->complete && !isnan(r->mon_share) &&
 		    !(s->a[r->algo].monitor_share_max >= r->mon_share))
 			s->a[r->algo].monitor_share_max = r->mon_share;
+		if (r->complete) {
+			tl[r->algo][0] += r->trees.loaded;
+			tl[r->algo][1] += r->trees.relay;
+			tl[r->algo][2] += r->trees.unloaded;
+			tl[r->algo][3] += r->trees.mpich_wan;
+		}
+	}
+	for (int a = 0; a < s->nalgos && a < GX_MAX_ALGOS; a++) {
+		s->a[a].target_relay_loaded_share = tl[a][0] ? (double)tl[a][1] / tl[a][0] : NAN;
+		s->a[a].mpich_wan_unloaded_share = tl[a][2] ? (double)tl[a][3] / tl[a][2] : NAN;
 	}
 	return 0;
 }

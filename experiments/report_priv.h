@@ -10,6 +10,12 @@
 #include "gbexp.h"
 #include "results.h"
 
+/* What report_trees.c counts in one run's trees (gx_run_trees()). */
+struct gx_tree_counts {
+	int loaded, relay;              /* loaded broadcasts; those where the target relayed */
+	int unloaded, mpich_wan;        /* unloaded ones; those with MPICH-G2's WAN structure */
+};
+
 struct run {
 	char id[128];
 	int algo, cond, rep;
@@ -21,6 +27,7 @@ struct run {
 	 * gridmon's probes took over the run, and where; NAN, "" when none */
 	double mon_share;
 	char mon_link[64];
+	struct gx_tree_counts trees;    /* report_trees.c */
 };
 
 struct coll {
@@ -38,7 +45,18 @@ struct coll {
 	int nmodels;
 	struct gx_row *rows;
 	int nrows, crows;
+	struct gb_topo *topo;           /* the results' topology.yaml, or NULL */
 };
+
+/*
+ * gx_run_trees() - the mechanism counts of report_trees.c over one run's
+ * ranks.csv (@ranks) on topology @t, the load's target cluster @target
+ * (-1: none) and the run's summary rows @rows[0 .. @nrows-1] (which say
+ * whether each broadcast was loaded).  A missing file counts nothing.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int gx_run_trees(const struct gb_topo *t, const char *ranks, int target,
+		 const struct gx_row *rows, int nrows, struct gx_tree_counts *out);
 
 /*
  * gx_report_plots() - the campaign's gnuplot PNGs (report.c's header lists

@@ -129,6 +129,8 @@ int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos,
 	for (int a = 0; a < nalgos; a++) {
 		snprintf(out->a[a].name, sizeof(out->a[a].name), "%s", algos[a]);
 		out->a[a].monitor_share_max = NAN;
+		out->a[a].target_relay_loaded_share = NAN;
+		out->a[a].mpich_wan_unloaded_share = NAN;
 		if (ref && !strcmp(algos[a], ref))
 			out->ref = a;
 		if (!strcmp(algos[a], "native"))
@@ -244,7 +246,7 @@ static const char *const metric_names[] = {
 	"improvement_unloaded_max", "ratio_to_native", "crossings", "crossings_max",
 	"loaded_crossings", "unloaded_crossings", "loaded_s_per_mib", "unloaded_s_per_mib",
 	"fallbacks", "failed_runs", "runs", "mismatches", "broadcasts", "monitor_wan_share_max",
-	NULL,
+	"target_relay_loaded_share", "mpich_wan_unloaded_share", NULL,
 };
 
 const char *const *gx_summary_metric_names(void)
@@ -299,6 +301,10 @@ int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, dou
 		{ "mismatches", offsetof(struct gx_algo_summary, mismatches), LLONG },
 		{ "monitor_wan_share_max", offsetof(struct gx_algo_summary, monitor_share_max),
 		  REAL },
+		{ "target_relay_loaded_share",
+		  offsetof(struct gx_algo_summary, target_relay_loaded_share), REAL },
+		{ "mpich_wan_unloaded_share",
+		  offsetof(struct gx_algo_summary, mpich_wan_unloaded_share), REAL },
 	};
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
 		const char *f = (const char *)as + figures[i].off;

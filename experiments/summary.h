@@ -92,6 +92,13 @@ struct gx_algo_summary {
 					     gridmon's probes took over one of its
 					     complete runs (run.json monitor_share,
 					     gx_monitor_share()); NAN: none recorded */
+	double target_relay_loaded_share;  /**< by the caller (report_trees.c): the
+					     share of its loaded broadcasts in which a
+					     host of the load's target cluster sent to
+					     another cluster; NAN: none */
+	double mpich_wan_unloaded_share;   /**< by the caller: the share of its unloaded
+					     broadcasts whose tree has MPICH-G2's
+					     wide-area structure; NAN: none */
 	struct gx_stat crossings;
 	struct gx_stat crossings_loaded, crossings_unloaded;  /**< the same, apart */
 	struct gx_stat model_err[GX_MAX_MODELS];  /**< signed relative error */
