@@ -68,7 +68,7 @@ void print_diag(const struct gb_diag *d)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gridexp run FILE.yaml [--scale F] [--dilate K] [--seed N] [--resume DIR]\n"
+		"usage: gridexp run FILE.yaml [--scale F] [--dilate K|auto] [--seed N] [--resume DIR]\n"
 		"                   [--only ALGO[,ALGO...]]\n"
 		"                   [--out-root DIR] [--prefix P] [--no-plots] [--dry-run]\n"
 		"       gridexp report DIR [DIR...] [--no-plots]\n"
@@ -77,6 +77,7 @@ static void usage(FILE *f)
 		"       gridexp slurm FILE.yaml [run options] [--partition P] [--time T]\n"
 		"                     [--no-wait]\n"
 		"       gridexp keep DIR DEST\n"
+		"       gridexp calibrate FILE.yaml [--prefix P]\n"
 		"\n"
 		"  run     run a campaign (docs/formats.md, \"Campaign file\") from an empty\n"
 		"          machine to plotted results in OUT-ROOT/<campaign>/<UTC time>/\n"
@@ -85,7 +86,9 @@ static void usage(FILE *f)
 		"          (gridmon still runs if any of the campaign's algorithms reads it,\n"
 		"          so that every algorithm meets the same probe traffic);\n"
 		"          --scale overrides the campaign's time scale, --dilate its time\n"
-		"          dilation (delays x K, rates / K on the wire, times reported / K),\n"
+		"          dilation (delays x K, rates / K on the wire, times reported / K;\n"
+		"          auto: the smallest K calibrate finds faithful, kept in\n"
+		"          calibrate.json beside meta.json),\n"
 		"          --seed its seed\n"
 		"          (repetition k uses seed + k - 1); --prefix names the\n"
 		"          grid (default: gx + a hash of the campaign's name); --dry-run\n"
@@ -107,6 +110,11 @@ static void usage(FILE *f)
 		"          complete run's per-broadcast and per-rank files, about 0.4 MB\n"
 		"          a run) to the new directory DEST, to commit a campaign that spans\n"
 		"          sessions or machines\n"
+		"  calibrate  the smallest time dilation K (1, 2, 3, 5, 10, 20) at which the\n"
+		"          fidelity monitor marks none of 3 unloaded broadcasts of the\n"
+		"          campaign's largest size, its scaled gap apart (its first two\n"
+		"          algorithms that need no advisor or phoenixd, the oracle\n"
+		"          monitor); the runs go to a folder in /tmp that is removed\n"
 		"  (run --task K --resume DIR is what one array task runs: run K alone,\n"
 		"   no report)\n"
 		"\n"
@@ -153,9 +161,13 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			}
 			break;
 		case 'd':
+			if (!strcmp(optarg, "auto")) {
+				o->dilate = -1; /* measured first: gridexp_calibrate.c */
+				break;
+			}
 			o->dilate = strtod(optarg, &end);
 			if (*end || !(o->dilate >= 1 && o->dilate <= 1000)) {
-				warnx("--dilate: '%s' is not a number in [1, 1000]", optarg);
+				warnx("--dilate: '%s' is not a number in [1, 1000] or auto", optarg);
 				return 2;
 			}
 			break;
@@ -267,14 +279,52 @@ static int misplaced(const struct run_opts *o, const char *cmd)
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
-	char out[PATH_MAX];
+	char out[PATH_MAX] = "";
+	json_t *cal = NULL;
 	int r = parse_run_opts(argc, argv, &o, NULL);
 
 	if (r)
 		return r < 0 ? 0 : r;
 	if ((r = misplaced(&o, "run")))
 		return r;
-	return do_run(&o, out, sizeof(out));
+	if (o.dilate < 0 && (o.resume || o.dry || o.task >= 0)) {
+		warnx("run: --dilate auto measures before a new run; --resume, --task and "
+		      "--dry-run take the results' or a number");
+		return 2;
+	}
+	if (o.dilate < 0) {
+		if ((r = do_calibrate(&o, &o.dilate, &cal)))
+			return r;
+	}
+	r = do_run(&o, out, sizeof(out));
+	if (cal && out[0]) {
+		char path[PATH_MAX];
+
+		/* beside meta.json: how the run's k was chosen */
+		snprintf(path, sizeof(path), "%s/calibrate.json", out);
+		if (json_dump_file(cal, path, JSON_INDENT(1)) < 0)
+			warnx("cannot write '%s'", path);
+	}
+	json_decref(cal);
+	return r;
+}
+
+static int cmd_calibrate(int argc, char **argv)
+{
+	struct run_opts o;
+	json_t *cal = NULL;
+	double k;
+	int r = parse_run_opts(argc, argv, &o, NULL);
+
+	if (r)
+		return r < 0 ? 0 : r;
+	if (o.resume || o.dry || o.task >= 0 || o.dilate || o.only[0] || o.scale || o.seed_set) {
+		warnx("calibrate: takes FILE.yaml and --prefix only");
+		return 2;
+	}
+	r = do_calibrate(&o, &k, &cal);
+	json_decref(cal);
+	return r;
 }
 
 static int cmd_slurm(int argc, char **argv)
@@ -410,6 +460,8 @@ int main(int argc, char **argv)
 		return cmd_slurm(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "keep"))
 		return cmd_keep(argc - 1, argv + 1);
-	warnx("unknown command '%s' (run, report, check, slurm, keep)", argv[1]);
+	if (!strcmp(argv[1], "calibrate"))
+		return cmd_calibrate(argc - 1, argv + 1);
+	warnx("unknown command '%s' (run, report, check, slurm, keep, calibrate)", argv[1]);
 	return 2;
 }

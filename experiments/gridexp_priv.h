@@ -227,6 +227,17 @@ int task_run(const struct gx_campaign *c, int k, int *rep, int *cond, int *algo)
 int do_run(const struct run_opts *o, char *outdir, size_t outlen);
 
 /**
+ * do_calibrate() - `gridexp calibrate` and `run --dilate auto`
+ * (gridexp_calibrate.c): the smallest time dilation at which the fidelity
+ * monitor marks none of a short unloaded run of @o->file's largest
+ * broadcast, into *@k (0 if none); *@table gets what was tried
+ * ({"tried": [{k, runs, runs_strayed, broadcasts, broadcasts_strayed,
+ * max_completion_s, wall_s}], "chosen": k}; NULL on bad input).
+ * Return: 0, 1 (no faithful k, or a run failed), 2 (bad input), 128+N.
+ */
+int do_calibrate(const struct run_opts *o, double *k, json_t **table);
+
+/**
  * matrix_poll() - copy a new version of gridmon's matrix into monitor/, and
  * append its version and the monotonic time it was seen to
  * monitor/versions-s<N>.csv.

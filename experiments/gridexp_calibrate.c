@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gridexp_calibrate.c - `gridexp calibrate FILE.yaml` and `gridexp run
+ * --dilate auto`: the time dilation chosen by measurement (issue 44, part 5).
+ *
+ * On a small box many ranks make the CPU rather than the network set what
+ * is timed; dilating the network k times (ARCHITECTURE.md decision 9) gives
+ * the CPU k times longer for the same virtual traffic, at k times the wall
+ * clock.  The smallest faithful k is the cheapest honest one, and it is a
+ * property of the machine, the grid and the largest broadcast, so it is
+ * measured, not chosen by hand:
+ *
+ *	S = the campaign's largest broadcast, G = the scaled gap after it
+ *	    (the campaign's own rhythm: the fidelity monitor judges a run's CPU
+ *	    pressure over the whole run, so gaps shorter than the campaign's
+ *	    would count broadcasts that never overlap in it);
+ *	A = the first CAL_ALGOS of its algorithms that plan from the topology
+ *	    or a matrix (the advisor's and phoenixd's runs cost their daemons'
+ *	    CPU besides, and are left out, as are gridmon's probes and the
+ *	    loads: the answer is a lower bound, which the campaign's own
+ *	    fidelity monitor then checks on every run)
+ *	for k in 1, 2, 3, 5, 10, 20:
+ *	    run a campaign of CAL_BROADCASTS broadcasts of S bytes, G apart,
+ *	    with A, unloaded, at dilation k, the monitor the oracle
+ *	    if the fidelity monitor marks no run and no broadcast: k is the answer
+ *
+ * Everything it made goes into a temporary directory that is removed at the
+ * end (the calibration runs are not results of the campaign); the table,
+ * one line per k tried, is printed, and `run --dilate auto` writes it into
+ * the results as calibrate.json beside meta.json.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "appsched.h"
+#include "gbutil.h"
+#include "gridexp_priv.h"
+
+#define CAL_BROADCASTS 3
+#define CAL_ALGOS 2
+
+static const double ladder[] = { 1, 2, 3, 5, 10, 20 };
+
+/* The calibration campaign of @c: its grid, root and application's
+ * settings, CAL_BROADCASTS broadcasts of its largest size, the algorithms
+ * that need no advisor or phoenixd, no load, the oracle monitor. */
+static int cal_yaml(const struct gx_campaign *c, double scale, FILE *f, int *nalgos,
+		    double *gap)
+{
+	double big = 0;
+	int n = gx_pattern_count(&c->app.pat);
+
+	*gap = 0;
+	for (int i = 0; i < n; i++)
+		if (gx_pattern_size(&c->app.pat, i) > big) {
+			big = gx_pattern_size(&c->app.pat, i);
+			*gap = gx_pattern_gap(&c->app.pat, i) * scale;
+		}
+	if (!(*gap > 0))
+		*gap = 1;
+	fprintf(f, "name: %.40s-calibrate\ntopology: %s\nbackend: %s\nscale: 1\n"
+		"repetitions: 1\nseed: %llu\nalgorithms: [", c->name, c->topology,
+		c->backend[0] ? c->backend : "auto", (unsigned long long)c->seed);
+	*nalgos = 0;
+	for (int a = 0; a < c->nalgos && *nalgos < CAL_ALGOS; a++) {
+		if (c->algos[a].advisor || !strcmp(c->algos[a].bcast, "phoenix"))
+			continue;
+		fprintf(f, "%s%s", (*nalgos)++ ? ", " : "", c->algos[a].label);
+	}
+	fprintf(f, "]\napp:\n  root: %s\n  broadcasts: %d\n  size: {first: %.0f, last: %.0f}\n"
+		"  gap: {first: %.6fs, factor: 1}\n", c->app.root, CAL_BROADCASTS, big, big,
+		*gap);
+	if (c->app.segment >= 0)
+		fprintf(f, "  segment: %.0f\n", c->app.segment);
+	if (c->app.wait_sleep)
+		fprintf(f, "  wait: sleep\n");
+	fprintf(f, "load: none\nmonitor: {oracle: true}\n");
+	return *nalgos ? 0 : -ENOENT;
+}
+
+/* The largest CPU pressure share of a run of results directory @dir
+ * (runs/<id>/run.json "fidelity"), -1 if none says. */
+static double cal_cpu(const char *dir)
+{
+	char path[PATH_MAX];
+	double top = -1;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/runs", dir);
+	if (!(d = opendir(path)))
+		return -1;
+	while ((e = readdir(d))) {
+		json_t *j, *v;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/runs/%s/run.json", dir, e->d_name);
+		if (!(j = json_load_file(path, 0, NULL)))
+			continue;
+		v = json_object_get(json_object_get(j, "fidelity"), "cpu_some_share");
+		if (json_is_number(v) && json_number_value(v) > top)
+			top = json_number_value(v);
+		json_decref(j);
+	}
+	closedir(d);
+	return top;
+}
+
+/* The fidelity counts of results directory @dir (its summary.json). */
+static int cal_read(const char *dir, int *runs, int *rs, int *bc, int *bs, double *tmax)
+{
+	char path[PATH_MAX];
+	json_error_t je;
+	json_t *j, *fj, *a, *v;
+	const char *k;
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	if (!(j = json_load_file(path, 0, &je)))
+		return -ENOENT;
+	fj = json_object_get(j, "fidelity");
+	*runs = (int)json_integer_value(json_object_get(fj, "runs_monitored"));
+	*rs = (int)json_integer_value(json_object_get(fj, "runs_strayed"));
+	*bc = (int)json_integer_value(json_object_get(fj, "broadcasts_monitored"));
+	*bs = (int)json_integer_value(json_object_get(fj, "broadcasts_strayed"));
+	*tmax = 0;
+	json_object_foreach(json_object_get(j, "algorithms"), k, a) {
+		v = json_object_get(json_object_get(json_object_get(a, "completion"), "all"), "max");
+		if (json_is_number(v) && json_number_value(v) > *tmax)
+			*tmax = json_number_value(v);
+	}
+	json_decref(j);
+	return fj ? 0 : -EINVAL;
+}
+
+int do_calibrate(const struct run_opts *o, double *k, json_t **table)
+{
+	struct gx_campaign c;
+	struct gb_diag d;
+	char tmpl[] = "/tmp/gridexp-calibrate.XXXXXX", file[PATH_MAX], out[PATH_MAX];
+	int nalgos, ret = 2;
+	double gap;
+	json_t *rows = json_array();
+	FILE *f;
+
+	*k = 0;
+	*table = NULL;
+	if (gx_campaign_load(o->file, &c, &d) < 0) {
+		fprintf(stderr, "%s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+		json_decref(rows);
+		return 2;
+	}
+	if (!mkdtemp(tmpl)) {
+		warnx("calibrate: cannot create a folder in /tmp: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(file, sizeof(file), "%s/calibrate.yaml", tmpl);
+	if (!(f = fopen(file, "we"))) {
+		warnx("calibrate: cannot write '%s': %s", file, strerror(errno));
+		goto out;
+	}
+	if (cal_yaml(&c, o->scale > 0 ? o->scale : c.scale, f, &nalgos, &gap) < 0) {
+		fclose(f);
+		warnx("calibrate: %s has no algorithm that runs without the advisor or phoenixd "
+		      "to calibrate with", o->file);
+		goto out;
+	}
+	fclose(f);
+	fprintf(stderr, ME ": calibrate: the largest broadcast of %s, %d times %.3f s apart "
+		"(its scaled gap) with %d algorithm%s, unloaded, at k = 1, 2, 3, 5, 10, 20 until "
+		"the fidelity monitor marks none\n", c.name, CAL_BROADCASTS, gap, nalgos,
+		nalgos == 1 ? "" : "s");
+	ret = 1;
+	for (size_t i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++) {
+		struct run_opts r = { .file = file, .files = NULL, .nfiles = 1, .out_root = tmpl,
+				      .prefix = o->prefix, .plots = 0, .task = -1,
+				      .dilate = ladder[i] };
+		int st, runs = 0, rs = 0, bc = 0, bs = 0;
+		double t0 = gb_now(), tmax = 0, cpu;
+
+		r.files = &r.file;
+		st = do_run(&r, out, sizeof(out));
+		if (st >= 128) {        /* interrupted: everything is torn down */
+			ret = st;
+			break;
+		}
+		if (cal_read(out, &runs, &rs, &bc, &bs, &tmax) < 0 || runs == 0) {
+			warnx("calibrate: k = %g: no fidelity figures (the runs failed: see the "
+			      "messages above)", ladder[i]);
+			ret = 1;
+			break;
+		}
+		cpu = cal_cpu(out);
+		json_array_append_new(rows, json_pack("{s:f, s:i, s:i, s:i, s:i, s:f, s:o, s:f}",
+			"k", ladder[i], "runs", runs, "runs_strayed", rs, "broadcasts", bc,
+			"broadcasts_strayed", bs, "max_completion_s", tmax, "max_cpu_some_share",
+			cpu >= 0 ? json_real(cpu) : json_null(), "wall_s", gb_now() - t0));
+		printf("calibrate: k = %-3g %d of %d broadcasts and %d of %d runs strayed, the "
+		       "slowest took %.3f s, CPU pressure at most %.0f %% of a run, %.0f s of wall "
+		       "clock\n", ladder[i], bs, bc, rs, runs, tmax, cpu * 100, gb_now() - t0);
+		fflush(stdout);
+		gb_rmtree(out);
+		if (!rs && !bs) {
+			*k = ladder[i];
+			ret = 0;
+			break;
+		}
+	}
+	if (ret == 1 && *k == 0 && json_array_size(rows) == sizeof(ladder) / sizeof(ladder[0]))
+		warnx("calibrate: every k up to %g strayed: this machine cannot run %s faithfully",
+		      ladder[sizeof(ladder) / sizeof(ladder[0]) - 1], c.name);
+	if (!ret)
+		printf("calibrate: k = %g, the smallest at which the fidelity monitor marked "
+		       "nothing\n", *k);
+	*table = json_pack("{s:s, s:i, s:f, s:O, s:o}", "format", "gridexp-calibrate",
+			   "broadcasts", CAL_BROADCASTS, "gap_s", gap, "tried", rows,
+			   "chosen", *k > 0 ? json_real(*k) : json_null());
+out:
+	json_decref(rows);
+	if (tmpl[0] && strcmp(tmpl, "/tmp/gridexp-calibrate.XXXXXX"))
+		gb_rmtree(tmpl);
+	gx_campaign_release(&c);
+	return ret;
+}
