@@ -121,8 +121,8 @@ void gb_grid_close(struct gb_grid *g);
  * gb_grid_up() - build the grid of topology file @path.
  * Validation and all pre-flight checks happen before anything is created;
  * on any later failure everything created is removed again.
- * Return: 0, -EINVAL (bad topology: @e holds "file:line:col: msg"),
- * -EEXIST (a grid with this prefix is up), -EADDRINUSE (address block
+ * Return: 0, -EINVAL (bad topology: @e holds "file:line:col: msg"; also a
+ * file that cannot be read, @e naming it and why), -EEXIST (a grid with this prefix is up), -EADDRINUSE (address block
  * overlaps a host route), or -errno.
  */
 GB_WUR int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,

@@ -418,7 +418,11 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 			gb_err_set(e, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
 		else
 			gb_err_set(e, "cannot read topology '%s': %s", path, strerror(-err));
-		return err;
+		/* A file that cannot be read (missing, a directory, a symbolic
+		 * link loop) is bad input as much as a malformed one. */
+		if (err != -ENOMEM)
+			err = -EINVAL;
+		goto out_free;
 	}
 	if (!realpath(path, abspath))
 		snprintf(abspath, sizeof(abspath), "%s", path);
@@ -449,8 +453,10 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 	}
 	for (int i = 0; i < g->topo->nnodes; i++)
 		if (strlen(gb_grid_nsname(g, g->topo->nodes[i].name, name, sizeof(name))) > 64) {
-			gb_err_set(e, "node '%s': namespace name too long", g->topo->nodes[i].name);
-			err = -ENAMETOOLONG;
+			gb_err_set(e, "%s:%d:%d: node '%s': namespace name '%s' too long (64 "
+				   "characters at most)", g->topo->path, g->topo->nodes[i].line,
+				   g->topo->nodes[i].col, g->topo->nodes[i].name, name);
+			err = -EINVAL;  /* bad input: the names, with the prefix */
 			goto out_free;
 		}
 	if ((err = check_overlap(g->topo, e)) < 0 || (err = gb_tcp_check_kernel(g->topo, e)) < 0 ||

@@ -14,6 +14,10 @@ nothing_left() {
 		! pgrep -f "gridemu-tapd.*$GRIDBED_RUNDIR/$GB_PREFIX/" >/dev/null
 }
 
+# no run directory (nor its lock file) for this prefix: a refused 'up' has
+# not left the one that gb_grid_open() made
+no_rundir() { [ ! -e "$GRIDBED_RUNDIR/$GB_PREFIX" ]; }
+
 # 1. a malformed topology (unknown key on line 3)
 cat > "$tmp/bad.yaml" <<'Y'
 name: bad
@@ -25,12 +29,25 @@ is "$st" 2 "malformed topology: status 2"
 like "$out" "^gridemu: $tmp/bad.yaml:3:[0-9]+: " "malformed topology: file:line:col"
 is "$(printf '%s\n' "$out" | wc -l)" 1 "malformed topology: one line"
 ok $(nothing_left; echo $?) "malformed topology: nothing created"
+ok $(no_rundir; echo $?) "malformed topology: no run directory or lock left"
+: > "$tmp/empty.yaml"
+out=$("$GRIDEMU" up "$tmp/empty.yaml" 2>&1); st=$?
+is "$st" 2 "empty topology: status 2"
+ok $(no_rundir; echo $?) "empty topology: no run directory or lock left"
+out=$("$GRIDEMU" up "$tmp/bad.yaml" --part siteA --peer 10.9.9.9 2>&1); st=$?
+is "$st" 2 "malformed topology with --part/--peer: status 2"
+ok $(no_rundir; echo $?) "malformed topology with --part/--peer: no run directory left"
 
-# 2. a missing file
-out=$("$GRIDEMU" up "$tmp/none.yaml" 2>&1); st=$?
-ok $([ "$st" != 0 ]; echo $?) "missing file fails"
-like "$out" "none.yaml" "missing file: names the file"
-ok $(nothing_left; echo $?) "missing file: nothing created"
+# 2. a missing file, a directory, a symbolic link loop: bad input too
+ln -s "$tmp/loop" "$tmp/loop"
+for f in "$tmp/none.yaml" "$tmp" "$tmp/loop"; do
+	out=$("$GRIDEMU" up "$f" 2>&1); st=$?
+	is "$st" 2 "unreadable topology $f: status 2"
+	like "$out" "^gridemu: cannot read topology '$f': " "unreadable topology $f: names the file"
+	is "$(printf '%s\n' "$out" | wc -l)" 1 "unreadable topology $f: one line"
+	ok $(nothing_left; echo $?) "unreadable topology $f: nothing created"
+	ok $(no_rundir; echo $?) "unreadable topology $f: no run directory or lock left"
+done
 
 # 2b. the netem backend on a kernel without sch_netem (this host's, as a
 # rule; the netem tests run inside user-mode Linux): one line, nothing left.
