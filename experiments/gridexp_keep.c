@@ -149,6 +149,35 @@ static int keep_runs(struct keep *k)
 	return ret;
 }
 
+/* DEST's nearest existing ancestor must be a directory (DEST/.. of
+ * /etc/passwd/x is not): 0, or -ENOTDIR with @err naming it. */
+static int dest_parent_ok(const char *dest, char *err, size_t errlen)
+{
+	char p[PATH_MAX], *slash;
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s", dest);
+	for (;;) {
+		while ((slash = strrchr(p, '/')) && slash[1] == '\0' && slash > p)
+			*slash = '\0';     /* "a/b/" is "a/b" */
+		if (!(slash = strrchr(p, '/')))
+			snprintf(p, sizeof(p), ".");
+		else if (slash == p)
+			p[1] = '\0';       /* "/x": "/" */
+		else
+			*slash = '\0';
+		if (stat(p, &st) == 0)
+			break;
+		if (!strcmp(p, ".") || !strcmp(p, "/"))
+			return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "DEST '%s': '%s' is not a directory", dest, p);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
 int cmd_keep(int argc, char **argv)
 {
 	struct keep k = { 0 };
@@ -172,6 +201,10 @@ int cmd_keep(int argc, char **argv)
 	}
 	k.dir = argv[1];
 	dest = argv[2];
+	if (!*dest) {
+		warnx("keep: DEST '' is empty (give a new directory)");
+		return 2;
+	}
 	snprintf(meta, sizeof(meta), "%s/meta.json", k.dir);
 	if (stat(meta, &st) < 0) {
 		warnx("keep: %s: not a results directory (no meta.json)", k.dir);
@@ -184,6 +217,10 @@ int cmd_keep(int argc, char **argv)
 	if ((size_t)snprintf(k.tmp, sizeof(k.tmp), "%s.tmp-%ld", dest, (long)getpid()) >=
 	    sizeof(k.tmp)) {
 		warnx("keep: %s: path too long", dest);
+		return 2;
+	}
+	if ((ret = dest_parent_ok(dest, k.err, sizeof(k.err))) < 0) {
+		warnx("keep: %s", k.err);
 		return 2;
 	}
 	for (size_t i = 0; ret == 0 && i < sizeof(top_files) / sizeof(*top_files); i++)
