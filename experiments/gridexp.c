@@ -323,6 +323,53 @@ static int cmd_report(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The names expectations @e use, against the algorithms of what @o names
+ * (a campaign file, or results directories), before anything runs or is
+ * rewritten: 0, or the exit status with the fault said.
+ */
+static int check_names(const struct run_opts *o, const char *expect, const struct gx_expect *e,
+		       int n)
+{
+	char labels[GX_MAX_ALGOS][GX_NAME_MAX], err[1024];
+	const char *names[GX_MAX_ALGOS];
+	struct stat st;
+	int na, ret;
+
+	for (int i = 0; i < o->nfiles; i++) {
+		if (stat(o->files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if ((na = gx_results_algos(o->files[i], labels, GX_MAX_ALGOS, err,
+						   sizeof(err))) < 0) {
+				warnx("check: %s", err);
+				return na == -ENOMEM ? 1 : 2;
+			}
+		} else if (o->nfiles > 1) {
+			warnx("check: '%s' is not a results directory (several arguments are "
+			      "results directories to pool)", o->files[i]);
+			return 2;
+		} else {
+			struct gx_campaign c;
+			struct gb_diag d;
+
+			if (gx_campaign_load(o->files[i], &c, &d) < 0) {
+				print_diag(&d);
+				return 2;
+			}
+			na = c.nalgos;
+			for (int a = 0; a < na; a++)
+				snprintf(labels[a], GX_NAME_MAX, "%s", c.algos[a].label);
+			gx_campaign_release(&c);
+		}
+		for (int a = 0; a < na; a++)
+			names[a] = labels[a];
+		if ((ret = gx_expect_names(e, n, names, na, expect, err, sizeof(err))) < 0) {
+			warnx("check: %s", err);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	struct run_opts o;
@@ -345,6 +392,10 @@ static int cmd_check(int argc, char **argv)
 	if (gx_expect_load(expect, &e, &n, &d) < 0) {
 		print_diag(&d);
 		return 2;
+	}
+	if ((r = check_names(&o, expect, e, n))) {
+		free(e);
+		return r;
 	}
 	dir[0] = '\0';
 	memset(&s, 0, sizeof(s));
