@@ -149,35 +149,6 @@ static int keep_runs(struct keep *k)
 	return ret;
 }
 
-/* DEST's nearest existing ancestor must be a directory (DEST/.. of
- * /etc/passwd/x is not): 0, or -ENOTDIR with @err naming it. */
-static int dest_parent_ok(const char *dest, char *err, size_t errlen)
-{
-	char p[PATH_MAX], *slash;
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s", dest);
-	for (;;) {
-		while ((slash = strrchr(p, '/')) && slash[1] == '\0' && slash > p)
-			*slash = '\0';     /* "a/b/" is "a/b" */
-		if (!(slash = strrchr(p, '/')))
-			snprintf(p, sizeof(p), ".");
-		else if (slash == p)
-			p[1] = '\0';       /* "/x": "/" */
-		else
-			*slash = '\0';
-		if (stat(p, &st) == 0)
-			break;
-		if (!strcmp(p, ".") || !strcmp(p, "/"))
-			return 0;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "DEST '%s': '%s' is not a directory", dest, p);
-		return -ENOTDIR;
-	}
-	return 0;
-}
-
 int cmd_keep(int argc, char **argv)
 {
 	struct keep k = { 0 };
@@ -219,10 +190,12 @@ int cmd_keep(int argc, char **argv)
 		warnx("keep: %s: path too long", dest);
 		return 2;
 	}
-	if ((ret = dest_parent_ok(dest, k.err, sizeof(k.err))) < 0) {
-		warnx("keep: %s", k.err);
+	if ((ret = gx_dir_creatable(dest, k.err, sizeof(k.err))) < 0) {
+		warnx("keep: DEST '%s': '%s' %s", dest, k.err, ret == -ENOTDIR ?
+		      "is not a directory" : strerror(-ret));
 		return 2;
 	}
+	ret = 0;
 	for (size_t i = 0; ret == 0 && i < sizeof(top_files) / sizeof(*top_files); i++)
 		ret = copy_rel(&k, top_files[i], i > 2) < 0 ? -1 : 0;
 	if (ret == 0)
