@@ -143,7 +143,8 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 	o->plots = 1;
 	o->task = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;     /* one line of ours names the fault, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->scale = strtod(optarg, &end);
@@ -180,10 +181,11 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			break;
 		case 'O': o->out_root = optarg; break;
 		case 'p':
-			if (!*optarg || strlen(optarg) > 6 || strspn(optarg,
+			/* as gridemu's (gb_grid_open()) */
+			if (!*optarg || strlen(optarg) > GB_PREFIX_MAX || strspn(optarg,
 			    "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(optarg)) {
-				warnx("--prefix: '%s' must be 1 to 6 lowercase letters or digits",
-				      optarg);
+				warnx("--prefix: '%s' must be 1 to %d lowercase letters or digits",
+				      optarg, GB_PREFIX_MAX);
 				return 2;
 			}
 			o->prefix = optarg;
@@ -220,17 +222,24 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		case 'W': o->no_wait = 1; break;
 		case 'e':
 			if (!expect) {
-				usage(stderr);
+				warnx("%s: --expect is an option of 'gridexp check'", argv[0]);
 				return 2;
 			}
 			*expect = optarg;
 			break;
 		case 'h': usage(stdout); return -1;
-		default: usage(stderr); return 2;
+		case ':':
+			warnx("%s: option '%s' needs a value (see gridexp --help)", argv[0],
+			      argv[optind - 1]);
+			return 2;
+		default:
+			warnx("%s: unknown option '%s' (see gridexp --help)", argv[0],
+			      argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
+		warnx("%s: which campaign file? (see gridexp --help)", argv[0]);
 		return 2;
 	}
 	o->file = argv[optind];
@@ -304,12 +313,12 @@ static int cmd_report(int argc, char **argv)
 		} else if (argv[i][0] != '-')
 			dirs[ndirs++] = argv[i];
 		else {
-			usage(stderr);
+			warnx("report: unknown option '%s' (see gridexp --help)", argv[i]);
 			return 2;
 		}
 	}
 	if (!ndirs) {
-		usage(stderr);
+		warnx("report: which results directory? (see gridexp --help)");
 		return 2;
 	}
 	if (ndirs > 1)
@@ -444,7 +453,7 @@ static int cmd_check(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		warnx("which command? (run, report, check, slurm, keep; see gridexp --help)");
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
