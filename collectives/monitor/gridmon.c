@@ -495,7 +495,8 @@ int main(int argc, char **argv)
 
 	memset(&M, 0, sizeof(M));
 	M.g.lockfd = -1;
-	while ((opt = getopt_long(argc, argv, "o:v1h", lo, NULL)) != -1) {
+	opterr = 0;     /* one line of ours names the fault, not getopt's and the usage */
+	while ((opt = getopt_long(argc, argv, ":o:v1h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'p':
@@ -599,11 +600,19 @@ int main(int argc, char **argv)
 		case 'L': probelog = optarg; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+			fprintf(stderr, "gridmon: option '%s' needs a value (see gridmon --help)\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "gridmon: unknown option '%s' (see gridmon --help)\n",
+				argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind != argc) {
-		usage(stderr);
+		fprintf(stderr, "gridmon: unexpected argument '%s' (see gridmon --help)\n",
+			argv[optind]);
 		return 2;
 	}
 	if ((nder || version) && !oracle) {
@@ -621,7 +630,8 @@ int main(int argc, char **argv)
 	if (err < 0) {
 		fprintf(stderr, "gridmon: %s\n", e.msg[0] ? e.msg : strerror(-err));
 		gb_grid_close(&M.g);
-		return 1;
+		/* no grid up, a bad prefix, a busy one: bad input, as in gridemu */
+		return err == -ENOENT || err == -EINVAL || err == -EBUSY ? 2 : 1;
 	}
 	/* Long runs must not keep `gridemu link set` waiting. */
 	gb_grid_unlock(&M.g);
