@@ -626,7 +626,9 @@ static int cmd_help(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		printf("  %-8s %s\n", cmds[i].name, cmds[i].summary);
 	printf("\nenvironment: GRIDBED_PREFIX (default gb), GRIDBED_RUNDIR (default "
-	       "/run/gridbed), GRIDBED_TAPD\n");
+	       "/run/gridbed), GRIDBED_TAPD\n"
+	       "exit: 0 ok; 1 failure; 2 bad input, no grid up or a busy prefix; exec 127,\n"
+	       "mpirun 124 timeout; 128+N signal N (docs/exit-status.md)\n");
 	return 0;
 }
 
@@ -686,7 +688,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i >= argc) {
-		cmd_help(0, NULL);
+		fprintf(stderr, "gridemu: which command? (see gridemu help)\n");
 		return 2;
 	}
 	if ((argc = late_prefix(argc, argv, i + 1)) < 0)

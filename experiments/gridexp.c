@@ -111,7 +111,8 @@ static void usage(FILE *f)
 		"   no report)\n"
 		"\n"
 		"Exit: 0 ok; 1 a run or an expectation failed; 2 bad input or a busy\n"
-		"prefix; 128+N interrupted by signal N (everything is torn down).\n"
+		"prefix; 128+N interrupted by signal N (everything is torn down);\n"
+		"docs/exit-status.md.\n"
 		"Environment: GRIDBED_RUNDIR (default /run/gridbed).\n");
 }
 

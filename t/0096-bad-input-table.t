@@ -163,6 +163,7 @@ done <<'TABLE'
 ^gridemu: link: show or set\?	"$GRIDEMU" link
 ^gridemu: link: unknown subcommand	"$GRIDEMU" link --frob
 ^gridemu: unknown command 'frobnicate'	"$GRIDEMU" frobnicate
+^gridemu: which command	"$GRIDEMU"
 ^gridemu: cannot read topology '[^']*/none.yaml'	"$GRIDEMU" script "$W/none.yaml"
 ^gridemu: [^ ]*/bad.yaml:3:[0-9]+: 	"$GRIDEMU" script "$W/bad.yaml"
 # gridexp run: refused before a results directory or a grid (issue 49, 5, 10, 11)
@@ -219,6 +220,8 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^gridtree: unknown planner 'nope'	"$GT" plan --algo nope --matrix "$W/m.json" --root h0 --size 1K
 ^gridtree: unknown root node 'zz'	"$GT" plan --algo flat --matrix "$W/m.json" --root zz --size 1K
 ^gridtree: plan: unknown option '--frob'	"$GT" plan --algo flat --matrix "$W/m.json" --root h0 --size 1K --frob
+^gridtree: which command	"$GT"
+^gridtree: which study	"$GT" sim
 ^gridtree: stripes '0' is not a number of trees	"$GT" plan --algo flat --matrix "$W/m.json" --root h0 --size 1K --stripes 0
 # gridbcast, alone (no MPI job): refused before planning or writing (8)
 ^gridbcast: --algo '' names no algorithm	"$GB" --algo '' --sizes 1M --reps 1 --out "$W/x.csv"
@@ -233,6 +236,9 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 # gridload, gridmon, gridadvisor
 ^[^ ]*/sched.yaml:2:45: load 1: fraction '120%'	"$GL" plan --schedule "$W/sched.yaml" --topology "$TC"
 ^gridload: unknown option '--frob'	"$GL" --frob
+^gridload: unknown option '--frob'	"$GL" plan --frob
+^gridload: option '--schedule' needs a value	"$GL" plan --schedule
+^gridload: which command	"$GL"
 ^gridload: no grid with prefix '[a-z0-9]+' is up	"$GL" plan --random
 ^gridmon: no grid with prefix '[a-z0-9]+' is up	"$GM" --once
 ^gridmon: unknown option '--frob'	"$GM" --frob

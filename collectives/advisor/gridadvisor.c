@@ -135,7 +135,8 @@ static void usage(FILE *f)
 		"  --window N        calls the regression looks back at (default %d, 0: all)\n"
 		"  --max-budget S    cap of a mode-2 plan's budget (default: none)\n"
 		"  -v, --verbose     one line per decision on stderr\n"
-		"Runs until SIGTERM or SIGINT (exit 0).  Formats: docs/formats.md.\n",
+		"Runs until SIGTERM or SIGINT (exit 0).  Formats: docs/formats.md.\n"
+		"Exit: 0 ok; 1 failure; 2 bad input (docs/exit-status.md).\n",
 		GB_ADV_WINDOW);
 }
 

@@ -165,7 +165,9 @@ static void usage(FILE *f)
 		"tree_via,model,pred_model,hdr_bytes,all_returned,lower_bound,mismatches,\n"
 		"order_violations,plan_time,segment.  Times in seconds (start_time:\n"
 		"CLOCK_MONOTONIC), sizes, hdr_bytes and segment (per segment, 0: whole) in\n"
-		"bytes.  load_state is $GRIDBED_LOAD_STATE or 'none'.\n");
+		"bytes.  load_state is $GRIDBED_LOAD_STATE or 'none'.\n"
+		"Exit: 0 ok; 1 a mismatch, a timing-order violation or an error; 2 bad input\n"
+		"(docs/exit-status.md).\n");
 }
 
 static void split_list(char *s, const char **out, int max, int *n)

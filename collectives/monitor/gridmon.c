@@ -141,7 +141,8 @@ static void usage(FILE *f)
 		"               [--probe-log FILE] [-v]\n"
 		"       gridmon --print-configured [--out FILE] [--version N]\n"
 		"               [--derate LINK:ab|ba:F ...]   (oracle: the emulator's config,\n"
-		"               LINK's direction at (1 - F) of its rate)\n");
+		"               LINK's direction at (1 - F) of its rate)\n"
+		"Exit: 0 ok; 1 failure; 2 bad input or no grid up (docs/exit-status.md).\n");
 }
 
 static const char *node_name(struct mon *M, int i)

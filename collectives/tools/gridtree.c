@@ -13,7 +13,9 @@
  *	gridtree nodes (--topo FILE | --matrix FILE)
  *
  * Subcommands are dispatched from a table; each has --help.  Exit status:
- * 0 success, 1 failure, 2 usage error.  Errors are one line on stderr.
+ * 0 success, 1 failure, 2 usage error or bad input (a file that is
+ * malformed or cannot be read; docs/exit-status.md).  Errors are one line
+ * on stderr.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -594,10 +596,8 @@ struct cmdset {
 /* Run the command of @set named by argv[1], with argv[1] as its argv[0]. */
 static int dispatch(const struct cmdset *set, int argc, char **argv)
 {
-	if (argc < 2) {
-		set->usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		die_usage("which %s? (see '%s --help')", set->kind, set->path);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    (set->help_word && strcmp(argv[1], "help") == 0)) {
 		set->usage(stdout);
@@ -663,6 +663,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gridtree COMMAND [options]   (gridtree COMMAND --help)\n");
 	for (int i = 0; cmds[i].name; i++)
 		fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "exit: 0 ok; 1 failure; 2 bad input: an option, or a malformed or unreadable\n"
+		"  topology, matrix or tree file (docs/exit-status.md)\n");
 }
 
 int main(int argc, char **argv)
