@@ -356,6 +356,13 @@ static int check_overlap(const struct gb_topo *t, struct gb_err *e)
 	return 0;
 }
 
+int gb_grid_preflight(const struct gb_topo *t, struct gb_err *e)
+{
+	int err = check_overlap(t, e);
+
+	return err < 0 ? err : gb_tcp_check_kernel(t, e);
+}
+
 /* --part and --peer (partition.h): which nodes are built here. */
 static int check_part(struct gb_grid *g, const struct gb_up_opts *o, struct gb_err *e)
 {
@@ -459,8 +466,7 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 			err = -EINVAL;  /* bad input: the names, with the prefix */
 			goto out_free;
 		}
-	if ((err = check_overlap(g->topo, e)) < 0 || (err = gb_tcp_check_kernel(g->topo, e)) < 0 ||
-	    (err = check_part(g, o, e)) < 0)
+	if ((err = gb_grid_preflight(g->topo, e)) < 0 || (err = check_part(g, o, e)) < 0)
 		goto out_free;
 	if (o && o->tapd_path)
 		snprintf(tapd, sizeof(tapd), "%s", o->tapd_path);

@@ -482,16 +482,16 @@ int runner_setup(struct runner *R, const struct run_opts *o)
 		for (int a = 0; a < R->c.nalgos; a++)
 			R->use[a] = a == algo;
 	}
-	/* the hosts' congestion controls against this kernel's, as gridemu up
-	 * checks them: refused before the results directory exists, and by a
-	 * dry run too */
+	/* what gridemu up will ask this machine (the address blocks against its
+	 * routes, the hosts' congestion controls against its kernel), asked
+	 * before the results directory exists, and by a dry run too */
 	{
 		struct gb_err e = { "" };
-		int err = gb_tcp_check_kernel(R->c.topo, &e);
+		int err = gb_grid_preflight(R->c.topo, &e);
 
 		if (err < 0) {
 			warnx("%s", e.msg);
-			return err == -EINVAL ? 2 : 1;
+			return err == -EINVAL || err == -EADDRINUSE ? 2 : 1;
 		}
 	}
 	if ((ret = check_out(R, o->out_root, o->resume)) < 0)

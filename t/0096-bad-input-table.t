@@ -60,7 +60,19 @@ app:
   gap: {first: 50s, factor: 0.9}$3
 EOF
 }
+# a data block over a route of the host's (none: skip those rows)
+ROUTE=$(ip -4 route show | awk '$1 ~ /\// {print $1; exit}')
+cat > "$W/overlap.yaml" <<EOF
+name: overlap
+addressing: {data: ${ROUTE:-10.250.0.0/16}, mgmt: 10.251.0.0/16}
+sites:
+  - name: s
+    clusters:
+      - {name: c, hosts: 2}
+EOF
 camp "$W/good.yaml" "$TC"
+camp "$W/overlap-camp.yaml" "$W/overlap.yaml"
+sed -i 's/root: a-1/root: c-1/' "$W/overlap-camp.yaml"
 camp "$W/cc-camp.yaml" "$W/cc.yaml"
 camp "$W/seg0.yaml" "$TC" "
   segment: 0
@@ -130,6 +142,8 @@ while IFS=$'\t' read -r re cmd; do
 	case $re in *'$CC'*)
 		if [ -z "$CC" ]; then skip 1 "this kernel has every congestion control tried"; continue; fi
 		re=${re//\$CC/$CC} ;;
+	*overlaps*)
+		if [ -z "$ROUTE" ]; then skip 1 "the host has no subnet route to collide with"; continue; fi ;;
 	esac
 	eval "words=($cmd)"
 	refused "$re" "${words[@]}"
@@ -169,6 +183,8 @@ done <<'TABLE'
 # gridexp run: refused before a results directory or a grid (issue 49, 5, 10, 11)
 ^gridexp: [^ ]*/cc.yaml:[0-9]+:[0-9]+: host 'a-1': congestion control '$CC' is not in this kernel	"$GX" run "$W/cc-camp.yaml" --dry-run
 ^gridexp: [^ ]*/cc.yaml:[0-9]+:[0-9]+: host 'a-1': congestion control '$CC' is not in this kernel	"$GX" run "$W/cc-camp.yaml" --prefix "$GB_PREFIX"
+^gridexp: [^ ]*/overlap.yaml: data block [0-9./]+ overlaps the host's route	"$GX" run "$W/overlap-camp.yaml" --dry-run
+^gridemu: [^ ]*/overlap.yaml: data block [0-9./]+ overlaps the host's route	"$GRIDEMU" up "$W/overlap.yaml"
 ^[^ ]*/seg0.yaml:11:[0-9]+: stripes carry segments	"$GX" run "$W/seg0.yaml" --dry-run
 ^[^ ]*/seg0.yaml:11:[0-9]+: stripes carry segments	"$GX" run "$W/seg0.yaml" --prefix "$GB_PREFIX"
 ^[^ ]*/stripes.yaml:10:[0-9]+: .*sizes must increase: '1M' after 2097152 bytes	"$GX" run "$W/stripes.yaml" --dry-run
