@@ -46,6 +46,10 @@ for c in vegas westwood htcp illinois hybla veno yeah lp scalable; do
 done
 sed "s/^root: a-1\$/root: a-1\ntcp: {congestion: ${CC:-cubic}}/" "$TC" > "$W/cc.yaml"
 awk '{print} /^root:/ {print "tcp: {initcwnd: 1001}"}' "$TC" > "$W/cwnd.yaml"
+awk '{print} /^root:/ {print "tcp: {buffers: 3GiB}"}' "$TC" > "$W/buf.yaml"
+awk '{print} /^root:/ {print "tcp: {congestion: \x27\x27}"}' "$TC" > "$W/cc-empty.yaml"
+sed "s/^name: two-clusters/name: $(printf 'n%.0s' $(seq 300))/" "$TC" > "$W/long.yaml"
+printf 'name: x\0\nsites: []\n' > "$W/nul.yaml"
 # a campaign of good parts, and the same with one bad part each
 camp() { # camp FILE TOPOLOGY [APP-EXTRA]
 	cat > "$1" <<EOF
@@ -153,6 +157,11 @@ done <<'TABLE'
 ^gridemu: [^ ]*/empty.yaml:1:1: empty topology	"$GRIDEMU" up "$W/empty.yaml"
 ^gridemu: [^ ]*/bad.yaml:3:[0-9]+: 	"$GRIDEMU" up "$W/bad.yaml" --part siteA --peer 10.9.9.9
 ^gridemu: [^ ]*/cwnd.yaml:[0-9]+:[0-9]+: .*initcwnd	"$GRIDEMU" up "$W/cwnd.yaml"
+^gridemu: [^ ]*/buf.yaml:[0-9]+:[0-9]+: 	"$GRIDEMU" up "$W/buf.yaml"
+^gridemu: [^ ]*/cc-empty.yaml:[0-9]+:[0-9]+: 	"$GRIDEMU" up "$W/cc-empty.yaml"
+^gridemu: [^ ]*/long.yaml:[0-9]+:[0-9]+: 	"$GRIDEMU" up "$W/long.yaml"
+^gridemu: [^ ]*/nul.yaml:[0-9]+:[0-9]+: 	"$GRIDEMU" up "$W/nul.yaml"
+^gridemu: [^ ]*/buf.yaml:[0-9]+:[0-9]+: 	"$GRIDEMU" up "$W/buf.yaml" --part siteA --peer 10.9.9.9
 ^gridemu: [^ ]*/cc.yaml:[0-9]+:[0-9]+: host 'a-1': congestion control '$CC' is not in this kernel	"$GRIDEMU" up "$W/cc.yaml"
 ^gridemu: cannot read topology '[^']*/none.yaml': No such file	"$GRIDEMU" up "$W/none.yaml"
 ^gridemu: cannot read topology '[^']*/adir': Is a directory	"$GRIDEMU" up "$W/adir"

@@ -166,6 +166,29 @@ for f in "cycle:'h[23]' does not reach the root 'h0'" "self:'h1' is its own pare
 done
 err=$("$GT" eval --tree "$TMP/none.json" --matrix "$TMP/m.json" --size 1K 2>&1 >/dev/null); st=$?
 is "$st" 2 "eval of a missing tree file: exit 2"
+# issue 49, defect 4: one pair at 1e15 B/s (or up to 1.7e308) among 1e7 once
+# stopped the contention model's clock; plan and eval now end, with a result
+python3 - "$TMP" <<'PY'
+import json, sys
+n = 6
+names = ["a-%d" % i for i in range(1, 4)] + ["b-%d" % i for i in range(1, 4)]
+for tag, v in (("1e15", 1e15), ("max", 1.7e308)):
+    bw = [[0 if i == j else 1e7 for j in range(n)] for i in range(n)]
+    bw[0][1] = v
+    lat = [[0 if i == j else (1e-4 if i // 3 == j // 3 else 0.03) for j in range(n)] for i in range(n)]
+    json.dump({"nodes": [{"name": x, "cluster": x[0]} for x in names], "o": 1e-5, "lat": lat, "bw": bw},
+              open("%s/fast-%s.json" % (sys.argv[1], tag), "w"))
+PY
+for tag in 1e15 max; do
+	for a in mpich-g2 binomial; do
+		out=$(timeout 60 "$GT" plan --algo $a --matrix "$TMP/fast-$tag.json" --root a-1 --size 1M --format json 2>&1); st=$?
+		is "$st" 0 "plan $a with a $tag B/s pair ends (status $st)"
+		printf '%s\n' "$out" > "$TMP/fast-$a.json"
+		out=$(timeout 60 "$GT" eval --tree "$TMP/fast-$a.json" --matrix "$TMP/fast-$tag.json" --size 1M 2>&1); st=$?
+		is "$st" 0 "  and eval of its tree (status $st)"
+		like "$out" "^  contention +[0-9.]+ s" "  with a contention time"
+	done
+done
 err=$("$GT" plan --algo flat --topo "$TG" --root c2-1 --size 18446744073709551616 2>&1 >/dev/null); st=$?
 is "$st" 2 "--size 2^64: exit 2 (gridbcast refuses it too)"
 like "$err" "above 2147483647 bytes" "  and says the limit"
