@@ -119,11 +119,22 @@ void gb_grid_unlock(struct gb_grid *g);
 void gb_grid_close(struct gb_grid *g);
 
 /**
+ * gb_grid_preflight() - what gb_grid_up() asks this machine about topology
+ * @t before it creates anything, asked without creating anything: the data
+ * and management blocks against the host's routes, and the hosts'
+ * congestion controls against the kernel's (gb_tcp_check_kernel()).  For a
+ * dry run that checks what the run checks (gridexp run --dry-run).
+ * Return: 0, -EADDRINUSE (a block overlaps a route), -EINVAL (a congestion
+ * control the kernel lacks; "file:line:col: ..."), or -errno; @e explains.
+ */
+GB_WUR int gb_grid_preflight(const struct gb_topo *t, struct gb_err *e);
+
+/**
  * gb_grid_up() - build the grid of topology file @path.
  * Validation and all pre-flight checks happen before anything is created;
  * on any later failure everything created is removed again.
- * Return: 0, -EINVAL (bad topology: @e holds "file:line:col: msg"),
- * -EEXIST (a grid with this prefix is up), -EADDRINUSE (address block
+ * Return: 0, -EINVAL (bad topology: @e holds "file:line:col: msg"; also a
+ * file that cannot be read, @e naming it and why), -EEXIST (a grid with this prefix is up), -EADDRINUSE (address block
  * overlaps a host route), or -errno.
  */
 GB_WUR int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,

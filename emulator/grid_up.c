@@ -362,6 +362,13 @@ static int check_overlap(const struct gb_topo *t, struct gb_err *e)
 	return 0;
 }
 
+int gb_grid_preflight(const struct gb_topo *t, struct gb_err *e)
+{
+	int err = check_overlap(t, e);
+
+	return err < 0 ? err : gb_tcp_check_kernel(t, e);
+}
+
 /* --part and --peer (partition.h): which nodes are built here. */
 static int check_part(struct gb_grid *g, const struct gb_up_opts *o, struct gb_err *e)
 {
@@ -430,7 +437,11 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 			gb_err_set(e, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
 		else
 			gb_err_set(e, "cannot read topology '%s': %s", path, strerror(-err));
-		return err;
+		/* A file that cannot be read (missing, a directory, a symbolic
+		 * link loop) is bad input as much as a malformed one. */
+		if (err != -ENOMEM)
+			err = -EINVAL;
+		goto out_free;
 	}
 	if (!realpath(path, abspath))
 		snprintf(abspath, sizeof(abspath), "%s", path);
@@ -461,12 +472,13 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 	}
 	for (int i = 0; i < g->topo->nnodes; i++)
 		if (strlen(gb_grid_nsname(g, g->topo->nodes[i].name, name, sizeof(name))) > 64) {
-			gb_err_set(e, "node '%s': namespace name too long", g->topo->nodes[i].name);
-			err = -ENAMETOOLONG;
+			gb_err_set(e, "%s:%d:%d: node '%s': namespace name '%s' too long (64 "
+				   "characters at most)", g->topo->path, g->topo->nodes[i].line,
+				   g->topo->nodes[i].col, g->topo->nodes[i].name, name);
+			err = -EINVAL;  /* bad input: the names, with the prefix */
 			goto out_free;
 		}
-	if ((err = check_overlap(g->topo, e)) < 0 || (err = gb_tcp_check_kernel(g->topo, e)) < 0 ||
-	    (err = check_part(g, o, e)) < 0)
+	if ((err = gb_grid_preflight(g->topo, e)) < 0 || (err = check_part(g, o, e)) < 0)
 		goto out_free;
 	if (o && o->tapd_path)
 		snprintf(tapd, sizeof(tapd), "%s", o->tapd_path);

@@ -45,17 +45,25 @@ static int open_grid(struct gb_grid *g, int exclusive)
 	return 0;
 }
 
-int gridemu_attach(struct gb_grid *g)
+/* gb_grid_attach() on @g, opened with @exclusive; prints the refusal.  No
+ * grid up under this prefix (-ENOENT) is bad input, exit 2, as in gridload,
+ * gridmon, capture and mpirun (docs/exit-status.md). */
+static int attach(struct gb_grid *g, int exclusive)
 {
 	struct gb_err e = { "" };
-	int r = open_grid(g, 0);
+	int err, r = open_grid(g, exclusive);
 	if (r)
 		return r;
-	if (gb_grid_attach(g, &e) < 0) {
+	if ((err = gb_grid_attach(g, &e)) < 0) {
 		gb_grid_close(g);
-		return die(1, "", e.msg);
+		return die(err == -ENOENT ? 2 : 1, "", e.msg);
 	}
 	return 0;
+}
+
+int gridemu_attach(struct gb_grid *g)
+{
+	return attach(g, 0);
 }
 
 /* ---------------------------------------------------------------- up */
@@ -92,7 +100,8 @@ static int cmd_up(int argc, char **argv)
 					    { 0, 0, 0, 0 } };
 	struct gb_up_opts o = { .backend = "auto" };
 	int quiet = 0, c;
-	while ((c = getopt_long(argc, argv, "b:d:qh", lo, NULL)) != -1) {
+	opterr = 0;     /* one line of ours names the fault, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":b:d:qh", lo, NULL)) != -1) {
 		if (c == 'b')
 			o.backend = optarg;
 		else if (c == 'C')
@@ -115,11 +124,18 @@ static int cmd_up(int argc, char **argv)
 			o.peer = optarg;
 		else if (c == 'X')
 			o.peer_prefix = optarg;
-		else
-			return usage_up(c == 'h' ? stdout : stderr);
+		else if (c == 'h')
+			return usage_up(stdout);
+		else {
+			fprintf(stderr, "gridemu: up: %s '%s' (see gridemu up --help)\n",
+				c == ':' ? "option needs a value:" : "unknown option",
+				argv[optind - 1]);
+			return 2;
+		}
 	}
 	if (optind != argc - 1)
-		return usage_up(stderr);
+		return die(2, "up: ", optind == argc ? "which topology file? (see gridemu up --help)"
+						     : "one topology file only (see gridemu up --help)");
 
 	struct gb_grid g;
 	struct gb_err e = { "" };
@@ -250,10 +266,17 @@ static int usage_link(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+/*
+ * The words after `link set LINK`, into @c.  With @g NULL, before any grid
+ * is looked up, every value is checked but the direction is not (it names
+ * the link's ends); with @g, the direction is read against link @k.
+ * Returns 0, or 2 with the fault printed.
+ */
 static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 			struct gb_link_change *c)
 {
-	const struct gb_topo *t = g->topo;
+	const struct gb_topo *t = g ? g->topo : NULL;
+	const char *lname = t ? t->links[k].name : "set";
 	memset(c, 0, sizeof(*c));
 	c->dir = -1;
 	for (int i = 0; i < argc; i++) {
@@ -271,7 +294,9 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 			val = argv[++i];
 		}
 		int bad = 0;
-		if (!strcmp(key, "dir")) {
+		if (!strcmp(key, "dir") && !t) {
+			continue;
+		} else if (!strcmp(key, "dir")) {
 			char ab[80], ba[80];
 			const char *na = t->nodes[t->links[k].a].name, *nb = t->nodes[t->links[k].b].name;
 			snprintf(ab, sizeof(ab), "%s>%s", na, nb);
@@ -309,8 +334,8 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 			return 2;
 		}
 		if (bad) {
-			fprintf(stderr, "gridemu: link '%s': %s '%s' is not valid\n", t->links[k].name,
-				key, val);
+			fprintf(stderr, "gridemu: link %s%s%s: %s '%s' is not valid\n", t ? "'" : "",
+				lname, t ? "'" : "", key, val);
 			return 2;
 		}
 	}
@@ -324,7 +349,7 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 static int cmd_link(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_link(stderr);
+		return die(2, "link: ", "show or set? (see gridemu link --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return usage_link(stdout);
 	struct gb_grid g;
@@ -337,14 +362,16 @@ static int cmd_link(int argc, char **argv)
 		gb_grid_close(&g);
 		return 0;
 	}
-	if (strcmp(argv[1], "set") || argc < 3)
-		return usage_link(stderr);
-	if ((r = open_grid(&g, 1)))
+	if (strcmp(argv[1], "set"))
+		return die(2, "link: ", "unknown subcommand (show or set; see gridemu link --help)");
+	if (argc < 3)
+		return die(2, "link set: ", "which link? (see gridemu link show)");
+	struct gb_link_change c;
+	/* the values first: a bad one is refused whether or not a grid is up */
+	if ((r = parse_change(NULL, 0, argc - 3, argv + 3, &c)))
 		return r;
-	if (gb_grid_attach(&g, &e) < 0) {
-		gb_grid_close(&g);
-		return die(1, "", e.msg);
-	}
+	if ((r = attach(&g, 1)))
+		return r;
 	int k = gb_topo_find_link(g.topo, argv[2]);
 	if (k < 0) {
 		fprintf(stderr, "gridemu: no link '%s' in grid '%s' (see 'gridemu link show')\n",
@@ -352,7 +379,6 @@ static int cmd_link(int argc, char **argv)
 		gb_grid_close(&g);
 		return 2;
 	}
-	struct gb_link_change c;
 	if ((r = parse_change(&g, k, argc - 3, argv + 3, &c))) {
 		gb_grid_close(&g);
 		return r;
@@ -390,8 +416,14 @@ static int cmd_script(int argc, char **argv)
 		return die(2, "script: ", "which topology file?");
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
-	if (gb_topo_load(file, &t, &d) < 0) {
-		fprintf(stderr, "%s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+	int err;
+	if ((err = gb_topo_load(file, &t, &d)) < 0) {
+		/* a file that cannot be read has no line and column to name */
+		if (err == -EINVAL && d.line > 0)
+			fprintf(stderr, "gridemu: %s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+		else
+			fprintf(stderr, "gridemu: cannot read topology '%s': %s\n", file,
+				strerror(-err));
 		return 2;
 	}
 	const char *p = prefix_opt ? prefix_opt : getenv("GRIDBED_PREFIX");
@@ -596,7 +628,9 @@ static int cmd_help(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		printf("  %-8s %s\n", cmds[i].name, cmds[i].summary);
 	printf("\nenvironment: GRIDBED_PREFIX (default gb), GRIDBED_RUNDIR (default "
-	       "/run/gridbed), GRIDBED_TAPD\n");
+	       "/run/gridbed), GRIDBED_TAPD\n"
+	       "exit: 0 ok; 1 failure; 2 bad input, no grid up or a busy prefix; exec 127,\n"
+	       "mpirun 124 timeout; 128+N signal N (docs/exit-status.md)\n");
 	return 0;
 }
 
@@ -656,7 +690,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i >= argc) {
-		cmd_help(0, NULL);
+		fprintf(stderr, "gridemu: which command? (see gridemu help)\n");
 		return 2;
 	}
 	if ((argc = late_prefix(argc, argv, i + 1)) < 0)

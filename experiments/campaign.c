@@ -306,6 +306,15 @@ static int parse_gap_spec(struct ctx *c, const yaml_node_t *v, struct gx_pattern
 	return 0;
 }
 
+/* More than one tree for some size: segments go down several trees. */
+static int striped(const struct gb_stripes *st)
+{
+	for (int i = 0; i < st->n; i++)
+		if (st->k[i] > 1)
+			return 1;
+	return st->rest > 1;
+}
+
 static int parse_app(struct ctx *c, const yaml_node_t *v)
 {
 	static const char *const keys[] = { "root", "broadcasts", "size", "gap", "sizes", "reps",
@@ -412,10 +421,17 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 		return fail(c, x, "segment %s is not auto, 0 or a size in bytes (64K)",
 			    str_or_kind(c, x));
 	/* a number, or a table by message size (bcast_stripes.c): "2M:4,1" */
-	if ((x = get(c, v, "stripes")) && (!sval(x) || gb_stripes_parse(sval(x), &app->stripes) < 0))
-		return fail(c, x, "stripes must be a number of trees (1 to %d) or a table "
-			    "SIZE:K,...[,K] such as '2M:4,1', got %s", GB_STRIPES_MAX,
-			    str_or_kind(c, x));
+	if ((x = get(c, v, "stripes"))) {
+		char why[160] = "";
+
+		if (!sval(x) || gb_stripes_parse_why(sval(x), &app->stripes, why, sizeof(why)) < 0)
+			return fail(c, x, "stripes must be a number of trees (1 to %d) or a table "
+				    "SIZE:K,...[,K] such as '2M:4,1', got %s%s%s", GB_STRIPES_MAX,
+				    str_or_kind(c, x), why[0] ? ": " : "", why);
+	}
+	/* as the label mpich-g2@0:2 is refused (parse_algo) */
+	if (x && app->segment == 0 && striped(&app->stripes))
+		return fail(c, x, "stripes carry segments, and segment: 0 sends whole messages");
 	return 0;
 }
 
@@ -820,6 +836,12 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 			cp->algos[i].segment = cp->app.segment;
 		if (!cp->algos[i].stripes.rest)
 			cp->algos[i].stripes = cp->app.stripes;
+		/* the app's stripes under a label's @0, or the app's segment: 0
+		 * under a label's :K */
+		if (cp->algos[i].segment == 0 && striped(&cp->algos[i].stripes))
+			return fail(c, get(c, root, "algorithms"), "algorithm '%s': stripes carry "
+				    "segments, and segment 0 sends whole messages",
+				    cp->algos[i].label);
 	}
 	if ((x = get(c, root, "timeout"))) {
 		if ((ret = get_duration(c, x, "timeout", &cp->timeout)) < 0)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gbexp.h"
+#include "gbplan.h"
 #include "gbyaml.h"
 
 static const char *const cmp_names[] = { "le", "lt", "ge", "gt", "eq" };
@@ -82,6 +83,7 @@ static int parse_one(struct gb_yaml *y, const yaml_node_t *n, int idx, struct gx
 	snprintf(subj, sizeof(subj), "expectation %d", idx + 1);
 	memset(e, 0, sizeof(*e));
 	e->line = GB_YLINE(n);
+	e->col = GB_YCOL(n);
 	if ((ret = gb_yaml_check_map(y, n, subj, keys)) < 0)
 		return ret;
 	if (!(v = gb_yaml_get(y, n, "metric")))
@@ -184,6 +186,62 @@ cleanup:
 	gb_yaml_release(&y);
 	free(buf);
 	return ret;
+}
+
+static int in_list(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+/* "a, b, c" of @names, cut to fit @buf */
+static const char *list_text(const char *const *names, int n, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", names[i] ?: "?");
+	return buf;
+}
+
+int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, int nalgos,
+		    const char *path, char *err, size_t errlen)
+{
+	char have[512];
+
+	for (int i = 0; i < n; i++) {
+		const char *metric[2] = { e[i].metric, e[i].bmetric };
+		const char *bad = NULL, *what = NULL;
+
+		if (strcmp(e[i].algo, "*") && !in_list(algos, nalgos, e[i].algo))
+			bad = e[i].algo, what = "algo";
+		else if (e[i].of[0] && !in_list(algos, nalgos, e[i].of))
+			bad = e[i].of, what = "of";
+		if (bad) {
+			snprintf(err, errlen, "%s:%d:%d: expectation %d: %s '%s' is not an algorithm "
+				 "of the campaign (%s%s)", path, e[i].line, e[i].col, i + 1, what,
+				 bad, list_text(algos, nalgos, have, sizeof(have)),
+				 !strcmp(what, "algo") ? ", or \"*\"" : "");
+			return -EINVAL;
+		}
+		for (int k = 0; k < 2; k++)
+			if (!strncmp(metric[k], "model_error_", 12) &&
+			    !gb_costmodel_find(metric[k] + 12)) {
+				size_t h = 0;
+
+				for (int c = 0; c < gb_ncostmodels && h < sizeof(have); c++)
+					h += (size_t)snprintf(have + h, sizeof(have) - h, "%s%s",
+							      c ? ", " : "", gb_costmodels[c].name);
+				snprintf(err, errlen, "%s:%d:%d: expectation %d: metric '%s' names no "
+					 "cost model (%s)", path, e[i].line, e[i].col, i + 1,
+					 metric[k], have);
+				return -EINVAL;
+			}
+	}
+	return 0;
 }
 
 static int algo_of(const struct gx_summary *s, const char *name)

@@ -317,6 +317,17 @@ int gx_report(const char *dir, int plots, FILE *out, struct gx_summary *s, char 
 	      size_t errlen);
 
 /**
+ * gx_results_algos() - the algorithm labels of results directory @dir (its
+ * meta.json), at most @max, into @labels; reads nothing else and writes
+ * nothing (gridexp check names an expectation's algorithms with them
+ * before gx_report() rewrites the summary).
+ * Return: the number of labels, -ENOENT (not a results directory; @err),
+ * -EINVAL (@err), -errno.
+ */
+int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char *err,
+		     size_t errlen);
+
+/**
  * gx_report_pool() - one summary over results directories @dirs[0 ..
  * @ndirs-1] of the same campaign (campaign name; algorithms and conditions
  * by name), such as one seed per directory when a campaign was run in
@@ -327,7 +338,8 @@ int gx_report(const char *dir, int plots, FILE *out, struct gx_summary *s, char 
  * directory (results id, seed, scale, dilation, runs) to @out (may be
  * NULL); writes no file.  @s (optional) receives the summary.
  * Return: 0, -ENOENT (not a results directory), -EINVAL (@err: another
- * campaign, an algorithm the first directory lacks), -errno.
+ * campaign, an algorithm the first directory lacks, the same directory
+ * twice), -errno.
  */
 int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summary *s,
 		   char *err, size_t errlen);
@@ -351,7 +363,7 @@ struct gx_expect {
 	char of[GX_NAME_MAX];     /**< "": the algorithm itself */
 	char bmetric[GX_NAME_MAX]; /**< a relative bound's metric (@metric unless
 				       named); "": @value is absolute */
-	int line;
+	int line, col;             /**< where the expectation starts in its file */
 };
 
 /**
@@ -363,6 +375,17 @@ struct gx_expect {
  * Return: 0, -EINVAL (@d), -ENOMEM, -errno.
  */
 int gx_expect_load(const char *path, struct gx_expect **e, int *n, struct gb_diag *d);
+
+/**
+ * gx_expect_names() - the names the expectations of file @path use, checked
+ * before a campaign runs or a results directory is read (issue 49): each
+ * `algo` is "*" or one of @algos[0 .. @nalgos - 1] (a campaign's labels),
+ * each `of` one of them, and each model_error_<model> names a cost model of
+ * the registry (gb_costmodels).
+ * Return: 0, or -EINVAL with @err "PATH:LINE:COL: expectation K: ...".
+ */
+int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, int nalgos,
+		    const char *path, char *err, size_t errlen);
 
 /**
  * gx_expect_check() - evaluate @e against @s, printing one "PASS ..." or

@@ -119,7 +119,8 @@ static void usage(FILE *f)
 		"   no report)\n"
 		"\n"
 		"Exit: 0 ok; 1 a run or an expectation failed; 2 bad input or a busy\n"
-		"prefix; 128+N interrupted by signal N (everything is torn down).\n"
+		"prefix; 128+N interrupted by signal N (everything is torn down);\n"
+		"docs/exit-status.md.\n"
 		"Environment: GRIDBED_RUNDIR (default /run/gridbed).\n");
 }
 
@@ -151,7 +152,8 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 	o->plots = 1;
 	o->task = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;     /* one line of ours names the fault, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->scale = strtod(optarg, &end);
@@ -192,10 +194,11 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			break;
 		case 'O': o->out_root = optarg; break;
 		case 'p':
-			if (!*optarg || strlen(optarg) > 6 || strspn(optarg,
+			/* as gridemu's (gb_grid_open()) */
+			if (!*optarg || strlen(optarg) > GB_PREFIX_MAX || strspn(optarg,
 			    "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(optarg)) {
-				warnx("--prefix: '%s' must be 1 to 6 lowercase letters or digits",
-				      optarg);
+				warnx("--prefix: '%s' must be 1 to %d lowercase letters or digits",
+				      optarg, GB_PREFIX_MAX);
 				return 2;
 			}
 			o->prefix = optarg;
@@ -232,17 +235,24 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		case 'W': o->no_wait = 1; break;
 		case 'e':
 			if (!expect) {
-				usage(stderr);
+				warnx("%s: --expect is an option of 'gridexp check'", argv[0]);
 				return 2;
 			}
 			*expect = optarg;
 			break;
 		case 'h': usage(stdout); return -1;
-		default: usage(stderr); return 2;
+		case ':':
+			warnx("%s: option '%s' needs a value (see gridexp --help)", argv[0],
+			      argv[optind - 1]);
+			return 2;
+		default:
+			warnx("%s: unknown option '%s' (see gridexp --help)", argv[0],
+			      argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
+		warnx("%s: which campaign file? (see gridexp --help)", argv[0]);
 		return 2;
 	}
 	o->file = argv[optind];
@@ -354,12 +364,12 @@ static int cmd_report(int argc, char **argv)
 		} else if (argv[i][0] != '-')
 			dirs[ndirs++] = argv[i];
 		else {
-			usage(stderr);
+			warnx("report: unknown option '%s' (see gridexp --help)", argv[i]);
 			return 2;
 		}
 	}
 	if (!ndirs) {
-		usage(stderr);
+		warnx("report: which results directory? (see gridexp --help)");
 		return 2;
 	}
 	if (ndirs > 1)
@@ -369,6 +379,53 @@ static int cmd_report(int argc, char **argv)
 	if (ret < 0) {
 		warnx("%s", err);
 		return ret == -ENOENT || ret == -EINVAL ? 2 : 1;
+	}
+	return 0;
+}
+
+/*
+ * The names expectations @e use, against the algorithms of what @o names
+ * (a campaign file, or results directories), before anything runs or is
+ * rewritten: 0, or the exit status with the fault said.
+ */
+static int check_names(const struct run_opts *o, const char *expect, const struct gx_expect *e,
+		       int n)
+{
+	char labels[GX_MAX_ALGOS][GX_NAME_MAX], err[1024];
+	const char *names[GX_MAX_ALGOS];
+	struct stat st;
+	int na, ret;
+
+	for (int i = 0; i < o->nfiles; i++) {
+		if (stat(o->files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if ((na = gx_results_algos(o->files[i], labels, GX_MAX_ALGOS, err,
+						   sizeof(err))) < 0) {
+				warnx("check: %s", err);
+				return na == -ENOMEM ? 1 : 2;
+			}
+		} else if (o->nfiles > 1) {
+			warnx("check: '%s' is not a results directory (several arguments are "
+			      "results directories to pool)", o->files[i]);
+			return 2;
+		} else {
+			struct gx_campaign c;
+			struct gb_diag d;
+
+			if (gx_campaign_load(o->files[i], &c, &d) < 0) {
+				print_diag(&d);
+				return 2;
+			}
+			na = c.nalgos;
+			for (int a = 0; a < na; a++)
+				snprintf(labels[a], GX_NAME_MAX, "%s", c.algos[a].label);
+			gx_campaign_release(&c);
+		}
+		for (int a = 0; a < na; a++)
+			names[a] = labels[a];
+		if ((ret = gx_expect_names(e, n, names, na, expect, err, sizeof(err))) < 0) {
+			warnx("check: %s", err);
+			return 2;
+		}
 	}
 	return 0;
 }
@@ -395,6 +452,10 @@ static int cmd_check(int argc, char **argv)
 	if (gx_expect_load(expect, &e, &n, &d) < 0) {
 		print_diag(&d);
 		return 2;
+	}
+	if ((r = check_names(&o, expect, e, n))) {
+		free(e);
+		return r;
 	}
 	dir[0] = '\0';
 	memset(&s, 0, sizeof(s));
@@ -443,7 +504,7 @@ static int cmd_check(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		warnx("which command? (run, report, check, slurm, keep; see gridexp --help)");
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

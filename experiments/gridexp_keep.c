@@ -173,6 +173,10 @@ int cmd_keep(int argc, char **argv)
 	}
 	k.dir = argv[1];
 	dest = argv[2];
+	if (!*dest) {
+		warnx("keep: DEST '' is empty (give a new directory)");
+		return 2;
+	}
 	snprintf(meta, sizeof(meta), "%s/meta.json", k.dir);
 	if (stat(meta, &st) < 0) {
 		warnx("keep: %s: not a results directory (no meta.json)", k.dir);
@@ -187,6 +191,12 @@ int cmd_keep(int argc, char **argv)
 		warnx("keep: %s: path too long", dest);
 		return 2;
 	}
+	if ((ret = gx_dir_creatable(dest, k.err, sizeof(k.err))) < 0) {
+		warnx("keep: DEST '%s': '%s' %s", dest, k.err, ret == -ENOTDIR ?
+		      "is not a directory" : strerror(-ret));
+		return 2;
+	}
+	ret = 0;
 	for (size_t i = 0; ret == 0 && i < sizeof(top_files) / sizeof(*top_files); i++)
 		ret = copy_rel(&k, top_files[i], i > 2) < 0 ? -1 : 0;
 	if (ret == 0)

@@ -22,6 +22,7 @@
 #include "gbutil.h"
 #include "gbyaml.h"
 #include "gridexp_priv.h"
+#include "gxfile.h"
 
 int meta_lock(const char *dir)
 {
@@ -165,6 +166,26 @@ save:
 	meta_unlock(lk);
 	json_decref(j);
 	return ret;
+}
+
+int check_out(struct runner *R, const char *out_root, const char *resume)
+{
+	char dir[PATH_MAX], bad[PATH_MAX];
+	int ret;
+
+	if (resume)     /* prepare_out() only reads a --resume directory */
+		return prepare_out(R, out_root, resume) < 0 ? -2 : 0;
+	if (!*out_root) {
+		warnx("--out-root '' names no directory");
+		return -2;
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", out_root, R->c.name);
+	if ((ret = gx_dir_creatable(dir, bad, sizeof(bad))) < 0) {
+		warnx("--out-root '%s': cannot create results there: '%s' %s", out_root, bad,
+		      ret == -ENOTDIR ? "is not a directory" : strerror(-ret));
+		return -2;
+	}
+	return 0;
 }
 
 int prepare_out(struct runner *R, const char *out_root, const char *resume)

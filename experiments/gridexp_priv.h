@@ -345,6 +345,15 @@ void tcpstat_release(struct run *r);
 int prepare_out(struct runner *R, const char *out_root, const char *resume);
 
 /**
+ * check_out() - what prepare_out() would refuse, found without creating
+ * anything (a dry run checks what the run checks): --resume's directory
+ * and its match with the campaign, or that @out_root/<campaign> could be
+ * made (its nearest existing ancestor a writable directory).
+ * Return: 0, or -2 (bad input, said).
+ */
+int check_out(struct runner *R, const char *out_root, const char *resume);
+
+/**
  * write_meta() - meta.json (@fresh: anew); with @session, a new session for
  * this grid (R->meta_session its index).  Concurrent gridexps (Slurm tasks)
  * may share the directory: meta.json changes under meta_lock().

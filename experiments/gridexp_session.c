@@ -452,6 +452,7 @@ static int check_tools(const struct runner *R)
 int runner_setup(struct runner *R, const struct run_opts *o)
 {
 	struct gb_diag d;
+	int ret;
 
 	R->lockfd = -1;
 	R->task = o->task;
@@ -500,6 +501,20 @@ int runner_setup(struct runner *R, const struct run_opts *o)
 		for (int a = 0; a < R->c.nalgos; a++)
 			R->use[a] = a == algo;
 	}
+	/* what gridemu up will ask this machine (the address blocks against its
+	 * routes, the hosts' congestion controls against its kernel), asked
+	 * before the results directory exists, and by a dry run too */
+	{
+		struct gb_err e = { "" };
+		int err = gb_grid_preflight(R->c.topo, &e);
+
+		if (err < 0) {
+			warnx("%s", e.msg);
+			return err == -EINVAL || err == -EADDRINUSE ? 2 : 1;
+		}
+	}
+	if ((ret = check_out(R, o->out_root, o->resume)) < 0)
+		return 2;
 	return o->dry ? 0 : check_tools(R);
 }
 

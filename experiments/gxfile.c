@@ -3,8 +3,10 @@
  * gxfile.c - atomic file writes (gxfile.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,4 +34,36 @@ int gx_copy_atomic(const char *from, const char *to)
 		ret = gx_write_atomic(to, buf, len);
 	free(buf);
 	return ret;
+}
+
+int gx_dir_creatable(const char *path, char *bad, size_t badlen)
+{
+	char p[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!*path)
+		return -ENOENT;
+	snprintf(p, sizeof(p), "%s", path);
+	while (stat(p, &st) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR) {  /* ENOTDIR: a file above */
+			int err = -errno;
+
+			snprintf(bad, badlen, "%s", p);
+			return err;
+		}
+		while ((slash = strrchr(p, '/')) && slash[1] == '\0' && slash > p)
+			*slash = '\0';     /* "a/b/" is "a/b" */
+		if (!(slash = strrchr(p, '/')))
+			snprintf(p, sizeof(p), ".");
+		else if (slash == p)
+			p[1] = '\0';       /* "/x": "/" */
+		else
+			*slash = '\0';
+	}
+	snprintf(bad, badlen, "%s", p);
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (access(p, W_OK | X_OK) < 0)
+		return -errno;
+	return 0;
 }

@@ -28,6 +28,15 @@ int gx_write_atomic(const char *path, const void *buf, size_t len);
 /** gx_copy_atomic() - copy file @from to @to atomically.  Return: 0 or -errno. */
 int gx_copy_atomic(const char *from, const char *to);
 
+/**
+ * gx_dir_creatable() - whether directory @path (and its missing parents)
+ * could be made, checked without making anything: its nearest existing
+ * ancestor, @path itself included, must be a directory this process may
+ * write into.  The place that fails goes into @bad (the ancestor's path).
+ * Return: 0, -ENOTDIR (an ancestor is a file), -EACCES, or -errno of stat.
+ */
+int gx_dir_creatable(const char *path, char *bad, size_t badlen);
+
 #ifdef __cplusplus
 }
 #endif

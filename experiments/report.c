@@ -768,6 +768,38 @@ static void pool_coverage(const struct coll *P, const struct coll *D, const char
 		}
 }
 
+int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char *err,
+		     size_t errlen)
+{
+	char path[PATH_MAX];
+	json_error_t je;
+	json_t *meta, *a;
+	size_t i;
+	int ret, n = 0;
+
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	if (!(meta = gb_json_load_file(path, &je, &ret))) {
+		if (ret == -ENOENT || ret == -ENOTDIR) {
+			rfail(err, errlen, "'%s' is not a campaign's results directory (no "
+			      "meta.json)", dir);
+			return -ENOENT;
+		}
+		return rfail(err, errlen, "%s: %s", path, ret == -EINVAL ? je.text :
+			     strerror(-ret));
+	}
+	json_array_foreach(json_object_get(json_object_get(meta, "campaign"), "algorithms"), i,
+			   a) {
+		const char *l = json_string_value(json_object_get(a, "label"));
+
+		if (l && n < max)
+			snprintf(labels[n++], GX_NAME_MAX, "%s", l);
+	}
+	json_decref(meta);
+	if (!n)
+		return rfail(err, errlen, "%s: no algorithms", path);
+	return n;
+}
+
 int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summary *sout,
 		   char *err, size_t errlen)
 {
@@ -780,6 +812,17 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 	memset(&s, 0, sizeof(s));
 	if (ndirs < 1)
 		return rfail(err, errlen, "no results directory");
+	/* the same directory twice (DIR DIR/, a link to it) would count its
+	 * broadcasts twice */
+	for (int d = 0; d < ndirs; d++) {
+		struct stat a, b;
+
+		for (int e = 0; e < d; e++)
+			if (stat(dirs[d], &a) == 0 && stat(dirs[e], &b) == 0 &&
+			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+				return rfail(err, errlen, "'%s' and '%s' are the same results "
+					     "directory (each is pooled once)", dirs[e], dirs[d]);
+	}
 	if (!(D = calloc((size_t)ndirs, sizeof(*D))))
 		return -ENOMEM;
 	for (int d = 0; d < ndirs; d++) {

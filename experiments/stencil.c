@@ -113,7 +113,7 @@ static int usage(FILE *f)
 "  --quiet              no per-block lines\n"
 "  -h, --help\n"
 "Machines come from the rank map (gridemu mpirun) or GRIDBED_TOPOLOGY, never from\n"
-"options.  Exit status: 0, 1 failure, 2 bad usage.\n");
+"options.  Exit status: 0, 1 failure, 2 bad usage (docs/exit-status.md).\n");
 	return f == stdout ? 0 : 2;
 }
 

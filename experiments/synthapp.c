@@ -159,7 +159,9 @@ static void usage(FILE *f)
 		"                [--algo LABEL] [--cond NAME] [--rep N] [--seed N] [--warmup]\n"
 		"                [--start-clock] [--go-timeout S] [--fail-rank R --fail-at K]\n"
 		"  Run under gridemu mpirun with libgridbcast.so preloaded (gridexp does).\n"
-		"  Writes DIR/broadcasts.csv and DIR/ranks.csv; waits for DIR/go.json.\n");
+		"  Writes DIR/broadcasts.csv and DIR/ranks.csv; waits for DIR/go.json.\n"
+		"Exit: 0; 1 a mismatching byte or an error; 2 bad usage; 3 the fail knob\n"
+		"(docs/exit-status.md).\n");
 }
 
 static void sleep_until(double t)

@@ -119,7 +119,9 @@ static int usage(FILE *f)
 		"Time dilation: on a grid up with --dilate K, gridload follows the grid's K\n"
 		"  automatically: every time lasts K x as long on the wall clock (on top of\n"
 		"  --scale), flows send rate / K on the wire; times and rates printed and\n"
-		"  logged stay virtual (the topology's), and every output states K.\n",
+		"  logged stay virtual (the topology's), and every output states K.\n"
+		"Exit: 0 ok; 1 a flow or a link change failed; 2 bad input or no grid up;\n"
+		"  130 interrupted (docs/exit-status.md).\n",
 		GB_LOAD_PORT, GB_LOAD_PORTS - 1);
 	return f == stdout ? 0 : 2;
 }
@@ -155,7 +157,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, int npos, const cha
 	memset(o, 0, sizeof(*o));
 	o->mode = GB_LOAD_TRAFFIC;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", long_opts, NULL)) != -1 || optind < argc) {
+	opterr = 0;     /* one line of ours names the fault, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1 || optind < argc) {
 		if (c == -1) {
 			/* a positional argument: keep it, go on with the options */
 			if (np >= npos)
@@ -228,7 +231,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, int npos, const cha
 			break;
 		case O_PREFIX: prefix_opt = optarg; break;
 		case O_HELP: return usage(stdout) ? 2 : 1;
-		default: return usage(stderr);
+		case ':':
+			return die(2, "option '%s' needs a value (see --help)", argv[optind - 1]);
+		default:
+			return die(2, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (np != npos)
@@ -582,7 +588,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i >= argc)
-		return usage(stderr);
+		return die(2, "which command? (plan, run, flow, restore; see --help)");
 	if (!strcmp(argv[i], "help"))
 		return usage(stdout);
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)

@@ -36,7 +36,7 @@ static int usage(FILE *f)
 		"                     (the paper: 0.2; default 0)\n"
 		"  --min N            thinnest slab allowed (default 1)\n"
 		"  -h, --help         this text\n"
-		"Exit status: 0, or 2 for bad arguments.\n",
+		"Exit status: 0, or 2 for bad arguments (docs/exit-status.md).\n",
 		GB_ST_MAXDIM);
 	return f == stdout ? 0 : 2;
 }

@@ -14,6 +14,10 @@ nothing_left() {
 		! pgrep -f "gridemu-tapd.*$GRIDBED_RUNDIR/$GB_PREFIX/" >/dev/null
 }
 
+# no run directory (nor its lock file) for this prefix: a refused 'up' has
+# not left the one that gb_grid_open() made
+no_rundir() { [ ! -e "$GRIDBED_RUNDIR/$GB_PREFIX" ]; }
+
 # 1. a malformed topology (unknown key on line 3)
 cat > "$tmp/bad.yaml" <<'Y'
 name: bad
@@ -25,12 +29,25 @@ is "$st" 2 "malformed topology: status 2"
 like "$out" "^gridemu: $tmp/bad.yaml:3:[0-9]+: " "malformed topology: file:line:col"
 is "$(printf '%s\n' "$out" | wc -l)" 1 "malformed topology: one line"
 ok $(nothing_left; echo $?) "malformed topology: nothing created"
+ok $(no_rundir; echo $?) "malformed topology: no run directory or lock left"
+: > "$tmp/empty.yaml"
+out=$("$GRIDEMU" up "$tmp/empty.yaml" 2>&1); st=$?
+is "$st" 2 "empty topology: status 2"
+ok $(no_rundir; echo $?) "empty topology: no run directory or lock left"
+out=$("$GRIDEMU" up "$tmp/bad.yaml" --part siteA --peer 10.9.9.9 2>&1); st=$?
+is "$st" 2 "malformed topology with --part/--peer: status 2"
+ok $(no_rundir; echo $?) "malformed topology with --part/--peer: no run directory left"
 
-# 2. a missing file
-out=$("$GRIDEMU" up "$tmp/none.yaml" 2>&1); st=$?
-ok $([ "$st" != 0 ]; echo $?) "missing file fails"
-like "$out" "none.yaml" "missing file: names the file"
-ok $(nothing_left; echo $?) "missing file: nothing created"
+# 2. a missing file, a directory, a symbolic link loop: bad input too
+ln -s "$tmp/loop" "$tmp/loop"
+for f in "$tmp/none.yaml" "$tmp" "$tmp/loop"; do
+	out=$("$GRIDEMU" up "$f" 2>&1); st=$?
+	is "$st" 2 "unreadable topology $f: status 2"
+	like "$out" "^gridemu: cannot read topology '$f': " "unreadable topology $f: names the file"
+	is "$(printf '%s\n' "$out" | wc -l)" 1 "unreadable topology $f: one line"
+	ok $(nothing_left; echo $?) "unreadable topology $f: nothing created"
+	ok $(no_rundir; echo $?) "unreadable topology $f: no run directory or lock left"
+done
 
 # 2b. the netem backend on a kernel without sch_netem (this host's, as a
 # rule; the netem tests run inside user-mode Linux): one line, nothing left.
@@ -80,11 +97,34 @@ like "$out" "is busy" "busy lock: says so"
 ok $(nothing_left; echo $?) "busy lock: nothing created"
 exec 8>&-
 
-# 6. commands on a grid that is not up
-out=$("$GRIDEMU" status 2>&1); st=$?
-is "$st" 1 "status with no grid: status 1"
-like "$out" "no grid with prefix '$GB_PREFIX' is up" "status with no grid: says so"
-ok $([ ! -e "$GRIDBED_RUNDIR/$GB_PREFIX" ]; echo $?) "status with no grid: leaves no run directory or lock behind"
+# 6. commands on a grid that is not up: bad input (exit 2), as in gridload
+for cmd in status "link show" "link set siteA-siteB delay 5ms"; do
+	# shellcheck disable=SC2086
+	out=$("$GRIDEMU" $cmd 2>&1); st=$?
+	is "$st" 2 "$cmd with no grid: status 2"
+	like "$out" "^gridemu: no grid with prefix '$GB_PREFIX' is up$" "$cmd with no grid: one line that says so"
+	ok $(no_rundir; echo $?) "$cmd with no grid: leaves no run directory or lock behind"
+done
+# link set's values are checked before any grid is looked for
+for v in "loss 101%" "delay 1e400ms" "rate 5furlongs" "limit 0"; do
+	# shellcheck disable=SC2086
+	out=$("$GRIDEMU" link set siteA-siteB $v 2>&1); st=$?
+	is "$st" 2 "link set $v with no grid: status 2"
+	like "$out" "^gridemu: link set: ${v%% *} '${v#* }' is not valid$" "link set $v: one line naming the value ($out)"
+done
+# one line naming the fault, not the usage
+for cmd in "link" "link frob" "link set" "up" "up --frob $TOPOS/two-clusters.yaml" "up --backend" \
+	   "up $TOPOS/two-clusters.yaml $TOPOS/two-clusters.yaml"; do
+	# shellcheck disable=SC2086
+	out=$("$GRIDEMU" $cmd 2>&1); st=$?
+	is "$st:$(printf '%s\n' "$out" | wc -l)" "2:1" "$cmd: status 2, one line ($out)"
+done
+like "$("$GRIDEMU" up --frob x 2>&1)" "unknown option '--frob'" "up --frob: names the option"
+ok $(no_rundir; echo $?) "refused commands leave no run directory"
+out=$("$GRIDEMU" script "$tmp/none.yaml" 2>&1); st=$?
+is "$st" 2 "script on a missing file: status 2"
+is "$out" "gridemu: cannot read topology '$tmp/none.yaml': No such file or directory" \
+	"script on a missing file: names the file, not file:0:0"
 
 # 7. unknown link, bad value, unknown command, on a live grid
 "$GRIDEMU" up "$TOPOS/two-clusters.yaml" >/dev/null 2>&1 || bail "cannot bring the grid up"

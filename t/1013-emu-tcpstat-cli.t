@@ -15,7 +15,7 @@ tmp=$(mktemp -d /tmp/gb-tcpstat.XXXXXX)
 trap 'st=$?; rm -rf "$tmp"; (exit $st); gb_cleanup' EXIT
 
 "$GRIDEMU" tcpstat > "$tmp/none.out" 2> "$tmp/none.err"
-is "$?:$(wc -l < "$tmp/none.err")" "1:1" "no grid of this prefix: exit 1 (as status), one line ($(cat "$tmp/none.err"))"
+is "$?:$(wc -l < "$tmp/none.err")" "2:1" "no grid of this prefix: exit 2 (as status), one line ($(cat "$tmp/none.err"))"
 
 "$GRIDEMU" up "$TOPOS/two-clusters.yaml" >/dev/null 2>&1 || bail "cannot bring the grid up"
 "$GRIDEMU" tcpstat > "$tmp/a.csv"

@@ -157,7 +157,55 @@ static void test_io(void)
 		fclose(f);
 		is_int(gb_tree_load_json(&r, &s, path, err, sizeof(err)), -EINVAL,
 		       "non-spanning tree rejected");
-		ok(strstr(err, "not a broadcast tree") != NULL, "reason: %s", err);
+		{
+			char want_missing[96];
+
+			snprintf(want_missing, sizeof(want_missing), "'%s' has no parent",
+				 s.nodes[1].name);
+			ok(strstr(err, want_missing) != NULL, "reason names the node left out: %s",
+			   err);
+		}
+		/* issue 49: each fault names its node, not only the root */
+		{
+			const char *na = s.nodes[0].name, *nb = s.nodes[1].name, *nc = s.nodes[2].name;
+			char body[512], what[128];
+			struct {
+				const char *par[3];
+				const char *what;  /* the message, after the node's name */
+				const char *who;
+			} bad[] = {
+				{ { NULL, "A", "C" }, "' is its own parent", nc },
+				{ { NULL, NULL, "A" }, "' has no parent: a second root", nb },
+				{ { "B", "A", "A" }, "' has parent", na },
+				{ { NULL, "C", "B" }, "' does not reach the root", nb },
+			};
+
+			for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+				char pj[3][40];
+
+				for (int v = 0; v < 3; v++) {
+					const char *q = bad[i].par[v];
+
+					if (q)
+						snprintf(pj[v], sizeof(pj[v]), "\"%s\"",
+							 q[0] == 'A' ? na : q[0] == 'B' ? nb : nc);
+					else
+						snprintf(pj[v], sizeof(pj[v]), "null");
+				}
+				snprintf(body, sizeof(body), "{\"root\": \"%s\", \"nodes\": [\"%s\", "
+					 "\"%s\", \"%s\"], \"parent\": [%s, %s, %s]}", na, na, nb, nc,
+					 pj[0], pj[1], pj[2]);
+				f = fopen(path, "w");
+				fputs(body, f);
+				fclose(f);
+				snprintf(what, sizeof(what), "'%s%s", bad[i].who, bad[i].what);
+				err[0] = 0;
+				is_int(gb_tree_load_json(&r, &s, path, err, sizeof(err)), -EINVAL,
+				       "bad tree %zu rejected", i);
+				ok(strstr(err, what) != NULL, "  and the node named (%s): %s", what,
+				   err);
+			}
+		}
 		gb_nm_release(&s);
 	}
 	unlink(path);

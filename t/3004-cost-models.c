@@ -8,9 +8,13 @@
  *     model on expanded cluster schedules;
  *   - the effect seed 000 s3 / Fig. 9 blames: concurrent wide-area
  *     transfers that the mateescu model thinks are free make a
- *     Mateescu-style tree slower than a cluster-aware one.
+ *     Mateescu-style tree slower than a cluster-aware one;
+ *   - the contention simulation ends for any bandwidth (issue 49: one
+ *     1e15 B/s pair among 1e7 ones once stopped its clock).
  */
+#include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,6 +568,55 @@ static void test_fig9(void)
 	gb_nm_release(&m);
 }
 
+/*
+ * Issue 49, defect 4: two clusters of 3 hosts (0.1 ms inside, 30 ms between,
+ * 1e7 B/s everywhere) with one pair a-1 -> a-2 at @bw.  A binomial tree from
+ * a-1 sends 1 MB.  Rounding once left a-1 -> a-2 a few bytes short at a
+ * time whose drain, rem / 1e15 s, rounded away: the clock stopped and the
+ * loop never ended.  Now every model's answer is finite and the fast pair
+ * does not slow anything: the result is the same as with 1e12 B/s (within
+ * its own 1 MB / 1e12 = 1 us).  alarm() turns a hang back into a failure.
+ */
+static void test_contention_huge_bw(void)
+{
+	static const double bws[] = { 1e12, 1e15, 1e300, DBL_MAX };
+	struct gb_plan_args a = { .root = 0, .size = 1 << 20 };
+	double ref = NAN;
+
+	for (size_t b = 0; b < sizeof(bws) / sizeof(bws[0]); b++) {
+		struct gb_netmodel m;
+		struct gb_tree t = { 0 };
+
+		if (gb_nm_init(&m, 6) < 0 || gb_nm_set_groups(&m, 2, 2) < 0)
+			bail("init");
+		for (int i = 0; i < 6; i++) {
+			snprintf(m.nodes[i].name, sizeof(m.nodes[i].name), "%c-%d", "ab"[i / 3],
+				 i % 3 + 1);
+			m.nodes[i].cluster = m.nodes[i].site = i / 3;
+			m.o[i] = 1e-5;
+			for (int j = 0; j < 6; j++) {
+				m.lat[i * 6 + j] = i == j ? 0 : i / 3 == j / 3 ? 1e-4 : 0.03;
+				m.bw[i * 6 + j] = i == j ? 0 : 1e7;
+			}
+		}
+		m.bw[0 * 6 + 1] = bws[b];
+		if (gb_plan(gb_planner_find("binomial"), &m, &a, &t) < 0)
+			bail("binomial");
+		alarm(30);
+		double c = gb_cost_contention(&m, &t, a.size, NULL);
+		double sg = gb_cost_contention_seg(&m, &t, a.size, 65536, NULL);
+		double st = gb_cost_contention_stripes(&m, &t, 2, a.size, 65536, NULL);
+		alarm(0);
+		if (b == 0)
+			ref = c;
+		ok(isfinite(c) && isfinite(sg) && isfinite(st) && fabs(c - ref) <= 1e-6,
+		   "contention at a %g B/s pair ends: %.9f s (%.9f at 1e12), segments %.6f s, "
+		   "2 stripes %.6f s", bws[b], c, ref, sg, st);
+		gb_tree_release(&t);
+		gb_nm_release(&m);
+	}
+}
+
 int main(void)
 {
 	test_replay();
@@ -571,5 +624,6 @@ int main(void)
 	test_contention_hand();
 	test_plogp();
 	test_fig9();
+	test_contention_huge_bw();
 	return done_testing();
 }

@@ -111,8 +111,90 @@ is $? 2 "both --topo and --matrix exit 2"
 "$GT" frobnicate >/dev/null 2>&1; is $? 2 "unknown command exits 2"
 "$GT" >/dev/null 2>&1; is $? 2 "no command exits 2"
 err=$("$GT" plan --algo flat --topo "$TMP/none.yaml" --root c2-1 --size 1 2>&1); st=$?
-is "$st" 1 "missing topology file exits 1"
+is "$st" 2 "missing topology file exits 2 (bad input)"
 like "$err" "^gridtree: .*none.yaml" "and names the file"
+# issue 49: every malformed or unreadable file is bad input: exit 2, one line
+# naming the file
+badmat() { # badmat NAME PYTHON-EDIT: the 4-node matrix m.json, edited
+	python3 - "$TMP/m.json" "$TMP/$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(json.dumps(d).replace('"NaN"', 'NaN').replace('"BIG"', '1e400'))
+PY
+}
+badmat nan 'd["lat"][0][1] = "NaN"'
+badmat neg 'd["bw"][1][2] = -5'
+badmat rows 'd["lat"].pop()'
+badmat big 'd["lat"][2][3] = "BIG"'
+badmat dup 'd["nodes"][1]["name"] = "h0"'
+badmat long 'd["nodes"][1]["name"] = "x" * 40'
+printf 'name: t\nsites:\n  - nme: A\n' > "$TMP/bad.yaml"
+for f in nan neg rows big dup long; do
+	for cmd in "plan --algo flat --root h0 --size 1K" "pools --percent 50" "nodes"; do
+		# shellcheck disable=SC2086
+		err=$("$GT" $cmd --matrix "$TMP/$f.json" 2>&1 >/dev/null); st=$?
+		is "$st:$(printf '%s\n' "$err" | wc -l)" "2:1" "${cmd%% *} on a matrix with $f: exit 2, one line"
+		like "$err" "$TMP/$f.json" "  and the line names the file ($err)"
+	done
+done
+for cmd in "plan --algo flat --root a-1 --size 1K" "pools --percent 50" "nodes"; do
+	# shellcheck disable=SC2086
+	err=$("$GT" $cmd --topo "$TMP/bad.yaml" 2>&1 >/dev/null); st=$?
+	is "$st:$(printf '%s\n' "$err" | wc -l)" "2:1" "${cmd%% *} on a malformed topology: exit 2, one line"
+	like "$err" "$TMP/bad.yaml:3:[0-9]+: " "  and the line is file:line:col ($err)"
+done
+# trees: a cycle, a node of its own, a second root, not spanning; exit 2 and the node named
+"$GT" plan --algo flat --matrix "$TMP/m.json" --root h0 --size 1K --format json > "$TMP/tree.json"
+badtree() { python3 - "$TMP/tree.json" "$TMP/$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.pop("children", None)
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+badtree cycle 'p = d["parent"]; i = d["nodes"].index("h2"); j = d["nodes"].index("h3"); p[i] = "h3"; p[j] = "h2"'
+badtree self 'd["parent"][d["nodes"].index("h1")] = "h1"'
+badtree roots 'd["parent"][d["nodes"].index("h1")] = None'
+badtree short 'd["nodes"].pop(); d["parent"].pop()'
+for f in "cycle:'h[23]' does not reach the root 'h0'" "self:'h1' is its own parent" \
+	 "roots:'h1' has no parent" "short:tree has 3 nodes, the model 4"; do
+	err=$("$GT" eval --tree "$TMP/${f%%:*}.json" --matrix "$TMP/m.json" --size 1K 2>&1 >/dev/null); st=$?
+	is "$st:$(printf '%s\n' "$err" | wc -l)" "2:1" "eval of a tree with ${f%%:*}: exit 2, one line"
+	like "$err" "$TMP/${f%%:*}.json: ${f#*:}" "  and names the file and the node ($err)"
+done
+err=$("$GT" eval --tree "$TMP/none.json" --matrix "$TMP/m.json" --size 1K 2>&1 >/dev/null); st=$?
+is "$st" 2 "eval of a missing tree file: exit 2"
+# issue 49, defect 4: one pair at 1e15 B/s (or up to 1.7e308) among 1e7 once
+# stopped the contention model's clock; plan and eval now end, with a result
+python3 - "$TMP" <<'PY'
+import json, sys
+n = 6
+names = ["a-%d" % i for i in range(1, 4)] + ["b-%d" % i for i in range(1, 4)]
+for tag, v in (("1e15", 1e15), ("max", 1.7e308)):
+    bw = [[0 if i == j else 1e7 for j in range(n)] for i in range(n)]
+    bw[0][1] = v
+    lat = [[0 if i == j else (1e-4 if i // 3 == j // 3 else 0.03) for j in range(n)] for i in range(n)]
+    json.dump({"nodes": [{"name": x, "cluster": x[0]} for x in names], "o": 1e-5, "lat": lat, "bw": bw},
+              open("%s/fast-%s.json" % (sys.argv[1], tag), "w"))
+PY
+for tag in 1e15 max; do
+	for a in mpich-g2 binomial; do
+		out=$(timeout 60 "$GT" plan --algo $a --matrix "$TMP/fast-$tag.json" --root a-1 --size 1M --format json 2>&1); st=$?
+		is "$st" 0 "plan $a with a $tag B/s pair ends (status $st)"
+		printf '%s\n' "$out" > "$TMP/fast-$a.json"
+		out=$(timeout 60 "$GT" eval --tree "$TMP/fast-$a.json" --matrix "$TMP/fast-$tag.json" --size 1M 2>&1); st=$?
+		is "$st" 0 "  and eval of its tree (status $st)"
+		like "$out" "^  contention +[0-9.]+ s" "  with a contention time"
+	done
+done
+err=$("$GT" plan --algo flat --topo "$TG" --root c2-1 --size 18446744073709551616 2>&1 >/dev/null); st=$?
+is "$st" 2 "--size 2^64: exit 2 (gridbcast refuses it too)"
+like "$err" "above 2147483647 bytes" "  and says the limit"
+err=$("$GT" plan --algo flat --topo "$TG" --root c2-1 --size 1K --frob 2>&1 >/dev/null); st=$?
+is "$st:$(printf '%s\n' "$err" | wc -l)" "2:1" "an unknown option: exit 2, one line, not the usage"
+like "$err" "unknown option '--frob'" "  and names the option"
 # nodes: every host with its cluster and site, as CSV (for joining ranks.csv)
 out=$("$GT" nodes --topo "$TG"); st=$?
 is "$st" 0 "nodes --topo exits 0"
@@ -123,7 +205,7 @@ is "$(printf "%s\n" "$out" | grep -E '^(c2-1|c5-4|c8-8),' | tr '\n' ' ')" \
 "$GT" nodes --topo "$TG" --matrix "$TMP/m.json" >/dev/null 2>&1
 is $? 2 "nodes: both --topo and --matrix exit 2"
 err=$("$GT" nodes --topo "$TMP/none.yaml" 2>&1 >/dev/null); st=$?
-is "$st" 1 "nodes: a missing topology file exits 1"
+is "$st" 2 "nodes: a missing topology file exits 2"
 like "$err" "^gridtree nodes: .*none.yaml" "and names the file"
 for c in list plan eval sim nodes; do
 	out=$("$GT" $c --help); st=$?

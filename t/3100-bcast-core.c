@@ -312,6 +312,7 @@ static void test_stripes(void)
 		"4,2M:4",               /* a bare K ends the table */
 		"2M:4,", ",2M:4", "2M:4,,1", "lots:4",
 		"1K:2,2K:2,3K:2,4K:2,5K:2,6K:2,7K:2,8K:2,9K:2",   /* 9 rules */
+		"0:4,1",                /* a rule for no message (issue 49) */
 	};
 	struct gb_stripes t, keep;
 	char buf[256];
@@ -344,6 +345,29 @@ static void test_stripes(void)
 	}
 	ok(gb_stripes_parse("1K:2,2K:2,3K:2,4K:2,5K:2,6K:2,7K:2,8K:2,3", &t) == 0 && t.n == 8,
 	   "8 rules and a bare K parse (GB_STRIPE_RULES)");
+	/* issue 49: the refusal says what is wrong */
+	{
+		static const struct {
+			const char *s, *why;
+		} whys[] = {
+			{ "2M:4,1M:2", "sizes must increase: '1M' after 2097152 bytes" },
+			{ "1M:4,1M:2", "sizes must increase: '1M' after 1048576 bytes" },
+			{ "4,2", "the bare K '4' is not last" },
+			{ "2M:0", "'0' is not a number of trees from 1 to 16" },
+			{ "0", "'0' is not a number of trees from 1 to 16" },
+			{ "0:4,1", "'0:4' holds no message" },
+			{ "lots:4", "'lots' is not a size" },
+			{ "", "an empty table" },
+			{ "1K:2,2K:2,3K:2,4K:2,5K:2,6K:2,7K:2,8K:2,9K:2", "more than 8 SIZE:K rules" },
+		};
+
+		for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++) {
+			char why[160] = "";
+
+			ok(gb_stripes_parse_why(whys[i].s, &t, why, sizeof(why)) == -EINVAL &&
+			   strstr(why, whys[i].why), "'%s': %s", whys[i].s, why);
+		}
+	}
 }
 
 int main(void)

@@ -67,8 +67,8 @@ is $? 2 "pools without --percent is a usage error (exit 2)"
 is $? 2 "pools --percent 120 is a usage error (exit 2)"
 err=$("$GRIDTREE" pools --matrix "$tmp/nonesuch.json" --percent 10 2>&1)
 st=$?
-[ $st = 1 ]
-ok $? "a missing matrix file fails (exit 1)"
+[ $st = 2 ]
+ok $? "a missing matrix file is bad input (exit 2)"
 like "$err" "nonesuch\.json" "  and the message names the file"
 
 out=$("$GRIDTREE" sim gupta-fig3 --out "$tmp/fig3" --budget-ms 30 --no-plot 2>&1)

@@ -238,6 +238,26 @@ static const struct bad bads[] = {
 	  "got '2M:4,1M:2,1'" },
 	{ HEAD "algorithms: [native]\napp: {stripes: '2M:4,x'}\n", 4, 16, "got '2M:4,x'" },
 	{ HEAD "algorithms: [native]\napp: {stripes: [4]}\n", 4, 16, "got a list" },
+	/* issue 49: the app's segment 0 under stripes, as the label @0:2 */
+	{ HEAD "algorithms: [native]\napp: {segment: 0, stripes: 4}\n", 4, 28,
+	  "stripes carry segments, and segment: 0 sends whole messages" },
+	{ HEAD "algorithms: [native]\napp: {segment: 0, stripes: '1M:2,1'}\n", 4, 28,
+	  "stripes carry segments" },
+	{ HEAD "algorithms: [mpich-g2@0]\napp: {stripes: 4}\n", 3, 13,
+	  "algorithm 'mpich-g2@0': stripes carry segments" },
+	/* and a stripe table's message says what is wrong */
+	{ HEAD "algorithms: [native]\napp: {stripes: '2M:4,1M:2'}\n", 4, 16,
+	  "sizes must increase: '1M' after 2097152 bytes" },
+	{ HEAD "algorithms: [native]\napp: {stripes: '1M:4,1M:2'}\n", 4, 16,
+	  "sizes must increase: '1M' after 1048576 bytes" },
+	{ HEAD "algorithms: [native]\napp: {stripes: '1K:2,2K:2,3K:2,4K:2,5K:2,6K:2,7K:2,8K:2,9K:2'}\n",
+	  4, 16, "more than 8 SIZE:K rules" },
+	{ HEAD "algorithms: [native]\napp: {stripes: '1M:4,2,3'}\n", 4, 16,
+	  "the bare K '2' is not last" },
+	{ HEAD "algorithms: [native]\napp: {stripes: '1M:0,2'}\n", 4, 16,
+	  "'0' is not a number of trees from 1 to 16" },
+	{ HEAD "algorithms: [native]\napp: {stripes: '0:4,1'}\n", 4, 16,
+	  "'0:4' holds no message" },
 };
 
 static void test_bad(void)

@@ -26,7 +26,7 @@ GX=$GRIDBED_BUILD/experiments/gridexp
 tmp=$(mktemp -d /tmp/gb8020.XXXXXX) || bail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
-plan 21
+plan 45
 
 make_results "$tmp/s7" fig8 7 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
 	'adaptive': [(1.5, 1, 9000), (1.2, 0, 9000)], 'mateescu': [(3.0, 1, 20000), (2.0, 0, 20000)]}"
@@ -91,3 +91,35 @@ out=$("$GX" check "$tmp/s7" "$GRIDBED_SRC/experiments/fig8-expect.yaml" \
 st=$?
 is "$st:$out" "2:gridexp: check: '$GRIDBED_SRC/experiments/fig8-expect.yaml' is not a results directory (several arguments are results directories to pool)" \
 	"check with a file among the directories: exit 2, one line"
+
+# issue 49: the same directory twice (DIR DIR, DIR DIR/) would pool its
+# broadcasts twice; refused, one line
+for second in "$tmp/s7" "$tmp/s7/" "$tmp/../${tmp##*/}/s7"; do
+	out=$("$GX" check "$tmp/s7" "$second" --expect "$GRIDBED_SRC/experiments/fig8-expect.yaml" 2>&1)
+	st=$?
+	is "$st:$(wc -l <<<"$out")" "2:1" "check DIR $second: exit 2, one line ($out)"
+	like "$out" "are the same results directory" "  and says why"
+done
+out=$("$GX" report "$tmp/s8" "$tmp/s8/" 2>&1)
+is "$?:$out" "2:gridexp: '$tmp/s8' and '$tmp/s8/' are the same results directory (each is pooled once)" \
+	"report DIR DIR/: exit 2, one line"
+
+# expectations naming what the campaign has not: refused before the
+# summary is rewritten (s7's summary.json is there, from report above)
+sum7=$(cd "$tmp/s7" && find . -type f | sort | xargs md5sum)
+for bad in "algo: nosuch" "algo: mpich-g2, le: {times: 1, of: nosuch}" \
+	   "algo: mpich-g2, le: {times: 1, of: '*'}" "metric: model_error_nosuch, algo: '*'"; do
+	case $bad in metric*) line="- {$bad, le: 1}" ;;
+	*le:*) line="- {metric: loaded_mean, $bad}" ;;
+	*) line="- {metric: loaded_mean, $bad, le: 1}" ;; esac
+	printf '# a comment\n%s\n' "$line" > "$tmp/bad-expect.yaml"
+	for dirs in "$tmp/s7" "$tmp/s7 $tmp/s9"; do
+		# shellcheck disable=SC2086
+		out=$("$GX" check $dirs --expect "$tmp/bad-expect.yaml" 2>&1)
+		st=$?
+		is "$st:$(wc -l <<<"$out")" "2:1" "check ${dirs//$tmp\//} with '$bad': exit 2, one line"
+		like "$out" "^gridexp: check: $tmp/bad-expect.yaml:2:3: expectation 1: " "  at its place ($out)"
+	done
+done
+is "$(cd "$tmp/s7" && find . -type f | sort | xargs md5sum)" "$sum7" \
+	"  and no file of the results directory was written"

@@ -15,7 +15,7 @@ GX=$GRIDBED_BUILD/experiments/gridexp
 tmp=$(mktemp -d /tmp/gb8022.XXXXXX) || bail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
-plan 17
+plan 23
 
 R=$tmp/results
 make_results "$R" fig8 9 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
@@ -78,6 +78,15 @@ is "$st:$out" "2:gridexp: keep: $tmp/nothing: not a results directory (no meta.j
 	"a DIR that is not results: exit 2, one line"
 ok "$([ ! -e "$tmp/kept/x" ]; echo $?)" "  nothing made"
 
+# issue 49: an empty DEST, or one under a file, is bad input, and nothing is made
+cd "$tmp" || bail "cd $tmp"
+for d in "" "$R/meta.json/x" "$R/meta.json/x/y/"; do
+	out=$("$GX" keep "$R" "$d" 2>&1)
+	st=$?
+	like "$st:$out" "^2:gridexp: keep: DEST '$d'" "DEST '$d': exit 2, one line that names it ($out)"
+	ok "$(ls -a "$tmp" | grep -c '\.tmp-')" "  no temporary directory made"
+done
+cd - >/dev/null || bail "cd -"
 rm "$R/campaign.yaml"
 out=$("$GX" keep "$R" "$tmp/kept/y" 2>&1)
 st=$?

@@ -135,7 +135,8 @@ static void usage(FILE *f)
 		"  --window N        calls the regression looks back at (default %d, 0: all)\n"
 		"  --max-budget S    cap of a mode-2 plan's budget (default: none)\n"
 		"  -v, --verbose     one line per decision on stderr\n"
-		"Runs until SIGTERM or SIGINT (exit 0).  Formats: docs/formats.md.\n",
+		"Runs until SIGTERM or SIGINT (exit 0).  Formats: docs/formats.md.\n"
+		"Exit: 0 ok; 1 failure; 2 bad input (docs/exit-status.md).\n",
 		GB_ADV_WINDOW);
 }
 
@@ -518,7 +519,8 @@ static int parse_args(struct adv *A, int argc, char **argv)
 	A->max_size = 2 * 1048576;
 	A->window = GB_ADV_WINDOW;
 	A->seed = 1;
-	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
+	opterr = 0;     /* one line of ours names the fault, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'm': A->matrix = optarg; break;
 		case 'o': A->out = optarg; break;
@@ -568,11 +570,21 @@ static int parse_args(struct adv *A, int argc, char **argv)
 			break;
 		case 'v': A->verbose = 1; break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return 2;
+		case ':':
+			fprintf(stderr, "gridadvisor: option '%s' needs a value (see gridadvisor "
+				"--help)\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "gridadvisor: unknown option '%s' (see gridadvisor --help)\n",
+				argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind != argc || !A->matrix || !A->out) {
-		usage(stderr);
+		fprintf(stderr, "gridadvisor: %s%s%s (see gridadvisor --help)\n",
+			optind != argc ? "unexpected argument '" : !A->matrix ? "--matrix FILE is "
+			"required" : "--out DIR is required", optind != argc ? argv[optind] : "",
+			optind != argc ? "'" : "");
 		return 2;
 	}
 	A->p = gb_planner_find(planner);

@@ -268,10 +268,19 @@ struct gb_stripes {
  * trees for every size, or "SIZE:K,SIZE:K,...[,K]" (sizes as
  * gb_parse_size() reads them, strictly increasing; a last bare K for the
  * messages larger than every SIZE, else 1), e.g. "2M:4,1"; every K from
- * 1 to GB_STRIPES_MAX, at most GB_STRIPE_RULES sizes.
+ * 1 to GB_STRIPES_MAX, at most GB_STRIPE_RULES sizes, each above 0.
  * Return: 0, or -EINVAL (@out unchanged).
  */
 int gb_stripes_parse(const char *s, struct gb_stripes *out);
+
+/**
+ * gb_stripes_parse_why() - gb_stripes_parse(), and on -EINVAL what is wrong
+ * in @why (may be NULL), one phrase that quotes the part at fault: "sizes
+ * must increase: '1M' after 2097152 bytes", "more than 8 SIZE:K rules",
+ * "the bare K '4' is not last ...", "'0' is not a number of trees from 1
+ * to 16", "'0:4' holds no message ...".
+ */
+int gb_stripes_parse_why(const char *s, struct gb_stripes *out, char *why, size_t whylen);
 
 /** gb_stripes_for() - the trees a segmented message of @bytes goes down (1 for NULL). */
 int gb_stripes_for(const struct gb_stripes *t, double bytes);

@@ -444,11 +444,15 @@ int gb_bcast_opts_env(struct gb_bcast_opts *o)
 				"bytes (K, M suffixes)", s);
 		ret = -EINVAL;
 	}
-	if (ret == 0 && (s = getenv("GRIDBED_STRIPES")) && *s &&
-	    gb_stripes_parse(s, &o->stripes) < 0) {
-		gb_bcast_seterr("GRIDBED_STRIPES='%.60s': not a number of trees from 1 to %d, "
-				"nor 'SIZE:K,...[,K]' with sizes increasing", s, GB_STRIPES_MAX);
-		ret = -EINVAL;
+	if (ret == 0 && (s = getenv("GRIDBED_STRIPES")) && *s) {
+		char why[160];
+
+		if (gb_stripes_parse_why(s, &o->stripes, why, sizeof(why)) < 0) {
+			gb_bcast_seterr("GRIDBED_STRIPES='%.60s': not a number of trees from 1 to "
+					"%d, nor a table 'SIZE:K,...[,K]': %s", s, GB_STRIPES_MAX,
+					why);
+			ret = -EINVAL;
+		}
 	}
 	if ((s = getenv("GRIDBED_BCAST_ISEND")) && atoi(s) > 0)
 		o->flags |= GB_BCAST_ISEND;

@@ -106,6 +106,23 @@ __attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt,
 	exit(1);
 }
 
+/* Bad input: one line naming the fault (rank 0 says it), exit 2 on every
+ * rank, before anything is planned, timed or written. */
+__attribute__((format(printf, 1, 2), noreturn)) static void refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!world_rank) {
+		fputs("gridbcast: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	MPI_Finalize();
+	exit(2);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -148,7 +165,9 @@ static void usage(FILE *f)
 		"tree_via,model,pred_model,hdr_bytes,all_returned,lower_bound,mismatches,\n"
 		"order_violations,plan_time,segment.  Times in seconds (start_time:\n"
 		"CLOCK_MONOTONIC), sizes, hdr_bytes and segment (per segment, 0: whole) in\n"
-		"bytes.  load_state is $GRIDBED_LOAD_STATE or 'none'.\n");
+		"bytes.  load_state is $GRIDBED_LOAD_STATE or 'none'.\n"
+		"Exit: 0 ok; 1 a mismatch, a timing-order violation or an error; 2 bad input\n"
+		"(docs/exit-status.md).\n");
 }
 
 static void split_list(char *s, const char **out, int max, int *n)
@@ -199,13 +218,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->load_state = getenv("GRIDBED_LOAD_STATE") && *getenv("GRIDBED_LOAD_STATE") ?
 				getenv("GRIDBED_LOAD_STATE") : "none";
 	o->algos[o->nalgos++] = "native";
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	opterr = 0;     /* refuse() says it in one line */
+	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
 		switch (c) {
 		case 'a': {
 			const char *tmp[MAX_ALGOS];
 			int nt = 0;
 
 			split_list(optarg, tmp, MAX_ALGOS, &nt);
+			if (!nt)
+				refuse("--algo '%s' names no algorithm", optarg);
 			for (int i = 0; i < nt; i++) {
 				if (!strcmp(tmp[i], "all")) {
 					all = 1;
@@ -213,33 +235,31 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				}
 				if (strcmp(tmp[i], "native") && strcmp(tmp[i], "adaptive") &&
 				    !gb_planner_find(tmp[i]))
-					goto bad_algo;
+					refuse("unknown algorithm '%s' (see gridtree list)", tmp[i]);
 				if (strcmp(tmp[i], "native") && o->nalgos < MAX_ALGOS)
 					o->algos[o->nalgos++] = tmp[i];
 			}
 			break;
-bad_algo:
-			if (!world_rank)
-				fprintf(stderr, "gridbcast: unknown algorithm '%s' (see gridtree "
-					"list)\n", tmp[0]);
-			MPI_Finalize();
-			exit(2);
 		}
 		case 's':
+			nsz = 0;
 			split_list(optarg, sz, MAX_SIZES, &nsz);
+			if (!nsz)
+				refuse("--sizes '%s' names no size", optarg);
 			break;
 		case 'n':
 			o->reps = (int)strtol(optarg, &end, 10);
-			if (*end || o->reps < 1)
-				goto usage_err;
+			if (!*optarg || *end || o->reps < 1)
+				refuse("--reps '%s' is not a number of broadcasts (1 or more)", optarg);
 			break;
 		case 'r': o->root = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'R': o->ranks = optarg; break;
 		case 'w':
 			o->warmup = (int)strtol(optarg, &end, 10);
-			if (*end || o->warmup < 0)
-				goto usage_err;
+			if (!*optarg || *end || o->warmup < 0)
+				refuse("--warmup '%s' is not a number of broadcasts (0 or more)",
+				       optarg);
 			break;
 		case 'I': o->bo.flags |= GB_BCAST_ISEND; break;
 		case 'C': o->connect = 0; break;
@@ -252,12 +272,13 @@ bad_algo:
 			}
 			break;
 		case 'k':
-			if (gb_stripes_parse(optarg, &o->bo.stripes) < 0) {
-				if (!world_rank)
-					fprintf(stderr, "gridbcast: --stripes: '%s' is not a number "
-						"of trees from 1 to %d, nor 'SIZE:K,...[,K]' with "
-						"sizes increasing\n", optarg, GB_STRIPES_MAX);
-				goto usage_exit;
+			{
+				char why[160];
+
+				if (gb_stripes_parse_why(optarg, &o->bo.stripes, why, sizeof(why)) < 0)
+					refuse("--stripes: '%s' is not a number of trees from 1 to "
+					       "%d, nor a table 'SIZE:K,...[,K]': %s", optarg,
+					       GB_STRIPES_MAX, why);
 			}
 			break;
 		case 'S': o->bo.flags |= GB_BCAST_SHARED; break;
@@ -292,8 +313,10 @@ bad_algo:
 				usage(stdout);
 			MPI_Finalize();
 			exit(0);
+		case ':':
+			refuse("option '%s' needs a value", argv[optind - 1]);
 		default:
-			goto usage_err;
+			refuse("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (all)
@@ -306,7 +329,7 @@ bad_algo:
 				o->algos[o->nalgos++] = gb_planners[i].name;
 		}
 	for (int i = 0; i < nsz; i++) {
-		if (gb_parse_size(sz[i], &o->sizes[i]) < 0 || o->sizes[i] > 2147483647.0) {
+		if (gb_parse_size(sz[i], &o->sizes[i]) < 0 || o->sizes[i] > GB_MSG_MAX) {
 			if (!world_rank)
 				fprintf(stderr, "gridbcast: size '%s' is not a size (use bytes, or "
 					"64K, 1M, ...)\n", sz[i]);
@@ -314,12 +337,15 @@ bad_algo:
 		}
 	}
 	o->nsizes = nsz;
-	if (optind < argc || !nsz || o->reps < 1 || !o->out || o->nalgos < 1)
-		goto usage_err;
+	if (optind < argc)
+		refuse("unexpected argument '%s'", argv[optind]);
+	if (!nsz)
+		refuse("--sizes is required");
+	if (o->reps < 1)
+		refuse("--reps is required");
+	if (!o->out || !*o->out)
+		refuse("--out FILE.csv is required");
 	return;
-usage_err:
-	if (!world_rank)
-		usage(stderr);
 usage_exit:
 	MPI_Finalize();
 	exit(2);

@@ -352,10 +352,22 @@ static double advance(struct csim *s, struct flow **act, int na, int *dirty, dou
 	}
 	if (isinf(tn))
 		return tn;
+	/*
+	 * A flow whose own drain time is the event (or rounds to it) is
+	 * drained exactly, not by rate * (tn - now): the clock is a double, so
+	 * tn - now carries an error of up to one unit in the last place of
+	 * now, and at a large rate that error is bytes.  Subtracting would
+	 * leave a residue above the finishing threshold whose drain time,
+	 * now + rem / rate, rounds back to now (at 1e15 B/s a few bytes take
+	 * 1e-15 s, below the clock's resolution at 0.03 s): the clock would
+	 * never move again.  Draining the event's flows makes every call
+	 * finish at least one flow or reach the pending start, so the
+	 * simulation ends for any bandwidth.
+	 */
 	for (int k = 0; k < na; k++) {
 		struct flow *f = act[k];
 
-		if (isinf(f->rate))
+		if (isinf(f->rate) || now + f->rem / f->rate <= tn)
 			f->rem = 0;
 		else
 			f->rem -= f->rate * (tn - now);

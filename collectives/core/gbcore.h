@@ -45,6 +45,10 @@ struct gb_topo;
  */
 int gb_parse_size(const char *s, double *bytes);
 
+/** The largest message gridbcast broadcasts, and so the largest size gridtree
+ *  plans for: MPI counts are ints. */
+#define GB_MSG_MAX 2147483647.0
+
 /** A segment size that lets the broadcast's root choose (GRIDBED_SEGMENT=auto). */
 #define GB_SEG_AUTO (-1.0)
 

@@ -360,6 +360,50 @@ int gb_tree_load_json(struct gb_tree *t, const struct gb_netmodel *m, const char
 	return ret;
 }
 
+/*
+ * The parent array @par of a tree file, against root @r: the first node at
+ * fault, by name, in @err ("'a-2' is its own parent", "'b-1' has no parent:
+ * a second root besides 'a-1'", "root 'a-1' has parent 'b-1'", "'a-3' does
+ * not reach the root 'a-1' (a cycle)").  Return: 0, or -EINVAL.
+ */
+static int tree_named_fault(const struct gb_netmodel *m, const int *par, int r,
+			    const char *path, char *err, size_t errlen)
+{
+	int n = m->n;
+
+	if (par[r] >= 0) {
+		gb_errf(err, errlen, "%s: the root '%s' has parent '%s'", path, m->nodes[r].name,
+			m->nodes[par[r]].name);
+		return -EINVAL;
+	}
+	for (int v = 0; v < n; v++) {
+		if (v == r)
+			continue;
+		if (par[v] == v) {
+			gb_errf(err, errlen, "%s: '%s' is its own parent", path, m->nodes[v].name);
+			return -EINVAL;
+		}
+		if (par[v] < 0) {
+			gb_errf(err, errlen, "%s: '%s' has no parent: a second root besides '%s', "
+				"or a node left out", path, m->nodes[v].name, m->nodes[r].name);
+			return -EINVAL;
+		}
+	}
+	/* every chain of parents reaches the root within n steps, or loops */
+	for (int v = 0; v < n; v++) {
+		int u = v, k = 0;
+
+		while (u != r && k++ <= n)
+			u = par[u];
+		if (u != r) {
+			gb_errf(err, errlen, "%s: '%s' does not reach the root '%s' (its parents "
+				"form a cycle)", path, m->nodes[v].name, m->nodes[r].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json_t *root,
 		      const char *path, char *err, size_t errlen)
 {
@@ -473,6 +517,8 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 			}
 		}
 	}
+	if (tree_named_fault(m, par, r, path, err, errlen) < 0)
+		goto cleanup;
 	ret = gb_tree_init(&d, n, r);
 	if (ret < 0)
 		goto cleanup;

@@ -145,7 +145,8 @@ static void usage(FILE *f)
 		"               [--derate LINK:ab|ba:F ...]   (oracle: the emulator's config,\n"
 		"               LINK's direction at (1 - F) of its rate)\n"
 		"--avoid HOST: no probe starts from or ends at HOST (a campaign passes its\n"
-		"  broadcast root) while HOST's cluster has another host to represent it\n");
+		"  broadcast root) while HOST's cluster has another host to represent it\n"
+		"Exit: 0 ok; 1 failure; 2 bad input or no grid up (docs/exit-status.md).\n");
 }
 
 static const char *node_name(struct mon *M, int i)
@@ -500,7 +501,8 @@ int main(int argc, char **argv)
 
 	memset(&M, 0, sizeof(M));
 	M.g.lockfd = -1;
-	while ((opt = getopt_long(argc, argv, "o:v1h", lo, NULL)) != -1) {
+	opterr = 0;     /* one line of ours names the fault, not getopt's and the usage */
+	while ((opt = getopt_long(argc, argv, ":o:v1h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'p':
@@ -605,11 +607,19 @@ int main(int argc, char **argv)
 		case 'A': avoid = optarg; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+			fprintf(stderr, "gridmon: option '%s' needs a value (see gridmon --help)\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "gridmon: unknown option '%s' (see gridmon --help)\n",
+				argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind != argc) {
-		usage(stderr);
+		fprintf(stderr, "gridmon: unexpected argument '%s' (see gridmon --help)\n",
+			argv[optind]);
 		return 2;
 	}
 	if ((nder || version) && !oracle) {
@@ -627,7 +637,8 @@ int main(int argc, char **argv)
 	if (err < 0) {
 		fprintf(stderr, "gridmon: %s\n", e.msg[0] ? e.msg : strerror(-err));
 		gb_grid_close(&M.g);
-		return 1;
+		/* no grid up, a bad prefix, a busy one: bad input, as in gridemu */
+		return err == -ENOENT || err == -EINVAL || err == -EBUSY ? 2 : 1;
 	}
 	/* Long runs must not keep `gridemu link set` waiting. */
 	gb_grid_unlock(&M.g);

@@ -865,7 +865,8 @@ static void usage(FILE *f)
 		"                      DIR/changed/<root>.json (gridbed-tree format)\n"
 		"  --no-shortcut       ablation: without Fig. 3\n"
 		"  --no-serial         ablation: without criterion (4)\n"
-		"  --verbose           progress on stderr every 5 s\n",
+		"  --verbose           progress on stderr every 5 s\n"
+		"Exit: 0 converged; 1 not, or an error; 2 bad usage (docs/exit-status.md).\n",
 		PHX_PORT_DEFAULT);
 }
 

@@ -38,7 +38,6 @@ int gb_cmd_nodes(int argc, char **argv)
 	struct gb_netmodel m = { 0 };
 	const char *matrix = NULL, *topo = NULL;
 	int c, st;
-	char err[TOOL_ERR_MAX];
 
 	optind = 0;
 	while ((c = tool_getopt(argc, argv, "m:t:h", lopts, &cli, &st)) != -1) {
@@ -50,14 +49,11 @@ int gb_cmd_nodes(int argc, char **argv)
 	if (st >= 0)
 		return st;
 	if (!matrix == !topo) {
-		fprintf(stderr, PROG ": need one of --matrix, --topo\n");
-		usage(stderr);
+		fprintf(stderr, PROG ": need one of --matrix, --topo (see --help)\n");
 		return TOOL_EXIT_USAGE;
 	}
-	if (tool_load_model(&m, topo, matrix, 0.0, err, sizeof(err)) < 0) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 1;
-	}
+	if ((st = tool_load_model_cli(PROG, &m, topo, matrix, 0.0)))
+		return st;
 	printf("name,cluster,site\n");
 	for (int i = 0; i < m.n; i++)
 		printf("%s,%s,%s\n", m.nodes[i].name, m.cluster_names[m.nodes[i].cluster],

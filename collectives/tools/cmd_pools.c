@@ -49,7 +49,7 @@ int gb_cmd_pools(int argc, char **argv)
 	double percent = NAN;
 	int cap = 0, c, ret, st, status = 1;
 	int *pool = NULL;
-	char *end, err[TOOL_ERR_MAX];
+	char *end;
 
 	optind = 0;
 	while ((c = tool_getopt(argc, argv, "m:t:p:c:h", lopts, &cli, &st)) != -1) {
@@ -85,14 +85,12 @@ int gb_cmd_pools(int argc, char **argv)
 	if (st >= 0)
 		return st;
 	if (!matrix == !topo || isnan(percent)) {
-		fprintf(stderr, PROG ": need --percent and one of --matrix, --topo\n");
-		usage(stderr);
+		fprintf(stderr, PROG ": need --percent and one of --matrix, --topo (see --help)\n");
 		return 2;
 	}
-	if (tool_load_model(&m, topo, matrix, 0.0, err, sizeof(err)) < 0) {
-		fprintf(stderr, PROG ": %s\n", err);
+	if ((status = tool_load_model_cli(PROG, &m, topo, matrix, 0.0)))
 		goto cleanup;
-	}
+	status = 1;
 	pool = malloc(sizeof(int) * (size_t)m.n);
 	if (!pool) {
 		fprintf(stderr, PROG ": %s\n", strerror(ENOMEM));

@@ -13,7 +13,9 @@
  *	gridtree nodes (--topo FILE | --matrix FILE)
  *
  * Subcommands are dispatched from a table; each has --help.  Exit status:
- * 0 success, 1 failure, 2 usage error.  Errors are one line on stderr.
+ * 0 success, 1 failure, 2 usage error or bad input (a file that is
+ * malformed or cannot be read; docs/exit-status.md).  Errors are one line
+ * on stderr.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -91,16 +93,13 @@ struct cmd_opts {
 	{ "arrivals", no_argument, NULL, OPT_ARRIVALS },       \
 	{ "stripes", required_argument, NULL, OPT_STRIPES }
 
-/* Load the model named by --topo or --matrix; prints the error. */
+/* Load the model named by --topo or --matrix; prints the error.  Returns 0
+ * or the exit status (2: the file is at fault). */
 static int load_model(const struct cmd_opts *co, struct gb_netmodel *m)
 {
-	char err[TOOL_ERR_MAX];
-
 	if (!!co->topo == !!co->matrix)
 		die_usage("give exactly one of --topo FILE and --matrix FILE");
-	if (tool_load_model(m, co->topo, co->matrix, co->o, err, sizeof(err)) < 0)
-		return fail("%s", err);
-	return 0;
+	return tool_load_model_cli("gridtree", m, co->topo, co->matrix, co->o);
 }
 
 static int parse_node(const struct gb_netmodel *m, const char *s)
@@ -124,6 +123,9 @@ static double parse_size_opt(const char *s)
 
 	if (gb_parse_size(s, &b) < 0)
 		die_usage("size '%s' is not a size (use bytes, or 64K, 1M, ...)", s);
+	if (b > GB_MSG_MAX)
+		die_usage("size '%s' is above %.0f bytes, the largest message gridbcast sends", s,
+			  GB_MSG_MAX);
 	return b;
 }
 
@@ -437,8 +439,8 @@ static int cmd_plan(int argc, char **argv)
 		die_usage("plan: --root is required");
 	if (a.size < 0)
 		die_usage("plan: --size is required");
-	if (load_model(&co, &m) || at_size(&m, a.size))
-		return 1;
+	if ((ret = load_model(&co, &m)) || (ret = at_size(&m, a.size)))
+		return ret;
 	a.root = parse_node(&m, root);
 	if (a.root < 0) {
 		gb_nm_release(&m);
@@ -532,14 +534,17 @@ static int cmd_eval(int argc, char **argv)
 		die_usage("eval: --arrivals goes with the text format only");
 	if (size < 0)
 		die_usage("eval: --size is required");
-	if (load_model(&co, &m) || at_size(&m, size))
-		return 1;
+	if ((ret = load_model(&co, &m)) || (ret = at_size(&m, size)))
+		return ret;
 	ret = gb_tree_load_json(&t, &m, tree, err, sizeof(err));
 	if (ret < 0) {
+		/* the tree file is the user's input: malformed or unreadable, exit 2 */
 		gb_nm_release(&m);
 		if (err[0])
-			return fail("%s", err);
-		return fail("cannot load tree '%s': %s", tree, strerror(-ret));
+			fail("%s", err);
+		else
+			fail("cannot load tree '%s': %s", tree, strerror(-ret));
+		return tool_input_status(ret);
 	}
 	ret = 0;
 	if (co.format == 1) {
@@ -591,10 +596,8 @@ struct cmdset {
 /* Run the command of @set named by argv[1], with argv[1] as its argv[0]. */
 static int dispatch(const struct cmdset *set, int argc, char **argv)
 {
-	if (argc < 2) {
-		set->usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		die_usage("which %s? (see '%s --help')", set->kind, set->path);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    (set->help_word && strcmp(argv[1], "help") == 0)) {
 		set->usage(stdout);
@@ -660,6 +663,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gridtree COMMAND [options]   (gridtree COMMAND --help)\n");
 	for (int i = 0; cmds[i].name; i++)
 		fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "exit: 0 ok; 1 failure; 2 bad input: an option, or a malformed or unreadable\n"
+		"  topology, matrix or tree file (docs/exit-status.md)\n");
 }
 
 int main(int argc, char **argv)

@@ -12,8 +12,14 @@
 int tool_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
 		const struct tool_cli *cli, int *status)
 {
-	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	char sopts[64];
+	int c;
 
+	/* a leading ':' tells a missing argument from an unknown option; the
+	 * message is ours, one line, not getopt's and the usage */
+	snprintf(sopts, sizeof(sopts), ":%s", shortopts[0] == ':' ? shortopts + 1 : shortopts);
+	opterr = 0;
+	c = getopt_long(argc, argv, sopts, longopts, NULL);
 	*status = -1;
 	if (c == 'h') {
 		cli->usage(stdout);
@@ -21,7 +27,8 @@ int tool_getopt(int argc, char **argv, const char *shortopts, const struct optio
 		return -1;
 	}
 	if (c == '?' || c == ':') {
-		cli->usage(stderr);
+		fprintf(stderr, "%s: %s '%s' (see --help)\n", cli->prog,
+			c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
 		*status = TOOL_EXIT_USAGE;
 		return -1;
 	}
@@ -30,6 +37,23 @@ int tool_getopt(int argc, char **argv, const char *shortopts, const struct optio
 		*status = TOOL_EXIT_USAGE;
 	}
 	return c;
+}
+
+int tool_input_status(int err)
+{
+	return err == -ENOMEM ? 1 : TOOL_EXIT_USAGE;
+}
+
+int tool_load_model_cli(const char *prog, struct gb_netmodel *m, const char *topo,
+			const char *matrix, double o)
+{
+	char err[TOOL_ERR_MAX];
+	int ret = tool_load_model(m, topo, matrix, o, err, sizeof(err));
+
+	if (ret == 0)
+		return 0;
+	fprintf(stderr, "%s: %s\n", prog, err[0] ? err : strerror(-ret));
+	return tool_input_status(ret);
 }
 
 int tool_simout_opt(struct tool_simout *so, int c, const char *arg)

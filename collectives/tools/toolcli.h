@@ -31,8 +31,8 @@ struct tool_cli {
 /**
  * tool_getopt() - getopt_long() that handles what every tool does the same
  * way: 'h' (the --help option, which each table maps to 'h') prints the
- * usage on stdout; an unknown option or a missing argument prints it on
- * stderr; an argument left after the options is "PROG: unexpected argument
+ * usage on stdout; an unknown option or a missing argument is one line on
+ * stderr, "PROG: unknown option '--x' (see --help)"; an argument left after the options is "PROG: unexpected argument
  * 'ARG'".  The caller's switch sees only its own options.
  * Return: the next option, as getopt_long(); -1 when the caller stops
  * parsing, with *@status set: -1 to go on (every option read, no argument
@@ -41,6 +41,24 @@ struct tool_cli {
  */
 int tool_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
 		const struct tool_cli *cli, int *status);
+
+/**
+ * tool_load_model_cli() - tool_load_model() for a command: on failure its
+ * message goes to stderr in one line, "PROG: why".  A file given on the
+ * command line that is malformed or cannot be read is the user's input at
+ * fault, as a bad option is (docs/exit-status.md).
+ * Return: 0, or the exit status: TOOL_EXIT_USAGE for a bad or unreadable
+ * file, 1 when memory ran out.
+ */
+int tool_load_model_cli(const char *prog, struct gb_netmodel *m, const char *topo,
+			const char *matrix, double o);
+
+/**
+ * tool_input_status() - the exit status for -errno @err met while reading a
+ * file the user named: 1 for -ENOMEM (the machine's fault), else
+ * TOOL_EXIT_USAGE (malformed, missing, a directory, unreadable).
+ */
+int tool_input_status(int err);
 
 /**
  * struct tool_simout - a simulator's output options: --out DIR, the folder
