@@ -699,7 +699,7 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 {
 	static const char *const keys[] = { "period", "bytes_per_probe", "max_bytes_per_period",
 					    "rtt_count", "concurrency", "transfer",
-					    "publish_change", "oracle", NULL };
+					    "publish_change", "oracle", "sites_free", NULL };
 	struct gx_monitor *m = &c->c->monitor;
 	const yaml_node_t *x;
 	double sz;
@@ -746,6 +746,9 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 	    (ret = get_number(c, x, "publish_change", &m->publish_change)) < 0)
 		return ret;
 	if ((x = get(c, v, "oracle")) && (ret = get_bool(c, x, "oracle", &m->oracle)) < 0)
+		return ret;
+	if ((x = get(c, v, "sites_free")) &&
+	    (ret = get_bool(c, x, "sites_free", &m->sites_free)) < 0)
 		return ret;
 	return 0;
 }

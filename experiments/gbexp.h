@@ -145,6 +145,8 @@ struct gx_monitor {
 	int concurrency;          /**< pairs per stage; -1 = gridmon's default */
 	int fixed;                /**< transfer: fixed (1) or steady (0) */
 	double publish_change;    /**< < 0 = gridmon's default */
+	int sites_free;           /**< `sites_free: true`: gridmon --sites-free (no site
+				       access link is a shared bottleneck; mon_sched.c) */
 	int oracle;               /**< 1: no gridmon; the emulator's configuration with the
 				       loads that are on (gridexp_oracle.c; issue 13's ablation) */
 };

@@ -348,6 +348,8 @@ static int monitor_start(struct runner *R)
 	}
 	if (R->c.monitor.fixed)
 		argv[n++] = "--fixed";
+	if (R->c.monitor.sites_free)
+		argv[n++] = "--sites-free";
 	if (R->c.monitor.publish_change >= 0) {
 		snprintf(chg, sizeof(chg), "%.6g", R->c.monitor.publish_change);
 		argv[n++] = "--publish-change";

@@ -74,7 +74,7 @@ int main(void)
 					     "transatlantic.yaml", "phoenix.yaml" };
 	int ntopos = (int)(sizeof(topos) / sizeof(topos[0]));
 
-	plan(12 + 2 * ntopos);
+	plan(13 + 2 * ntopos);
 
 	struct gb_topo *t = load("teragrid.yaml");
 	if (!t)
@@ -123,20 +123,20 @@ int main(void)
 		skip(1, "the two-cluster grid did not parse");
 	}
 
-	int ns = gb_mon_schedule(t, p, n, 1, stage);
+	int ns = gb_mon_schedule(t, p, n, 1, 0, stage);
 	int serial = ns == n, *used = calloc((size_t)n, sizeof(int));
 	for (int i = 0; i < n; i++)
 		serial &= stage[i] >= 0 && stage[i] < n && !used[stage[i]]++;
 	free(used);
 	ok(serial, "concurrency 1: one pair per stage");
-	ns = gb_mon_schedule(t, p, n, 2, stage);
+	ns = gb_mon_schedule(t, p, n, 2, 0, stage);
 	int *size = calloc(n > 0 ? (size_t)n : 1, sizeof(int)), cap = 1;
 	for (int i = 0; i < n; i++)
 		size[stage[i]]++;
 	for (int s = 0; s < ns; s++)
 		cap &= size[s] >= 1 && size[s] <= 2;
 	ok(cap, "concurrency 2: %d stages of 1 or 2 pairs", ns);
-	ns = gb_mon_schedule(t, p, n, 0, stage);
+	ns = gb_mon_schedule(t, p, n, 0, 0, stage);
 	ok(ns <= 32, "teragrid unlimited: %d stages for %d pairs (46 between 4 sites, 2 at a time)",
 	   ns, n);
 	/* c3's 7 pairs out: the widest gap between two of them, in stages */
@@ -151,6 +151,24 @@ int main(void)
 			}
 	ok(gap <= 2 * ns / k3, "c3's %d pairs spread over the round: widest gap %d stages, at most "
 	   "twice the even spacing %d", k3, gap, ns / k3);
+
+	/* --sites-free: pairs hold their two clusters' uplinks only; every
+	 * cluster is in 15 pairs (7 out, 7 in, its diagonal), so at least 15
+	 * stages, fewer than with the site links held, none sharing an uplink */
+	int nsf = gb_mon_schedule(t, p, n, 0, GB_MON_SITES_FREE, stage), shared = 0;
+	for (int s = 0; s < nsf; s++) {
+		int *held = calloc((size_t)nc, sizeof(int));
+		for (int i = 0; held && i < n; i++) {
+			if (stage[i] != s)
+				continue;
+			shared += held[p[i].a]++ > 0;
+			if (p[i].b != p[i].a)
+				shared += held[p[i].b]++ > 0;
+		}
+		free(held);
+	}
+	ok(nsf >= 15 && nsf < ns && shared == 0, "--sites-free: %d stages (%d with the site links "
+	   "held), no cluster uplink twice in one", nsf, ns);
 	free(size);
 	free(p);
 	free(stage);
@@ -168,7 +186,7 @@ int main(void)
 		p = calloc((size_t)max, sizeof(*p));
 		stage = calloc((size_t)max, sizeof(int));
 		n = gb_mon_pairs(t, -1, p, max);
-		ns = gb_mon_schedule(t, p, n, 0, stage);
+		ns = gb_mon_schedule(t, p, n, 0, 0, stage);
 		ok(n > 0 && ns > 0 && ns <= n, "%s: %d pairs in %d stages", topos[k], n, ns);
 		ok(stages_disjoint(t, p, n, stage, ns, why, sizeof(why)),
 		   "%s: no link shared inside a stage%s%s", topos[k], why[0] ? ": " : "", why);

@@ -140,12 +140,14 @@ static void usage(FILE *f)
 		"               [--bytes-per-probe SIZE] [--max-bytes-per-period SIZE]\n"
 		"               [--rtt-count N] [--fixed | --steady-rtts K] [--concurrency N]\n"
 		"               [--publish-change SHARE] [--port N] [--timeout S]\n"
-		"               [--probe-log FILE] [--avoid HOST] [-v]\n"
+		"               [--probe-log FILE] [--avoid HOST] [--sites-free] [-v]\n"
 		"       gridmon --print-configured [--out FILE] [--version N]\n"
 		"               [--derate LINK:ab|ba:F ...]   (oracle: the emulator's config,\n"
 		"               LINK's direction at (1 - F) of its rate)\n"
 		"--avoid HOST: no probe starts from or ends at HOST (a campaign passes its\n"
 		"  broadcast root) while HOST's cluster has another host to represent it\n"
+		"--sites-free: no site access link is a shared bottleneck (each carries all\n"
+		"  its site's cluster uplinks at once): pairs hold only their clusters' uplinks\n"
 		"Exit: 0 ok; 1 failure; 2 bad input or no grid up (docs/exit-status.md).\n");
 }
 
@@ -480,6 +482,7 @@ int main(int argc, char **argv)
 		{ "steady-rtts", required_argument, NULL, 'R' },
 		{ "probe-log", required_argument, NULL, 'L' },
 		{ "avoid", required_argument, NULL, 'A' },
+		{ "sites-free", no_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -490,6 +493,7 @@ int main(int argc, char **argv)
 				  .port = 47100, .timeout = 30, .steady = 1, .steady_rtts = 4 };
 	double change = 0.25;
 	int concurrency = 1; /* docs/measurements.md: on a 2-core box, 2 at once read LANs low */
+	int sched_flags = 0;
 	const char *out = "-", *probelog = NULL, *avoid = NULL;
 	uint64_t period_ns = 300ULL * 1000000000ULL, cap = 0;
 	double scale = 1;
@@ -605,6 +609,7 @@ int main(int argc, char **argv)
 			break;
 		case 'L': probelog = optarg; break;
 		case 'A': avoid = optarg; break;
+		case 'S': sched_flags |= GB_MON_SITES_FREE; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -713,7 +718,7 @@ int main(int argc, char **argv)
 		M.clat[i] = M.cbw[i] = NAN;
 	M.npairs = gb_mon_pairs(M.g.topo, M.avoid, M.pairs, (int)nn);
 	M.nstages = M.npairs < 0 ? M.npairs : gb_mon_schedule(M.g.topo, M.pairs, M.npairs,
-								    concurrency, M.stage);
+								    concurrency, sched_flags, M.stage);
 	if (M.nstages < 0) {
 		fprintf(stderr, "gridmon: cannot schedule the pairs: %s\n", strerror(-M.nstages));
 		goto cleanup;

@@ -133,16 +133,23 @@ int gb_mon_sec(const struct gb_topo *t, int c, int avoid);
  */
 int gb_mon_pairs(const struct gb_topo *t, int avoid, struct gb_mon_pairref *p, int max);
 
+/** gb_mon_schedule()'s @flags: the site access links are no shared
+ *  bottleneck (each carries all of its site's cluster uplinks at once, as
+ *  topologies/teragrid-public.yaml's do): a pair holds its clusters'
+ *  uplinks only, so pairs of one site may run together. */
+#define GB_MON_SITES_FREE 1
+
 /**
  * gb_mon_schedule() - the stage of each of the @n pairs @p: pairs in one
  * stage share no cluster uplink or site access link, in either direction
- * (mon_sched.c states the assumption), so they run at the same time;
- * a stage holds at most @concurrency pairs (0: no limit, 1: one pair at a
- * time).  Each stage takes first the pairs whose source cluster has waited
- * longest, in the order of @p among equals.  @stage[i] gets pair i's
- * stage.  Return: the number of stages, or -ENOMEM.
+ * (mon_sched.c states the assumption; with GB_MON_SITES_FREE in @flags, no
+ * cluster uplink only), so they run at the same time; a stage holds at
+ * most @concurrency pairs (0: no limit, 1: one pair at a time).  Each
+ * stage takes first the pairs whose source cluster has waited longest, in
+ * the order of @p among equals.  @stage[i] gets pair i's stage.
+ * Return: the number of stages, or -ENOMEM.
  */
 int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int n,
-		    int concurrency, int *stage);
+		    int concurrency, int flags, int *stage);
 
 #endif

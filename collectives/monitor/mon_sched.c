@@ -37,7 +37,11 @@
  * share), concurrent pairs read less; gridmon-accuracy.sh measures it.
  * `--concurrency N` caps a stage at N pairs; 1 measures one pair at a
  * time, as before (on an emulated grid the pairs also share the CPU of
- * the delay line: docs/measurements.md).
+ * the delay line: docs/measurements.md).  `--sites-free` (GB_MON_SITES_FREE)
+ * is the user's word that no site access link is a shared bottleneck: each
+ * carries all of its site's cluster uplinks at once (teragrid-public.yaml:
+ * 300 Mbit/s for at most three 100 Mbit/s uplinks, a 400 Mbit/s backbone
+ * for SDSC's two), so a pair holds its two uplinks only.
  */
 #include "gridmon.h"
 
@@ -46,8 +50,9 @@
 #include <string.h>
 
 /* A pair's resources: id c is cluster c's uplink, nclusters + s site s's
- * access link, both directions.  Returns how many (1, 2 or 4). */
-static int res_of(const struct gb_topo *t, const struct gb_mon_pairref *p, int *r)
+ * access link (unless GB_MON_SITES_FREE), both directions.  Returns how
+ * many (1, 2 or 4). */
+static int res_of(const struct gb_topo *t, const struct gb_mon_pairref *p, int flags, int *r)
 {
 	int n = 0, sa = t->clusters[p->a].site, sb = t->clusters[p->b].site;
 
@@ -55,7 +60,7 @@ static int res_of(const struct gb_topo *t, const struct gb_mon_pairref *p, int *
 	if (p->a == p->b)
 		return n;
 	r[n++] = p->b;
-	if (sa != sb) {
+	if (sa != sb && !(flags & GB_MON_SITES_FREE)) {
 		r[n++] = t->nclusters + sa;
 		r[n++] = t->nclusters + sb;
 	}
@@ -105,7 +110,7 @@ int gb_mon_pairs(const struct gb_topo *t, int avoid, struct gb_mon_pairref *p, i
 }
 
 int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int n,
-		    int concurrency, int *stage)
+		    int concurrency, int flags, int *stage)
 {
 	int nres = t->nclusters + t->nsites, nstages = 0, left = n;
 	int *busy = calloc((size_t)nres, sizeof(int));
@@ -129,7 +134,7 @@ int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int
 				int r[4], nr, ok = stage[i] < 0;
 				if (!ok || (best >= 0 && last[p[i].a] >= last[p[best].a]))
 					continue;
-				nr = res_of(t, &p[i], r);
+				nr = res_of(t, &p[i], flags, r);
 				for (int j = 0; j < nr && ok; j++)
 					ok = !busy[r[j]];
 				if (ok)
@@ -137,7 +142,7 @@ int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int
 			}
 			if (best < 0)
 				break;
-			int r[4], nr = res_of(t, &p[best], r);
+			int r[4], nr = res_of(t, &p[best], flags, r);
 			for (int j = 0; j < nr; j++)
 				busy[r[j]] = 1;
 			stage[best] = nstages;

@@ -19,9 +19,11 @@
 #
 # usage: gridmon-accuracy.sh [--out FILE.csv] [--bytes 4M] [--rounds 1]
 #                            [--mon "GRIDMON OPTIONS"] [--build DIR]
-#                            [--topology FILE]
+#                            [--topology FILE] [--dilate K]
 # --mon passes options to every gridmon round, e.g. --mon "--fixed" (the
 # fixed-size transfer) or --mon "--concurrency 1" (one pair at a time).
+# --dilate K brings the grid up dilated K times (gridemu up --dilate): the
+# figures stay in the topology's units, round_s included.
 # Needs root and jq.  Prints a table, writes the CSV atomically.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +34,7 @@ out=gridmon-accuracy.csv
 bytes=4M
 rounds=1
 mon=
+dilate=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -40,7 +43,8 @@ while [ $# -gt 0 ]; do
 	--mon) mon=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--topology) topo=$2; shift 2 ;;
-	-h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+	--dilate) dilate=$2; shift 2 ;;
+	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 	*) echo "gridmon-accuracy.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -66,7 +70,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$GRIDEMU" up "$topo" --quiet || { echo "gridmon-accuracy.sh: cannot bring the grid up" >&2; exit 1; }
+"$GRIDEMU" up "$topo" --dilate "$dilate" --quiet || { echo "gridmon-accuracy.sh: cannot bring the grid up" >&2; exit 1; }
 
 # measure STATE ORACLE: gridmon rounds, one CSV row per measured cluster pair
 measure() {
@@ -122,7 +126,7 @@ col() {
 	$1 == s && (w == "all" || (w == "loaded") == (($3 "," $4) in L)) { print $c }'
 }
 backend=$("$GRIDEMU" status | awk -F'backend ' 'NR == 1 {split($2, a, ")"); print a[1]}')
-echo "gridmon accuracy on $(basename "$topo") ($backend backend), $bytes per pair${mon:+, gridmon $mon}, $rounds round(s)" \
+echo "gridmon accuracy on $(basename "$topo") ($backend backend, dilated x$dilate), $bytes per pair${mon:+, gridmon $mon}, $rounds round(s)" \
 	"per state, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"per state; load: 70 % on c3-2 -> c2-2; loaded pairs: $(tr '\n' ' ' <"$tmp/loaded.txt")"
 printf '%-8s %5s %22s %22s %22s %22s %12s %8s\n' state pairs "lat ratio p50 [min,max]" \
