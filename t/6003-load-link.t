@@ -43,9 +43,7 @@ FRAC=0.7
 SECS=4    # iperf3 seconds; each load lasts SECS + 4 s
 
 tmp=$(mktemp -d)
-iperf_pids=
-stop_iperf() { for p in $iperf_pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; iperf_pids=; }
-trap 'stop_iperf; "$GRIDLOAD" restore >/dev/null 2>&1; rm -rf "$tmp"; gb_cleanup' EXIT
+trap '"$GRIDLOAD" restore >/dev/null 2>&1; rm -rf "$tmp"; gb_cleanup' EXIT
 cat >"$tmp/uplink.yaml" <<EOF
 name: uplink-load
 root: a-1
@@ -69,23 +67,13 @@ addr() { "$GRIDEMU" status | awk -v h="$1" '$1 == h {print $5; exit}'; }
 A1=$(addr a-1); A21=$(addr a2-1)
 ifn=$("$GRIDEMU" link show | awk '$1 == "a-siteA" {print $3; exit}')
 tbf_rate() { tc -n "$GB_PREFIX-$1" qdisc show dev "$ifn" | grep -o 'tbf.* rate [0-9.]*[KMG]bit' | awk '{print $NF}'; }
-listening() { ip netns exec "$GB_PREFIX-$1" ss -Hltn "sport = :$2" | grep -q .; }
 tx_in() { for p in $(ip netns pids "$GB_PREFIX-$1" 2>/dev/null); do
 	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = gridload-tx ] && return 0; done; return 1; }
 rate_is() { [ "$(tbf_rate "$1")" = "$2" ]; }
 
 # measure FROM-HOST TO-ADDR TO-HOST: iperf3 TCP goodput in Mbit/s (receiver side)
 port=5301
-measure() {
-	port=$((port + 1))
-	ip netns exec "$GB_PREFIX-$3" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
-	iperf_pids="$iperf_pids $!"
-	wait_until 5 listening "$3" "$port" || { echo 0; return; }
-	ip netns exec "$GB_PREFIX-$1" iperf3 -c "$2" -p "$port" -t "$SECS" -f k 2>/dev/null |
-		awk '/receiver/ {for (i = 1; i < NF; i++) if ($(i + 1) == "Kbits/sec") v = $i}
-		     END {printf "%.2f\n", (v ? v : 0) / 1000}'
-	stop_iperf
-}
+measure() { port=$((port + 1)); iperf_mbps "$1" "$2" "$3" "$port" "$SECS"; }
 below() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
 limit=$(awk -v r="$RATE" -v f="$FRAC" 'BEGIN {print 1.5 * (1 - f) * r}')
 load=$(awk -v r="$RATE" -v f="$FRAC" 'BEGIN {print f * r}')      # Mbit/s, 70

@@ -76,6 +76,23 @@ wait_until() {
 # connection, esnet/iperf#1405).
 tcp_listening() { ip netns exec "$1" ss -ltn "sport = :$2" | grep -q LISTEN; }
 
+# iperf_mbps FROM-HOST TO-ADDR TO-HOST PORT SECS: iperf3's TCP goodput from
+# host FROM to TO's address, in Mbit/s (the receiver's figure), from a
+# one-shot server on TO; 0 when the server never listened.  The server is
+# gone when it returns.
+iperf_mbps() {
+	local from=$GB_PREFIX-$1 addr=$2 to=$GB_PREFIX-$3 port=$4 secs=$5 srv
+	ip netns exec "$to" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+	srv=$!
+	if ! wait_until 5 tcp_listening "$to" "$port"; then
+		kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; echo 0; return
+	fi
+	ip netns exec "$from" iperf3 -c "$addr" -p "$port" -t "$secs" -f k 2>/dev/null |
+		awk '/receiver/ {for (i = 1; i < NF; i++) if ($(i + 1) == "Kbits/sec") v = $i}
+		     END {printf "%.2f\n", (v ? v : 0) / 1000}'
+	kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
+}
+
 # wait_for SECONDS PID: wait for a background job, at most SECONDS; a job still
 # running then is killed (SIGKILL) and the status is 124, as timeout(1) gives.
 # A hung helper becomes a failed check instead of a suite that never ends.
