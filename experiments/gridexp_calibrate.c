@@ -153,7 +153,7 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 	*k = 0;
 	*table = NULL;
 	if (gx_campaign_load(o->file, &c, &d) < 0) {
-		fprintf(stderr, "%s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+		print_diag(&d);
 		json_decref(rows);
 		return 2;
 	}

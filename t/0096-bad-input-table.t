@@ -216,6 +216,10 @@ done <<'TABLE'
 ^gridexp: run: unknown option '--frob'	"$GX" run "$W/good.yaml" --frob
 ^gridexp: run: option '--scale' needs a value	"$GX" run "$W/good.yaml" --scale
 ^gridexp: run: which campaign file	"$GX" run
+^gridexp: [^ ]*/none.yaml: cannot read	"$GX" calibrate "$W/none.yaml"
+^gridexp: calibrate: takes FILE.yaml and --prefix only	"$GX" calibrate "$W/good.yaml" --seed 3
+^gridexp: run: --dilate auto measures before a new run	"$GX" run "$W/good.yaml" --dilate auto --dry-run
+^gridexp: --dilate: 'often' is not a number in \[1, 1000\] or auto	"$GX" run "$W/good.yaml" --dilate often
 ^gridexp: run: --expect is an option of 'gridexp check'	"$GX" run "$W/good.yaml" --expect "$W/ex-good.yaml"
 ^gridexp: [^ ]*/none.yaml: cannot read: No such file	"$GX" run "$W/none.yaml" --dry-run
 ^gridexp: which command	"$GX"
@@ -272,6 +276,7 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^gridload: option '--schedule' needs a value	"$GL" plan --schedule
 ^gridload: which command	"$GL"
 ^gridload: no grid with prefix '[a-z0-9]+' is up	"$GL" plan --random
+^gridload: --on 'x' is not pair or uplink	"$GL" plan --random --on x --topology "$TC"
 ^gridmon: no grid with prefix '[a-z0-9]+' is up	"$GM" --once
 ^gridmon: unknown option '--frob'	"$GM" --frob
 ^gridmon: period '0' is not a time	"$GM" --period 0
