@@ -239,6 +239,21 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 					&r->trees)) < 0)
 			return rfail(err, errlen, "%s: %s", path, strerror(-ret));
 	}
+	{
+		struct gx_csv lc;
+		int st;
+
+		/* the loads it met, and those that ran more than 5 % light */
+		snprintf(path, sizeof(path), "%s/runs/%s/load.csv", C->dir, r->id);
+		if (gx_csv_read(path, &lc) == 0) {
+			st = gx_csv_col(&lc, "status");
+			for (int i = 0; st >= 0 && i < lc.nrows; i++) {
+				r->loads++;
+				r->loads_short += !strncmp(gx_csv_str(&lc, i, st), "short", 5);
+			}
+			gx_csv_release(&lc);
+		}
+	}
 	return 0;
 }
 
@@ -440,6 +455,7 @@ static json_t *summary_json(const struct coll *C, const struct gx_summary *s, in
 		json_object_set_new(o, "ratio_to_native", jnum(as->ratio_native));
 		json_object_set_new(o, "ratio_pairs", json_integer(as->ratio_n));
 		json_object_set_new(o, "monitor_wan_share_max", jnum(as->monitor_share_max));
+		json_object_set_new(o, "short_loads", jnum(as->short_loads));
 		json_object_set_new(o, "target_relay_loaded_share",
 				    jnum(as->target_relay_loaded_share));
 		json_object_set_new(o, "mpich_wan_unloaded_share",
@@ -559,6 +575,9 @@ static int coll_summarize(const struct coll *C, struct gx_summary *s, int *compl
 		if (r->complete && !isnan(r->mon_share) &&
 		    !(s->a[r->algo].monitor_share_max >= r->mon_share))
 			s->a[r->algo].monitor_share_max = r->mon_share;
+		if (r->complete)
+			s->a[r->algo].short_loads = (isnan(s->a[r->algo].short_loads) ? 0 :
+						     s->a[r->algo].short_loads) + r->loads_short;
 		if (r->complete) {
 			tl[r->algo][0] += r->trees.loaded;
 			tl[r->algo][1] += r->trees.relay;
@@ -594,6 +613,31 @@ static void monitor_share_text(const struct coll *C, FILE *f)
 			top->mon_share * 100, top->mon_link[0] ? top->mon_link : "-", top->id, n);
 }
 
+/* One line: the loads that ran more than 5 % light, and their runs. */
+static void short_loads_text(const struct coll *C, FILE *f)
+{
+	int loads = 0, shorts = 0, runs = 0;
+
+	for (int k = 0; k < C->nruns; k++) {
+		const struct run *r = &C->runs[k];
+
+		if (!r->complete)
+			continue;
+		loads += r->loads;
+		shorts += r->loads_short;
+		runs += r->loads_short > 0;
+	}
+	if (!loads)
+		return;
+	fprintf(f, "loads: %d of %d sent more than 5 %% short of their rate, in %d run%s%s\n",
+		shorts, loads, runs, runs == 1 ? "" : "s", shorts ? " (marked: they did not meet "
+		"the same load dynamics; runs/*/load.csv \"short\")" : "");
+	for (int k = 0; shorts && k < C->nruns; k++)
+		if (C->runs[k].complete && C->runs[k].loads_short)
+			fprintf(f, "  %s: %d of %d loads short\n", C->runs[k].id,
+				C->runs[k].loads_short, C->runs[k].loads);
+}
+
 int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout, char *err,
 	      size_t errlen)
 {
@@ -621,6 +665,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	gx_summary_write_text(&s, title, f);
 	fidelity_text(&C, f);
 	monitor_share_text(&C, f);
+	short_loads_text(&C, f);
 	notdone = incomplete_json(&C, f);
 	ret = gx_report_branches(&C, f, &branches);
 	write_setup_text(&C, f);
@@ -871,6 +916,7 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 		gx_summary_write_text(&s, title, out);
 		fidelity_text(&P, out);
 		monitor_share_text(&P, out);
+		short_loads_text(&P, out);
 		fprintf(out, "\npooled (a broadcast pairs only with its own directory's):\n");
 		for (int d = 0; d < ndirs; d++) {
 			json_t *camp = json_object_get(D[d].meta, "campaign");

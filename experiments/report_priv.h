@@ -28,6 +28,7 @@ struct run {
 	double mon_share;
 	char mon_link[64];
 	struct gx_tree_counts trees;    /* report_trees.c */
+	int loads, loads_short;         /* load.csv's flows, and those that ran short */
 };
 
 struct coll {

@@ -131,6 +131,7 @@ int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos,
 		out->a[a].monitor_share_max = NAN;
 		out->a[a].target_relay_loaded_share = NAN;
 		out->a[a].mpich_wan_unloaded_share = NAN;
+		out->a[a].short_loads = NAN;
 		if (ref && !strcmp(algos[a], ref))
 			out->ref = a;
 		if (!strcmp(algos[a], "native"))
@@ -246,7 +247,7 @@ static const char *const metric_names[] = {
 	"improvement_unloaded_max", "ratio_to_native", "crossings", "crossings_max",
 	"loaded_crossings", "unloaded_crossings", "loaded_s_per_mib", "unloaded_s_per_mib",
 	"fallbacks", "failed_runs", "runs", "mismatches", "broadcasts", "monitor_wan_share_max",
-	"target_relay_loaded_share", "mpich_wan_unloaded_share", NULL,
+	"target_relay_loaded_share", "mpich_wan_unloaded_share", "short_loads", NULL,
 };
 
 const char *const *gx_summary_metric_names(void)
@@ -305,6 +306,7 @@ int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, dou
 		  offsetof(struct gx_algo_summary, target_relay_loaded_share), REAL },
 		{ "mpich_wan_unloaded_share",
 		  offsetof(struct gx_algo_summary, mpich_wan_unloaded_share), REAL },
+		{ "short_loads", offsetof(struct gx_algo_summary, short_loads), REAL },
 	};
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
 		const char *f = (const char *)as + figures[i].off;

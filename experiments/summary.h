@@ -96,6 +96,10 @@ struct gx_algo_summary {
 					     share of its loaded broadcasts in which a
 					     host of the load's target cluster sent to
 					     another cluster; NAN: none */
+	double short_loads;             /**< by the caller: load flows of its complete
+					     runs that sent more than 5 % short of
+					     their rate (load.csv "short"); NAN
+					     without a complete run */
 	double mpich_wan_unloaded_share;   /**< by the caller: the share of its unloaded
 					     broadcasts whose tree has MPICH-G2's
 					     wide-area structure; NAN: none */

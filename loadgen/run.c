@@ -46,8 +46,10 @@
 
 enum { IV_PENDING, IV_RUNNING, IV_DONE };
 
-/* A UDP flow that sent less than this share of its planned rate is "short". */
-#define SHORT_OF 0.9
+/* A UDP flow that sent less than this share of its planned rate is "short"
+ * (issue 44: the algorithms must meet "the same load dynamics", seed 000
+ * s3, so a load more than 5 % light marks its run). */
+#define SHORT_OF 0.95
 
 /* One CSV row: a flow or a shaped direction of an interval. */
 struct row {

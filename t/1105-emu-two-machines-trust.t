@@ -157,8 +157,11 @@ ok "$([ $(($(rxp "$rns" "$wan") - r0)) -ge 5 ]; echo $?)" \
 # ------------------------------------------------------------ down
 t "down on machine 1" ga down
 t "down on machine 2" gb down
-is "$(ip netns exec "$M1" ss -Hulna 'sport = :4789' | wc -l)" 0 "machine 1 has no socket on 4789 left"
-is "$(ip netns exec "$M2" ss -Hulna 'sport = :4789' | wc -l)" 0 "nor machine 2"
+# a removed namespace's devices go in the kernel's cleanup work, after
+# `ip netns del` has returned: the tunnel socket goes with the last device
+no_socket() { [ "$(ip netns exec "$1" ss -Hulna 'sport = :4789' | wc -l)" = 0 ]; }
+wait_until 10 no_socket "$M1"; ok $? "machine 1 has no socket on 4789 left (within 10 s)"
+wait_until 10 no_socket "$M2"; ok $? "nor machine 2"
 is "$(m1_state)" "$m1_before" "machine 1's own network is as before: devices, addresses, routes, rules, qdiscs"
 is "$(ip netns list | grep -cE "^($A|$B)-")" 0 "no namespace of either grid is left"
 ip netns del "$C"; ip netns del "$S"; ip netns del "$M1"; ip netns del "$M2"

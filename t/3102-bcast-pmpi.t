@@ -151,8 +151,8 @@ done
 out=$(GRIDBED_BCAST=mpich-g2 GRIDBED_STRIPES=2M:4,1M:2 run_mpi -p "$SO" -- \
 	"$BCAST_MPITEST/bcast_plain" --quick); st=$?
 ok $(( st == 0 )) "GRIDBED_STRIPES=2M:4,1M:2: the job fails (status $st)"
-like "$out" "GRIDBED_STRIPES='2M:4,1M:2': not a number of trees from 1 to 16, nor 'SIZE:K" \
-	"the failure names the variable and its value"
+like "$out" "GRIDBED_STRIPES='2M:4,1M:2': not a number of trees from 1 to 16, nor a table 'SIZE:K,\\.\\.\\.\\[,K\\]': sizes must increase: '1M' after 2097152 bytes" \
+	"the failure names the variable, its value and what is wrong"
 out=$(GRIDBED_BCAST=mostcrit GRIDBED_STRIPES=17 run_mpi -p "$SO" -- \
 	"$BCAST_MPITEST/bcast_plain" --quick); st=$?
 ok $(( st == 0 )) "GRIDBED_STRIPES=17: the job fails (status $st)"

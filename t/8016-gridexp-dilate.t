@@ -36,7 +36,7 @@ is "$st $out" "2 $tmp/bad.yaml:3:9: dilate 0.5 is not in [1, 1000]" \
 	"dilate: 0.5 in the campaign: exit 2, file:line:col"
 camp "$tmp/c.yaml" "dilate: 4"
 out=$("$GX" run "$tmp/c.yaml" --dilate 0 --prefix "$GB_PREFIX" --out-root "$tmp/res" 2>&1); st=$?
-is "$st $out" "2 gridexp: --dilate: '0' is not a number in [1, 1000]" "--dilate 0: exit 2, one line"
+is "$st $out" "2 gridexp: --dilate: '0' is not a number in [1, 1000] or auto" "--dilate 0: exit 2, one line"
 is "$(prefix_netns | wc -l)$( [ -e "$tmp/res" ] && echo ' results')" 0 "  no grid, no results"
 
 # --- the campaign -----------------------------------------------------------
