@@ -333,19 +333,7 @@ int gb_grid_down(struct gb_grid *g, int *removed, struct gb_err *e)
 	gb_shaper_tap.stop(g);
 	gb_shaper_netem.stop(g);
 	gb_grid_close_ns(g);
-	/* A grid across machines asked the kernel for tunnel keys with a rule
-	 * in P-mgmt (partition.h): deleting the rule withdraws the request,
-	 * deleting the namespace would not.  No rule (any other grid): ENOENT. */
-	{
-		int mfd = gb_netns_open(gb_grid_nsname(g, "mgmt", name, sizeof(name)));
-		struct nl_sock *msk = NULL;
-
-		if (mfd >= 0 && gb_nl_open(mfd, &msk) == 0)
-			gb_nl_tunnel_metadata_del(msk, GB_PART_META_PREF);
-		gb_nl_close(&msk);
-		if (mfd >= 0)
-			close(mfd);
-	}
+	gb_part_metadata_release(g);
 
 	/* Namespaces: the state file's list, plus whatever carries the prefix. */
 	gb_grid_rpath(g, "state.json", sp, sizeof(sp));

@@ -387,8 +387,10 @@ static int check_part(struct gb_grid *g, const struct gb_up_opts *o, struct gb_e
 		gb_err_set(e, "--peer '%s' is not an IPv4 address", o->peer);
 		return -EINVAL;
 	}
-	if (gb_part_peer_unusable(g->peer)) {
-		gb_err_set(e, "--peer %s %s", o->peer, gb_part_peer_unusable(g->peer));
+	const char *why = gb_part_peer_unusable(g->peer);
+
+	if (why) {
+		gb_err_set(e, "--peer %s %s", o->peer, why);
 		return -EINVAL;
 	}
 	pp = o->peer_prefix ? o->peer_prefix : g->prefix;

@@ -4,6 +4,7 @@
  * machines' management namespaces use towards each other (partition.h).
  */
 #include "partition.h"
+#include "netns.h"
 #include "nl.h"
 #include "shaping.h"
 
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <netlink/netlink.h>
 
 /* Mark the nodes of site or hub @name; -1 if there is none of that name. */
@@ -150,6 +152,20 @@ out_quiet:
 	gb_nl_close(&there);
 	nl_socket_free(here);
 	return err;
+}
+
+void gb_part_metadata_release(struct gb_grid *g)
+{
+	char name[128];
+	int mfd = gb_netns_open(gb_grid_nsname(g, "mgmt", name, sizeof(name)));
+	struct nl_sock *msk = NULL;
+
+	/* no rule there (any grid not split across machines): ENOENT, ignored */
+	if (mfd >= 0 && gb_nl_open(mfd, &msk) == 0)
+		gb_nl_tunnel_metadata_del(msk, GB_PART_META_PREF);
+	gb_nl_close(&msk);
+	if (mfd >= 0)
+		close(mfd);
 }
 
 const char *gb_part_peer_unusable(uint32_t a)

@@ -97,6 +97,14 @@ int gb_part_self(struct gb_grid *g, struct gb_err *e);
 #define GB_PART_META_PREF 32765u
 
 /**
+ * gb_part_metadata_release() - for gridemu down: delete the rule at
+ * GB_PART_META_PREF in @g's mgmt namespace, which withdraws the kernel-wide
+ * request for tunnel keys (deleting the namespace would not).  A grid that
+ * made no rule, or has no mgmt namespace left, is left as it is.
+ */
+void gb_part_metadata_release(struct gb_grid *g);
+
+/**
  * gb_part_tunnels_json() - the tunnels to the peer, for status: an array
  * of {ifname, netns, vni, link (null for the management one), local,
  * remote, port}, empty for a whole grid; NULL without memory.

@@ -504,7 +504,7 @@ static int cmd_check(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		warnx("which command? (run, report, check, slurm, keep; see gridexp --help)");
+		warnx("which command? (run, report, check, slurm, keep, calibrate; see gridexp --help)");
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

@@ -4,7 +4,7 @@
  * --dilate auto`: the time dilation chosen by measurement (issue 44, part 5).
  *
  * On a small box many ranks make the CPU rather than the network set what
- * is timed; dilating the network k times (ARCHITECTURE.md decision 9) gives
+ * is timed; dilating the network k times (docs/architecture.md, "Time dilation") gives
  * the CPU k times longer for the same virtual traffic, at k times the wall
  * clock.  The smallest faithful k is the cheapest honest one, and it is a
  * property of the machine, the grid and the largest broadcast, so it is

@@ -56,25 +56,35 @@ static __attribute__((format(printf, 3, 4))) int rfail(char *err, size_t len, co
 	return -EINVAL;
 }
 
-static int load_meta(struct coll *C, char *err, size_t errlen)
+/* @dir's meta.json into *@meta; -ENOENT (not a results directory) or
+ * another -errno with @err said. */
+static int read_meta(const char *dir, json_t **meta, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	json_error_t je;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	if ((*meta = gb_json_load_file(path, &je, &ret)))
+		return 0;
+	if (ret == -ENOENT || ret == -ENOTDIR) {
+		rfail(err, errlen, "'%s' is not a campaign's results directory (no meta.json)",
+		      dir);
+		return -ENOENT;
+	}
+	return rfail(err, errlen, "%s: %s", path, ret == -EINVAL ? je.text : strerror(-ret));
+}
+
+static int load_meta(struct coll *C, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
 	json_t *camp, *a, *runs;
 	size_t i;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/meta.json", C->dir);
-	C->meta = gb_json_load_file(path, &je, &ret);
-	if (!C->meta) {
-		if (ret == -ENOENT || ret == -ENOTDIR) {
-			rfail(err, errlen, "'%s' is not a campaign's results directory (no "
-			      "meta.json)", C->dir);
-			return -ENOENT;
-		}
-		return rfail(err, errlen, "%s: %s", path, ret == -EINVAL ? je.text :
-			     strerror(-ret));
-	}
+	if ((ret = read_meta(C->dir, &C->meta, err, errlen)) < 0)
+		return ret;
 	camp = json_object_get(C->meta, "campaign");
 	snprintf(C->name, sizeof(C->name), "%s",
 		 json_string_value(json_object_get(camp, "name")) ?: "?");
@@ -119,6 +129,23 @@ static int add_model(struct coll *C, const char *name)
 	snprintf(C->models[C->nmodels], sizeof(C->models[0]), "%s", name);
 	C->mp[C->nmodels] = C->models[C->nmodels];
 	return C->nmodels++;
+}
+
+/* The loads run @r met (load.csv's rows at @path; none without the file),
+ * and those that ran more than 5 % light ("short"). */
+static void count_loads(const char *path, struct run *r)
+{
+	struct gx_csv lc;
+	int st;
+
+	if (gx_csv_read(path, &lc) < 0)
+		return;
+	st = gx_csv_col(&lc, "status");
+	for (int i = 0; st >= 0 && i < lc.nrows; i++) {
+		r->loads++;
+		r->loads_short += !strncmp(gx_csv_str(&lc, i, st), "short", 5);
+	}
+	gx_csv_release(&lc);
 }
 
 static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
@@ -239,21 +266,8 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 					&r->trees)) < 0)
 			return rfail(err, errlen, "%s: %s", path, strerror(-ret));
 	}
-	{
-		struct gx_csv lc;
-		int st;
-
-		/* the loads it met, and those that ran more than 5 % light */
-		snprintf(path, sizeof(path), "%s/runs/%s/load.csv", C->dir, r->id);
-		if (gx_csv_read(path, &lc) == 0) {
-			st = gx_csv_col(&lc, "status");
-			for (int i = 0; st >= 0 && i < lc.nrows; i++) {
-				r->loads++;
-				r->loads_short += !strncmp(gx_csv_str(&lc, i, st), "short", 5);
-			}
-			gx_csv_release(&lc);
-		}
-	}
+	snprintf(path, sizeof(path), "%s/runs/%s/load.csv", C->dir, r->id);
+	count_loads(path, r);
 	return 0;
 }
 
@@ -572,18 +586,17 @@ static int coll_summarize(const struct coll *C, struct gx_summary *s, int *compl
 		*failed += r->complete && r->failed;
 		s->a[r->algo].runs += r->complete;
 		s->a[r->algo].failed_runs += r->complete && r->failed;
-		if (r->complete && !isnan(r->mon_share) &&
-		    !(s->a[r->algo].monitor_share_max >= r->mon_share))
-			s->a[r->algo].monitor_share_max = r->mon_share;
-		if (r->complete)
-			s->a[r->algo].short_loads = (isnan(s->a[r->algo].short_loads) ? 0 :
-						     s->a[r->algo].short_loads) + r->loads_short;
-		if (r->complete) {
-			tl[r->algo][0] += r->trees.loaded;
-			tl[r->algo][1] += r->trees.relay;
-			tl[r->algo][2] += r->trees.unloaded;
-			tl[r->algo][3] += r->trees.mpich_wan;
-		}
+		if (!r->complete)
+			continue;
+		struct gx_algo_summary *as = &s->a[r->algo];
+
+		if (!isnan(r->mon_share) && !(as->monitor_share_max >= r->mon_share))
+			as->monitor_share_max = r->mon_share;
+		as->short_loads = (isnan(as->short_loads) ? 0 : as->short_loads) + r->loads_short;
+		tl[r->algo][0] += r->trees.loaded;
+		tl[r->algo][1] += r->trees.relay;
+		tl[r->algo][2] += r->trees.unloaded;
+		tl[r->algo][3] += r->trees.mpich_wan;
 	}
 	for (int a = 0; a < s->nalgos && a < GX_MAX_ALGOS; a++) {
 		s->a[a].target_relay_loaded_share = tl[a][0] ? (double)tl[a][1] / tl[a][0] : NAN;
@@ -817,21 +830,13 @@ int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char
 		     size_t errlen)
 {
 	char path[PATH_MAX];
-	json_error_t je;
 	json_t *meta, *a;
 	size_t i;
 	int ret, n = 0;
 
+	if ((ret = read_meta(dir, &meta, err, errlen)) < 0)
+		return ret;
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	if (!(meta = gb_json_load_file(path, &je, &ret))) {
-		if (ret == -ENOENT || ret == -ENOTDIR) {
-			rfail(err, errlen, "'%s' is not a campaign's results directory (no "
-			      "meta.json)", dir);
-			return -ENOENT;
-		}
-		return rfail(err, errlen, "%s: %s", path, ret == -EINVAL ? je.text :
-			     strerror(-ret));
-	}
 	json_array_foreach(json_object_get(json_object_get(meta, "campaign"), "algorithms"), i,
 			   a) {
 		const char *l = json_string_value(json_object_get(a, "label"));

@@ -284,15 +284,12 @@ static json_t *to_json(const struct coll *C, const struct gb_topo *t, struct alg
 
 int gx_report_branches(const struct coll *C, FILE *f, json_t **out)
 {
-	char path[PATH_MAX];
-	struct gb_topo *t = NULL;
-	struct gb_diag d;
+	const struct gb_topo *t = C->topo;   /* coll_load() read topology.yaml */
 	struct algo_acc *A = NULL;
 	int ret = 0, any = 0;
 
 	*out = NULL;
-	snprintf(path, sizeof(path), "%s/topology.yaml", C->dir);
-	if (gb_topo_load(path, &t, &d) < 0)
+	if (!t)
 		return 0;       /* no topology copy: nothing to say per cluster */
 	if (!(A = calloc((size_t)C->nalgos, sizeof(*A)))) {
 		ret = -ENOMEM;
@@ -324,6 +321,5 @@ out:
 				free(A[a].edge[l][e].v);
 		}
 	free(A);
-	gb_topo_free(t);
 	return ret;
 }
