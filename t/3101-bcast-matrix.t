@@ -132,4 +132,26 @@ out=$(GRIDBED_SEGMENT=12x run_mpi -- "$BCAST_MPITEST/bcast_matrix" --planners bi
 ok $(( st == 0 )) "GRIDBED_SEGMENT=12x: the job fails (status $st)"
 like "$out" "GRIDBED_SEGMENT='12x': not 'auto', 0 or a size" "... with a one-line reason"
 
+# 5. waits asleep (GRIDBED_BCAST_WAIT=sleep, collectives/bcast/bcast_wait.c):
+# receives, blocking sends, Isend mode and pipelined segments all wait in
+# epoll_wait instead of MPI's spinning progress; 1 MiB is above the eager
+# limit, so its sends wait for the rendezvous reply asleep
+for mode in "" --isend; do
+	out=$BCAST_TMP/sleep$mode.out
+	t0=$SECONDS
+	GRIDBED_BCAST_WAIT=sleep run_mpi -- "$BCAST_MPITEST/bcast_matrix" $mode \
+		--planners native,binomial,mpich-g2,mateescu,clustered-sa --sizes 0,1,1000,1M \
+		>"$out"; st=$?
+	diag "sleeping waits${mode:+ ($mode)}: $(( SECONDS - t0 )) s"
+	is "$st" 0 "sleeping waits${mode:+ ($mode)}: the job exits 0" ||
+		sed 's/^/#   /' "$out" | tail -20
+	like "$(grep '^TOTAL' "$out")" "cases=[1-9][0-9]* bad=0" \
+		"sleeping waits${mode:+ ($mode)}: every buffer right"
+done
+out=$BCAST_TMP/sleep-seg.out
+GRIDBED_BCAST_WAIT=sleep GRIDBED_SEGMENT=1000 run_mpi -- "$BCAST_MPITEST/bcast_matrix" \
+	--planners binomial,mpich-g2 --sizes 65537,300000 >"$out"; st=$?
+is "$st" 0 "sleeping waits, segmented: the job exits 0" || sed 's/^/#   /' "$out" | tail -20
+like "$(grep '^TOTAL' "$out")" "cases=[1-9][0-9]* bad=0" "sleeping waits, segmented: every buffer right"
+
 done_testing

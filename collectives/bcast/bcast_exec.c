@@ -14,10 +14,11 @@
  *	       .   .         .          t_send_done = last send returned
  *
  * Choices:
- *  - Blocking MPI_Send by default: a send returns when the buffer may be
- *    reused, i.e. for messages above the eager limit when the child has
- *    taken the data, which is the one-port model's "sender busy while the
- *    message is injected".  GB_BCAST_ISEND posts every child's send at once
+ *  - Blocking sends by default (gb_bcast_send: MPI_Send, or with
+ *    GB_BCAST_SLEEP an MPI_Isend waited for asleep, bcast_wait.c): a send
+ *    returns when the buffer may be reused, i.e. for messages above the
+ *    eager limit when the child has taken the data, which is the one-port
+ *    model's "sender busy while the message is injected".  GB_BCAST_ISEND posts every child's send at once
  *    and waits for all, letting TCP share the sender's links.
  *  - Whole messages unless the root's gb_bcast_opts.segment cuts them: the
  *    papers' models forward whole messages, and a planner's prediction is
@@ -31,14 +32,11 @@
  *    receives its header from MPI_ANY_SOURCE, and the next broadcast's
  *    header (from another parent) may already be on its way.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bcast_impl.h"
@@ -207,122 +205,7 @@ int gb_bcast_comm_get(MPI_Comm comm, struct gb_bcast_comm **out)
 	return comm_create(comm, out);
 }
 
-/* ------------------------------------------------------------------ */
-/* Waiting (gridbcast.h: gb_bcast_wait)                                */
-/* ------------------------------------------------------------------ */
-
-/*
- * The process's sockets into @pf (at most @max), from /proc/self/fd.  MPI
- * opens connections lazily (the first message to a peer); the listening
- * socket that announces one is in the set, so a new connection wakes the
- * rank, and the set is read again after every wake-up that did not finish
- * the wait (and at least every WAIT_RESCAN_S).
- */
-static int socket_fds(struct pollfd *pf, int max)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	struct stat sb;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while (n < max && (e = readdir(d))) {
-		char *end;
-		long fd = strtol(e->d_name, &end, 10);
-
-		if (*end || fd < 0 || fd == dirfd(d) || fstat((int)fd, &sb) < 0 ||
-		    !S_ISSOCK(sb.st_mode))
-			continue;
-		pf[n].fd = (int)fd;
-		pf[n].events = POLLIN;
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-#define WAIT_FDS_MAX 4096
-#define WAIT_RESCAN_S 0.1
-
-/*
- * Sleeps start at 1 ms and double after every one that ends by its timeout,
- * up to GB_BCAST_SLEEP_MS: a rank that waits long (the leaves of a deep
- * tree, a start window) wakes a few times a second, not every millisecond,
- * so 168 idle ranks cost little CPU (with a fixed 5 ms timeout they took a
- * third of the box and tripled the intra-cluster hops, docs/measurements.md);
- * data on any socket wakes it at once whatever the timeout.
- */
-/* gb_bcast_wait() for any of @n requests (gb_bcast_waitany(), with a status). */
-static int wait_any(int n, MPI_Request *req, int *idx, MPI_Status *st, unsigned flags)
-{
-	static struct pollfd pf[WAIT_FDS_MAX];
-	static double scanned = -1;
-	static int npf;
-	static unsigned seed;
-	int done = 0, ms = 1, woke = 1;
-
-	if (!seed)
-		seed = (unsigned)getpid() | 1u;
-
-	if (!(flags & GB_BCAST_SLEEP))
-		return MPI_Waitany(n, req, idx, st ? st : MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
-	for (;;) {
-		/* twice: MPI_Testany lets MPI progress only after it found
-		 * nothing done, and does not look again (MPI_Test does), so
-		 * what that progress completed, from the data that woke us,
-		 * is only seen by a second test; without it the rank would
-		 * poll again with the data already read, and sleep out the
-		 * timeout (up to GB_BCAST_SLEEP_MS) */
-		for (int pass = 0; pass < 2; pass++) {
-			if (MPI_Testany(n, req, idx, &done, st ? st : MPI_STATUS_IGNORE) !=
-			    MPI_SUCCESS)
-				return -EIO;
-			if (done)
-				return 0;
-		}
-		if (woke || gb_now() - scanned > WAIT_RESCAN_S) {
-			npf = socket_fds(pf, WAIT_FDS_MAX);
-			scanned = gb_now();
-		}
-		/* 0: timed out; < 0: EINTR (test again).  The timeout is
-		 * spread over [ms/2, ms) so that ranks that began waiting
-		 * together (a start window) do not all wake at once. */
-		woke = poll(pf, (nfds_t)npf, ms / 2 + (int)(rand_r(&seed) % (unsigned)(ms / 2 + 1))) != 0;
-		if (!woke && ms < GB_BCAST_SLEEP_MS)
-			ms = ms * 2 < GB_BCAST_SLEEP_MS ? ms * 2 : GB_BCAST_SLEEP_MS;
-	}
-}
-
-int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags)
-{
-	int idx;
-
-	return wait_any(1, req, &idx, st, flags);
-}
-
-int gb_bcast_waitany(int n, MPI_Request *req, int *idx, unsigned flags)
-{
-	return wait_any(n, req, idx, NULL, flags);
-}
-
-int gb_bcast_barrier(MPI_Comm comm, unsigned flags)
-{
-	MPI_Request r;
-
-	if (!(flags & GB_BCAST_SLEEP))
-		return MPI_Barrier(comm) == MPI_SUCCESS ? 0 : -EIO;
-	if (MPI_Ibarrier(comm, &r) != MPI_SUCCESS)
-		return -EIO;
-	return gb_bcast_wait(&r, NULL, flags);
-}
-
-/*
- * MPI_Recv, waiting as gb_bcast_wait() (0 or MPI_ERR_OTHER).  Sends are
- * not put to sleep: a sender has work, and a send that waits for its
- * socket to drain (messages above the eager limit) would only be woken by
- * the timeout, as gb_bcast_wait() polls for input only.
- */
+/* MPI_Recv, waiting as gb_bcast_wait() (0 or MPI_ERR_OTHER). */
 static int recv_w(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
 		  MPI_Status *st, unsigned flags)
 {
@@ -593,13 +476,13 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 			if (MPI_Isend(buf, count, dt, dst, td, c->pc, &c->req[nreq++]))
 				goto fail;
 		} else {
-			if (pig && MPI_Send(c->hdr, (int)hlen, MPI_BYTE, dst, th, c->pc))
+			if (pig && gb_bcast_send(c->hdr, (int)hlen, MPI_BYTE, dst, th, c->pc, flags))
 				goto fail;
-			if (MPI_Send(buf, count, dt, dst, td, c->pc))
+			if (gb_bcast_send(buf, count, dt, dst, td, c->pc, flags))
 				goto fail;
 		}
 	}
-	if (nreq && MPI_Waitall(nreq, c->req, MPI_STATUSES_IGNORE)) {
+	if (nreq && gb_bcast_waitall(nreq, c->req, flags)) {
 		ret = -EIO;
 		goto fail;
 	}

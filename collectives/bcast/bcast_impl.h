@@ -124,6 +124,23 @@ int gb_bcast_pipe(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatype dt
  */
 int gb_bcast_waitany(int n, MPI_Request *req, int *idx, unsigned flags);
 
+/**
+ * gb_bcast_waitall() - MPI_Waitall on @n requests (statuses ignored),
+ * waiting as gb_bcast_wait() with @flags, in sleeps of at most
+ * GB_BCAST_SEND_SLEEP_MS: for sends, whose progress is output.
+ * Return: 0 or -EIO (MPI failed).
+ */
+int gb_bcast_waitall(int n, MPI_Request *req, unsigned flags);
+
+/**
+ * gb_bcast_send() - MPI_Send, or with GB_BCAST_SLEEP in @flags MPI_Isend
+ * then gb_bcast_waitall(): returns when the buffer may be reused, as
+ * MPI_Send does, without spinning.
+ * Return: 0 or -EIO (MPI failed).
+ */
+int gb_bcast_send(const void *buf, int count, MPI_Datatype dt, int dst, int tag, MPI_Comm comm,
+		  unsigned flags);
+
 /** gb_bcast_planning_release() - bcast_tree.c's part of freeing a state. */
 void gb_bcast_planning_release(struct gb_bcast_comm *c);
 

@@ -160,12 +160,12 @@ static int pipe_chain(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatyp
 		}
 		if (recv && j == S - 1)
 			tm->t_recv_done = gb_now();
-		if (j >= W && nk && MPI_Waitall(nk, row, MPI_STATUSES_IGNORE))
+		if (j >= W && nk && gb_bcast_waitall(nk, row, a->flags))
 			return -EIO;
 		if (send_segment(c, buf, count, dt, ext, a, S, j, row, hr, tm))
 			return -EIO;
 	}
-	return MPI_Waitall((int)(W * nk + nk), sr, MPI_STATUSES_IGNORE) ? -EIO : 0;
+	return gb_bcast_waitall((int)(W * nk + nk), sr, a->flags) ? -EIO : 0;
 }
 
 /* Several trees: every receive at once, arrival order (the file's comment). */
@@ -202,7 +202,7 @@ static int pipe_stripes(struct gb_bcast_comm *c, void *buf, int count, MPI_Datat
 	}
 	if (recv)
 		tm->t_recv_done = gb_now();
-	return MPI_Waitall((int)(S * nk + nk0), sr, MPI_STATUSES_IGNORE) ? -EIO : 0;
+	return gb_bcast_waitall((int)(S * nk + nk0), sr, a->flags) ? -EIO : 0;
 }
 
 int gb_bcast_pipe(struct gb_bcast_comm *c, void *buf, int count, MPI_Datatype dt,

@@ -100,7 +100,7 @@ extern "C" {
 #define GB_BCAST_ISEND     (1u << 0)  /**< MPI_Isend to all children + Waitall */
 #define GB_BCAST_PIGGYBACK (1u << 1)  /**< executor: the tree travels with the data */
 #define GB_BCAST_SHARED    (1u << 2)  /**< gb_bcast_run: shared-file ablation */
-#define GB_BCAST_SLEEP     (1u << 3)  /**< waits sleep in poll(2): gb_bcast_wait() */
+#define GB_BCAST_SLEEP     (1u << 3)  /**< waits sleep in epoll_wait(2): gb_bcast_wait() */
 
 /**
  * struct gb_bcast_opts - how to broadcast.  A zeroed struct (or NULL) means
@@ -226,22 +226,25 @@ int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
  * many ranks per core, every waiting rank stays runnable and takes the CPU
  * from the few ranks that have a message to forward and from the
  * emulator's delay line (docs/measurements.md has 168 ranks on 2 cores).
- * GB_BCAST_SLEEP instead alternates MPI_Test with poll(2) for input on the
- * process's own sockets (found in /proc/self/fd), so a waiting rank sleeps
- * until data arrives on any of them (MPI's connections, its listening
- * socket), then lets MPI progress.  Sleeps time out after about 1 ms,
- * doubling up to GB_BCAST_SLEEP_MS (each drawn from [t/2, t) so that ranks
- * do not wake in step), in case MPI waits on something that is not
+ * GB_BCAST_SLEEP instead alternates MPI_Test with epoll_wait(2) for input
+ * on the process's own sockets (found in /proc/self/fd), so a waiting rank
+ * sleeps until data arrives on any of them (MPI's connections, its
+ * listening socket), then lets MPI progress.  Sleeps time out after about
+ * 1 ms, doubling up to GB_BCAST_SLEEP_MS (each drawn from [t/2, t] so that
+ * ranks do not wake in step), in case MPI waits on something that is not
  * input on a socket.  MPICH's ch3:sock device blocks in poll() the same
- * way.  Meant for receive-like waits (receives, barriers): output that
- * waits for a socket to drain is only retried at the timeouts.  One
- * thread per process.
+ * way.  Sends wait the same way with sleeps of at most
+ * GB_BCAST_SEND_SLEEP_MS (bcast_impl.h: gb_bcast_send, gb_bcast_waitall),
+ * since output that waits for a socket to drain is only retried at the
+ * timeouts (bcast_wait.c gives the choices).  One thread per process.
  * Return: 0 or -EIO (MPI failed).
  */
 int gb_bcast_wait(MPI_Request *req, MPI_Status *st, unsigned flags);
 
 /** Longest single sleep of gb_bcast_wait(), in ms. */
 #define GB_BCAST_SLEEP_MS 200
+/** Longest single sleep of a send's wait (gb_bcast_send), in ms. */
+#define GB_BCAST_SEND_SLEEP_MS 2
 
 /**
  * gb_bcast_barrier() - MPI_Barrier on @comm, waiting as gb_bcast_wait()

@@ -151,7 +151,7 @@ static void usage(FILE *f)
 		"  --shared          ablation: measured trees reach the ranks by a local file\n"
 		"  --wait spin|sleep how ranks wait for messages and at the barriers around\n"
 		"                    each broadcast: MPI's own (spin, default) or asleep in\n"
-		"                    poll(2) (for many ranks per core; $GRIDBED_BCAST_WAIT)\n"
+		"                    epoll_wait(2) (for many ranks per core; $GRIDBED_BCAST_WAIT)\n"
 		"  --window-ms W     start every timed broadcast at a common time T on\n"
 		"                    CLOCK_MONOTONIC (the root sends T = now + W) and let\n"
 		"                    nothing else start before T + W, instead of barriers\n"
