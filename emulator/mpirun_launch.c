@@ -56,7 +56,8 @@ static int usage(FILE *f)
 		"  --mca KEY VALUE     an MCA parameter; replaces gridemu's default for KEY\n"
 		"                      (defaults: pml ob1, btl tcp,self, btl_tcp_if_include\n"
 		"                      <data block>, oob_tcp_if_include <mgmt block>,\n"
-		"                      mpi_yield_when_idle 1, plm_rsh_no_tree_spawn 1,\n"
+		"                      mpi_yield_when_idle 1, opal_event_include epoll,\n"
+		"                      plm_rsh_no_tree_spawn 1,\n"
 		"                      btl_tcp_flags send,inplace,need-ack,need-csum: no\n"
 		"                      emulated put, whose FIN waits for the sender's next\n"
 		"                      MPI call)\n"
@@ -461,6 +462,12 @@ static void build_argv(const struct opts *o, const struct job *j, struct strv *a
 	add_mca(av, o, "btl_tcp_if_include", j->data_cidr);
 	add_mca(av, o, "oob_tcp_if_include", j->mgmt_cidr);
 	add_mca(av, o, "mpi_yield_when_idle", "1");
+	/* OpenMPI 4.1's libevent polls with poll(2) by default: every turn of
+	 * its progress looked at each of a rank's sockets (66 on teragrid), and
+	 * those calls were most of the ranks' CPU time in a development run of
+	 * teragrid-paper (docs/measurements.md, session 33).  epoll costs per
+	 * ready socket; the transport is the same TCP. */
+	add_mca(av, o, "opal_event_include", "epoll");
 	add_mca(av, o, "btl_base_warn_component_unused", "0");
 	/* No emulated put: with it, ob1 sends the middle of a message above
 	 * btl_tcp_min_rdma_pipeline_size (192 KiB) as a put and completes the
