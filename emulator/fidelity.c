@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gbutil.h"
 
@@ -36,6 +37,70 @@ static double cpu_some(void)
 	}
 	fclose(f);
 	return v;
+}
+
+/* The machine's CPU time used so far (/proc/stat's "cpu" line: all but
+ * idle and iowait), in seconds, or -1. */
+static double cpu_busy(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+	long hz = sysconf(_SC_CLK_TCK);
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 8 || hz <= 0)
+		return -1;
+	/* user nice system [idle iowait] irq softirq steal */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+}
+
+/* The CPU time of process @pid (utime + stime of /proc/PID/stat), s, or -1. */
+static double proc_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0 || hz <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)hz;
+}
+
+/* The delay line's pid: this process started it, or its pidfile says. */
+static pid_t delay_line_pid(const struct gb_grid *g)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int pid = 0;
+
+	if (g->tapd_pid > 0)
+		return g->tapd_pid;
+	snprintf(path, sizeof(path), "%s/tapd.pid", g->rundir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return (pid_t)pid;
 }
 
 /* The delay line's "fidelity" reply (tapd_ctl.c) into @s and, if not NULL, @hist. */
@@ -78,9 +143,12 @@ int gb_fid_sample(struct gb_grid *g, struct gb_fid_sample *s, struct tq_hist *hi
 	if (hist)
 		memset(hist, 0, sizeof(*hist));
 	s->cpu_some_s = cpu_some();
+	s->cpu_busy_s = cpu_busy();
+	s->delay_line_cpu_s = -1;
 	s->t = gb_now();
 	if (!g->shaper || !g->shaper->request)	/* no delay line (netem) */
 		return 0;
+	s->delay_line_cpu_s = proc_cpu(delay_line_pid(g));
 	r = g->shaper->request(g, "fidelity", reply, sizeof(reply));
 	j = r > 0 && reply[0] == '{' ? json_loads(reply, 0, NULL) : NULL;
 	if (j)
@@ -94,6 +162,7 @@ void gb_fid_judge(const struct gb_fid_sample *a, const struct gb_fid_sample *b,
 		  struct gb_fid_verdict *v)
 {
 	size_t n = 0;
+	long ncpu;
 
 	memset(v, 0, sizeof(*v));
 	v->seconds = b->t - a->t;
@@ -105,6 +174,12 @@ void gb_fid_judge(const struct gb_fid_sample *a, const struct gb_fid_sample *b,
 	v->late_share = v->packets ? (double)v->late / (double)v->packets : 0;
 	v->cpu_some_share = a->cpu_some_s >= 0 && b->cpu_some_s >= 0 && v->seconds > 0
 		? (b->cpu_some_s - a->cpu_some_s) / v->seconds : -1;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	v->cpu_busy_share = a->cpu_busy_s >= 0 && b->cpu_busy_s >= 0 && v->seconds > 0 && ncpu > 0
+		? (b->cpu_busy_s - a->cpu_busy_s) / (v->seconds * (double)ncpu) : -1;
+	v->delay_line_cpu_share = a->delay_line_cpu_s >= 0 && b->delay_line_cpu_s >= 0 &&
+		v->seconds > 0 && ncpu > 0
+		? (b->delay_line_cpu_s - a->delay_line_cpu_s) / (v->seconds * (double)ncpu) : -1;
 	if (ha && hb) {
 		struct tq_hist *d = calloc(1, sizeof(*d));
 

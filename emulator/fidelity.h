@@ -15,7 +15,10 @@
  *     no daemon can fall behind;
  *   - optionally its lateness histogram, for quantiles over the interval;
  *   - the CPU pressure (/proc/pressure/cpu "some": the time during which at
- *     least one runnable task waited for a CPU), when the kernel has PSI.
+ *     least one runnable task waited for a CPU), when the kernel has PSI;
+ *   - the CPU time the machine used (/proc/stat) and the delay line's own
+ *     (its /proc/PID/stat), reported, not judged: what the harness itself
+ *     costs, where a time dilation is chosen (issue 44).
  *
  * An interval strayed (the stated thresholds; choices, since no paper
  * gives any):
@@ -54,6 +57,8 @@ struct gb_fid_sample {
 	uint64_t late;          /**< of which late (GB_FID_LATE_NS, topology time) */
 	uint64_t lost;          /**< packets the machine lost (no memory, write errors) */
 	double cpu_some_s;      /**< cumulative CPU pressure "some", s; < 0 unknown */
+	double cpu_busy_s;      /**< the machine's CPU time used (/proc/stat), s; < 0 unknown */
+	double delay_line_cpu_s; /**< the delay line's CPU time, s; < 0 none or unknown */
 };
 
 /** The judgement of one interval. */
@@ -62,6 +67,8 @@ struct gb_fid_verdict {
 	uint64_t packets, late, lost;
 	double late_share;      /**< late / packets (0 without packets) */
 	double cpu_some_share;  /**< CPU pressure / seconds; < 0 unknown */
+	double cpu_busy_share;  /**< CPU time used / (seconds x CPUs); < 0 unknown */
+	double delay_line_cpu_share; /**< the delay line's part of it, same unit; < 0 unknown */
 	uint64_t p50_ns, p99_ns, max_ns; /**< lateness quantiles (0 without histograms) */
 	int strayed;            /**< past a threshold above */
 	char why[192];          /**< which, in words; "" when none */

@@ -138,6 +138,11 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 		json_object_set_new(j, "broadcasts", json_integer(nb));
 		json_object_set_new(j, "broadcasts_strayed", json_integer(strayed));
 		json_object_set_new(j, "dilate", json_real(R->dilate >= 1 ? R->dilate : 1.0));
+		/* reported, not judged: the harness's own cost (fidelity.h) */
+		json_object_set_new(j, "cpu_busy_share", run.cpu_busy_share >= 0 ?
+				    json_real(run.cpu_busy_share) : json_null());
+		json_object_set_new(j, "delay_line_cpu_share", run.delay_line_cpu_share >= 0 ?
+				    json_real(run.delay_line_cpu_share) : json_null());
 		json_object_set_new(j, "thresholds", json_pack("{s:f, s:f, s:b, s:f}",
 			"late_ns", GB_FID_LATE_NS, "late_share", GB_FID_MAX_LATE_SHARE, "lost", 1,
 			"cpu_some_share_of_run", GB_FID_MAX_CPU_SOME));

@@ -15,7 +15,7 @@ gridexp_tmp 8017
 hogs=
 trap 'st=$?; [ -n "$hogs" ] && kill $hogs 2>/dev/null; wait 2>/dev/null; (exit $st); gridexp_cleanup' EXIT
 
-plan 10
+plan 12
 
 cat > "$tmp/c.yaml" <<EOF
 name: fid
@@ -50,9 +50,12 @@ is "$(jq -r '.fidelity | [.strayed, .why] | @tsv' "$run/run.json")" "false	" \
 	"the quiet run is not marked (late $(jq .fidelity.late_share "$run/run.json"), CPU pressure $(jq .fidelity.cpu_some_share "$run/run.json"))"
 like "$(cat "$dir/summary.txt")" "^fidelity: 0 of 1 runs and [0-9]+ of 5 broadcasts strayed" \
 	"summary.txt counts it"
+is "$(jq '.fidelity | .cpu_busy_share > 0 and .cpu_busy_share <= 1 and
+	.delay_line_cpu_share > 0 and .delay_line_cpu_share <= .cpu_busy_share' "$run/run.json")" true \
+	"run.json: the CPU time the machine used and the delay line's part of it (busy $(jq .fidelity.cpu_busy_share "$run/run.json"), delay line $(jq .fidelity.delay_line_cpu_share "$run/run.json"))"
 
 if [ ! -r /proc/pressure/cpu ]; then
-	skip 5 "no /proc/pressure/cpu (a kernel without PSI): CPU starvation cannot be seen"
+	skip 6 "no /proc/pressure/cpu (a kernel without PSI): CPU starvation cannot be seen"
 	exit 0
 fi
 for _ in $(seq $(( 2 * $(nproc) ))); do
@@ -62,6 +65,8 @@ run starved
 is "$?" 0 "the run with $(( 2 * $(nproc) )) CPU hogs (exit 0)" || sed 's/^/#   /' "$tmp/starved.err" | tail -20
 kill $hogs 2>/dev/null; wait 2>/dev/null; hogs=
 is "$(jq .fidelity.strayed "$run/run.json")" true "the starved run is marked"
+is "$(jq '.fidelity.cpu_busy_share > 0.9' "$run/run.json")" true \
+	"  its CPUs were busy all the time ($(jq .fidelity.cpu_busy_share "$run/run.json"))"
 like "$(jq -r .fidelity.why "$run/run.json")" "CPU pressure [0-9]+ % of the time" \
 	"  for its CPU pressure ($(jq -r .fidelity.why "$run/run.json"))"
 like "$(cat "$dir/summary.txt")" "^fidelity: 1 of 1 runs and [0-9]+ of 5 broadcasts strayed .*: their times are the machine's" \
