@@ -18,8 +18,9 @@
  *    GB_BCAST_SLEEP an MPI_Isend waited for asleep, bcast_wait.c): a send
  *    returns when the buffer may be reused, i.e. for messages above the
  *    eager limit when the child has taken the data, which is the one-port
- *    model's "sender busy while the message is injected".  GB_BCAST_ISEND posts every child's send at once
- *    and waits for all, letting TCP share the sender's links.
+ *    model's "sender busy while the message is injected".  GB_BCAST_ISEND
+ *    posts every child's send at once and waits for all, letting TCP share
+ *    the sender's links.
  *  - Whole messages unless the root's gb_bcast_opts.segment cuts them: the
  *    papers' models forward whole messages, and a planner's prediction is
  *    only comparable to the run of the same schedule.  Segmented messages

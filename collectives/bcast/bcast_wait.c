@@ -16,6 +16,12 @@
  *	       1 ms doubling to the cap after every sleep that timed out,
  *	       each drawn from [t/2, t] so that ranks do not wake in step
  *
+ * The doubling: a rank that waits long (the leaves of a deep tree, a start
+ * window) wakes a few times a second, not every millisecond, so 168 idle
+ * ranks cost little CPU (with a fixed 5 ms timeout they took a third of the
+ * box and tripled the intra-cluster hops, docs/measurements.md); data on any
+ * socket wakes it at once whatever the timeout.
+ *
  * Choices:
  *  - epoll, not poll(2): a rank holds a socket per peer (66 on teragrid),
  *    and poll's cost per call is per socket.  In a development run of
