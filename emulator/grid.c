@@ -610,6 +610,7 @@ int gb_grid_exec(struct gb_grid *g, const char *node, char **argv, struct gb_err
 	if ((fd = gb_netns_open(name)) < 0) {
 		gb_err_set(e, "no node '%s' in grid '%s' (namespace '%s': %s)", node, g->prefix, name,
 			   strerror(-fd));
+		gb_grid_forget_rundir(g);	/* no grid up: the refusal leaves nothing */
 		return fd;
 	}
 	if (setns(fd, CLONE_NEWNET) < 0) {

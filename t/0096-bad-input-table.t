@@ -186,6 +186,12 @@ done <<'TABLE'
 ^gridemu: no grid with prefix '[a-z0-9]+' is up$	"$GRIDEMU" status
 ^gridemu: no grid with prefix '[a-z0-9]+' is up$	"$GRIDEMU" link show
 ^gridemu: no grid with prefix '[a-z0-9]+' is up$	"$GRIDEMU" tcpstat
+^gridemu: no grid with prefix '[a-z0-9]+' is up$	"$GRIDEMU" probe a-1 a-2
+^gridemu: no grid with prefix '[a-z0-9]+' is up$	"$GRIDEMU" capture siteA-siteB
+^gridemu mpirun: no grid with prefix '[a-z0-9]+' is up$	"$GRIDEMU" mpirun -- true
+^gridemu: no node 'a-1' in grid '[a-z0-9]+'	"$GRIDEMU" exec a-1 -- true
+^gridemu: probe: need SRC and DST$	"$GRIDEMU" probe
+^gridemu: probe: need SRC and DST$	"$GRIDEMU" probe a-1
 ^gridemu: link set: loss '101%' is not valid	"$GRIDEMU" link set siteA-siteB loss 101%
 ^gridemu: link set: delay '1e400ms' is not valid	"$GRIDEMU" link set siteA-siteB delay 1e400ms
 ^gridemu: link set: unknown parameter 'colour'	"$GRIDEMU" link set siteA-siteB colour blue
