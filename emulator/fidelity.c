@@ -84,25 +84,6 @@ static double proc_cpu(pid_t pid)
 	return (double)(ut + st) / (double)hz;
 }
 
-/* The delay line's pid: this process started it, or its pidfile says. */
-static pid_t delay_line_pid(const struct gb_grid *g)
-{
-	char path[PATH_MAX];
-	FILE *f;
-	int pid = 0;
-
-	if (g->tapd_pid > 0)
-		return g->tapd_pid;
-	snprintf(path, sizeof(path), "%s/tapd.pid", g->rundir);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%d", &pid) != 1)
-		pid = 0;
-	fclose(f);
-	return (pid_t)pid;
-}
-
 /* The delay line's "fidelity" reply (tapd_ctl.c) into @s and, if not NULL, @hist. */
 static void parse_reply(json_t *j, uint64_t from, struct gb_fid_sample *s, struct tq_hist *hist)
 {
@@ -148,7 +129,8 @@ int gb_fid_sample(struct gb_grid *g, struct gb_fid_sample *s, struct tq_hist *hi
 	s->t = gb_now();
 	if (!g->shaper || !g->shaper->request)	/* no delay line (netem) */
 		return 0;
-	s->delay_line_cpu_s = proc_cpu(delay_line_pid(g));
+	if (g->shaper->helper_pid)
+		s->delay_line_cpu_s = proc_cpu(g->shaper->helper_pid(g));
 	r = g->shaper->request(g, "fidelity", reply, sizeof(reply));
 	j = r > 0 && reply[0] == '{' ? json_loads(reply, 0, NULL) : NULL;
 	if (j)

@@ -49,6 +49,8 @@ struct gb_shaper {
 	 * reply's length or -errno.  NULL: the backend has no helper to ask.
 	 */
 	int (*request)(struct gb_grid *g, const char *req, char *reply, size_t len);
+	/** The helper's pid (the tap daemon), 0 if none is known.  NULL: no helper. */
+	pid_t (*helper_pid)(struct gb_grid *g);
 };
 
 extern const struct gb_shaper gb_shaper_netem;

@@ -375,16 +375,15 @@ static void tap_stop(struct gb_grid *g)
  * (the TUN devices have no reader), so a dead or stalled daemon is a broken
  * grid, whatever the namespaces look like.
  */
-static int tap_health(struct gb_grid *g, char *why, size_t whylen)
+/* The daemon's pid: the one this process started, else its pidfile's; 0 if none. */
+static pid_t tap_pid(struct gb_grid *g)
 {
-	char ctl[PATH_MAX], pidf[PATH_MAX], reply[64], buf[32] = "";
+	char pidf[PATH_MAX], buf[32] = "";
 	long pid = 0;
-	int fd, r;
+	int fd;
 
-	path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
-	r = gb_tapd_request(ctl, "ping", reply, sizeof(reply));
-	if (r >= 0 && !strcmp(reply, "pong"))
-		return 1;
+	if (g->tapd_pid > 0)
+		return g->tapd_pid;
 	path_in_rundir(g, "tapd.pid", pidf, sizeof(pidf));
 	if ((fd = open(pidf, O_RDONLY | O_CLOEXEC)) >= 0) {
 		ssize_t n = read(fd, buf, sizeof(buf) - 1);
@@ -395,6 +394,20 @@ static int tap_health(struct gb_grid *g, char *why, size_t whylen)
 			pid = strtol(buf, NULL, 10);
 		}
 	}
+	return pid > 0 ? (pid_t)pid : 0;
+}
+
+static int tap_health(struct gb_grid *g, char *why, size_t whylen)
+{
+	char ctl[PATH_MAX], reply[64];
+	long pid;
+	int r;
+
+	path_in_rundir(g, "tapd.sock", ctl, sizeof(ctl));
+	r = gb_tapd_request(ctl, "ping", reply, sizeof(reply));
+	if (r >= 0 && !strcmp(reply, "pong"))
+		return 1;
+	pid = (long)tap_pid(g);
 	if (pid > 0 && alive((pid_t)pid))
 		snprintf(why, whylen, "the delay line gridemu-tapd (pid %ld) is stalled: no "
 			 "answer on %s (%s)", pid, ctl, r < 0 ? strerror(-r) : reply);
@@ -446,4 +459,5 @@ const struct gb_shaper gb_shaper_tap = {
 	.health = tap_health,
 	.pass = tap_pass,
 	.request = tap_request,
+	.helper_pid = tap_pid,
 };

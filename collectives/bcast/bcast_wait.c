@@ -26,7 +26,7 @@
  *  - epoll, not poll(2): a rank holds a socket per peer (66 on teragrid),
  *    and poll's cost per call is per socket.  In a development run of
  *    teragrid-paper (docs/measurements.md, session 33) the ranks' poll
- *    calls (sock_poll, tcp_poll, fdget) were 59 % of the ranks' CPU time,
+ *    calls (sock_poll, tcp_poll, fdget) were 57 % of the ranks' CPU time,
  *    and the old rescan of /proc/self/fd after every wake-up a few % more;
  *  - sends wait asleep too (gb_bcast_send, gb_bcast_waitall): a blocking
  *    send above the eager limit waits a round trip for the receiver's
