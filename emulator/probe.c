@@ -70,12 +70,6 @@ static void __attribute__((noreturn)) server(struct gb_grid *g, int dst, int por
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst,
 					     const struct gb_probe_opts *o, int port, int out)
 {
@@ -119,7 +113,7 @@ static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst
 			nanosleep(&ts, NULL);
 		}
 		if (r.received) {
-			qsort(rtt, (size_t)r.received, sizeof(double), cmp_double);
+			gb_sort_doubles(rtt, (size_t)r.received);
 			r.rtt_min = rtt[0];
 			r.rtt_max = rtt[r.received - 1];
 			r.rtt_p50 = rtt[(r.received - 1) / 2];

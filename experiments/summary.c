@@ -15,13 +15,7 @@
 #include <string.h>
 
 #include "summary.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "gbutil.h"
 
 void gx_stat_of(double *v, int n, struct gx_stat *st)
 {
@@ -31,7 +25,7 @@ void gx_stat_of(double *v, int n, struct gx_stat *st)
 	st->mean = st->median = st->min = st->max = NAN;
 	if (n < 1)
 		return;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	gb_sort_doubles(v, (size_t)n);
 	for (int i = 0; i < n; i++)
 		s += v[i];
 	st->mean = s / n;
@@ -78,7 +72,7 @@ static int by_size(const struct gx_row *rows, int nrows, int a, double *v,
 		if (!seen)
 			sizes[ns++] = rows[i].size;
 	}
-	qsort(sizes, (size_t)ns, sizeof(double), cmp_double);
+	gb_sort_doubles(sizes, (size_t)ns);
 	as->by_size = calloc((size_t)(2 * ns + 1), sizeof(*as->by_size));
 	if (!as->by_size) {
 		free(sizes);

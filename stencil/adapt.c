@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gbstencil.h"
+#include "gbutil.h"
 
 enum phase { WARMUP, COMP, GHOST, STEADY };
 
@@ -141,20 +142,12 @@ static void open_window(struct gb_st_adapt *a, long it, double t, double comm)
 	a->ns = 0;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* The median of a window's per-cycle samples (sorts them in place). */
 static double median(double *v, int n)
 {
 	if (n < 1)
 		return 0;
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	return gb_median(v, (size_t)n);
 }
 
 /* Start the next phase at a boundary; returns 1 if it changed a state. */

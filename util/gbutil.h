@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gbutil.h - libgbutil: the few helpers every part of gridbed shares, so
- * that none writes its own: the one clock, the random generator, and file
- * helpers (mkdir -p, rm -r, atomic writes).  Plain C and libc, no other
+ * that none writes its own: the one clock, the random generator, sorting
+ * and medians, and file helpers (mkdir -p, rm -r, atomic writes).  Plain C and libc, no other
  * dependency; the lowest layer (topologies/ builds on it, and so does
  * everything else).
  *
@@ -75,6 +75,17 @@ double gb_rng_range(struct gb_rng *r, double lo, double hi);
 
 /** gb_rng_below() - uniform integer in [0, n), unbiased (Lemire); 0 when n == 0. */
 uint32_t gb_rng_below(struct gb_rng *r, uint32_t n);
+
+/* ---- samples (stats.c) -------------------------------------------------- */
+
+/** gb_sort_doubles() - sort @n doubles in place, ascending (no NaN among them). */
+void gb_sort_doubles(double *v, size_t n);
+
+/**
+ * gb_median() - the median of @n samples: the middle one, or the mean of
+ * the two middle ones; NAN when @n is 0.  Sorts @v in place.
+ */
+double gb_median(double *v, size_t n);
 
 /* ---- files (files.c) ---------------------------------------------------- */
 

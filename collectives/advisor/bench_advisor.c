@@ -34,6 +34,7 @@
 #include "gbio.h"
 #include "gbadvisor.h"
 #include "gbtopo.h"
+#include "gbutil.h"
 
 static void usage(FILE *f)
 {
@@ -68,19 +69,6 @@ static int csv_close(FILE *f, const char *tmp, const char *out)
 		return 1;
 	}
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
 }
 
 static int cmd_predict(int argc, char **argv)
@@ -148,7 +136,7 @@ static int cmd_predict(int argc, char **argv)
 					fabs(p.gap - gap) / gap);
 		}
 		printf("%8d %13.4f%% %13.4f%% %13.2f%% %13.2f%% %13.2f%%\n", win[w], 100 * ms / ns,
-		       100 * xs, 100 * mg / ng, 100 * median(eg, ng), 100 * xg);
+		       100 * xs, 100 * mg / ng, 100 * gb_median(eg, (size_t)ng), 100 * xg);
 	}
 	printf("window 0 = the whole history\n");
 	free(h);

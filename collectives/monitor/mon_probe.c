@@ -109,12 +109,6 @@ static void to_topology(struct gb_mon_result *r, double k)
 	r->bw_seconds /= k;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void __attribute__((noreturn)) sink(uint32_t addr, const struct gb_mon_opts *o, int ready,
 					   int out)
 {
@@ -486,12 +480,12 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	free(back);
 	close(u);
 	if (r.received) {
-		qsort(rtt, (size_t)r.received, sizeof(double), cmp_double);
+		gb_sort_doubles(rtt, (size_t)r.received);
 		r.rtt_min = rtt[0];
 		r.rtt_p50 = rtt[(r.received - 1) / 2];
 	}
 	if (nos) {
-		qsort(os, (size_t)nos, sizeof(double), cmp_double);
+		gb_sort_doubles(os, (size_t)nos);
 		r.o_send = os[(nos - 1) / 2];
 	}
 	if (o->tcp_bytes > 0 && r.received && tcp_transfer(daddr, o, &r) < 0)
