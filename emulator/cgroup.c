@@ -2,7 +2,9 @@
 /*
  * cgroup.c - CPU quotas per emulated host (cgroup.h).
  *
- * Only files under MOUNT/gridbed-PREFIX/ are ever created or removed, and
+ * Only files under MOUNT/gridbed-PREFIX/ (and a campaign's
+ * MOUNT2/gridbed-PREFIX-exp/ on the first cgroup2 mount) are ever created
+ * or removed, and
  * the only other write is enabling the cpu controller in the v2 root's
  * cgroup.subtree_control, which the kernel needs before any child can have
  * a cpu.max (it changes no limit of anything else).
@@ -270,13 +272,13 @@ int gb_cgroup_setup(const struct gb_grid *g, struct gb_cpuctl *c, struct gb_err 
 	return 0;
 }
 
-/* Move whatever is still in @dir to the hierarchy's root, then remove it. */
-static int rm_cgroup(const struct gb_cpuctl *c, const char *dir)
+/* Remove the cgroup @dir (without children), moving what is still in it
+ * to @to (a cgroup.procs file) first. */
+static int rm_cg_to(const char *dir, const char *to)
 {
-	char p[768], root[512], line[64];
+	char p[PATH_MAX], line[64];
 
 	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
-	snprintf(root, sizeof(root), "%s/cgroup.procs", c->mount);
 	for (int tries = 0; tries < 100; tries++) {
 		FILE *f;
 
@@ -285,15 +287,24 @@ static int rm_cgroup(const struct gb_cpuctl *c, const char *dir)
 		if (errno != EBUSY)
 			return -errno;
 		/* down has killed the grid's processes; exiting ones may still
-		 * be listed for a moment, anything else goes to the root */
+		 * be listed for a moment, anything else goes to @to */
 		if ((f = fopen(p, "re"))) {
 			while (fgets(line, sizeof(line), f))
-				write_str(root, line);
+				write_str(to, line);
 			fclose(f);
 		}
 		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
 	}
 	return -EBUSY;
+}
+
+/* Move whatever is still in @dir to the hierarchy's root, then remove it. */
+static int rm_cgroup(const struct gb_cpuctl *c, const char *dir)
+{
+	char root[512];
+
+	snprintf(root, sizeof(root), "%s/cgroup.procs", c->mount);
+	return rm_cg_to(dir, root);
 }
 
 static int remove_in(const struct gb_cpuctl *c, const char *prefix)
@@ -321,12 +332,19 @@ static int remove_in(const struct gb_cpuctl *c, const char *prefix)
 	return err;
 }
 
-/* Wherever they were made (GRIDBED_CPUCTL may have chosen v1 over v2). */
+static int exp_remove(const char *mnt, const char *prefix);
+static int cgroup2_mount(char *mnt, size_t len);
+
+/* Wherever they were made (GRIDBED_CPUCTL may have chosen v1 over v2), and
+ * a campaign's experiment cgroups (gb_cgroup_exp_enter()) left by a crash. */
 int gb_cgroup_remove(const char *prefix)
 {
 	struct gb_cpuctl v2, v1;
+	char mnt[256];
 	int e2 = 0, e1 = 0;
 
+	if (cgroup2_mount(mnt, sizeof(mnt)) == 0)
+		exp_remove(mnt, prefix);
 	if (find_mounts(&v2, &v1) < 0)
 		return 0;
 	if (v2.mount[0])
@@ -415,4 +433,126 @@ int gb_cgroup_read(pid_t pid, struct gb_cpu_limit *l)
 		return -EIO;
 	l->period_us = atoll(v);
 	return 0;
+}
+
+/* ---- the experiment's own cgroup v2 (gb_cgroup_exp_*()) ------------------ */
+
+/* The first cgroup2 mount, whatever its controllers, into @mnt; -ENOENT if none. */
+static int cgroup2_mount(char *mnt, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char m[256], fstype[64];
+		char *dash = strstr(line, " - ");
+
+		if (dash && sscanf(line, "%*s %*s %*s %*s %255s", m) == 1 &&
+		    sscanf(dash + 3, "%63s", fstype) == 1 && !strcmp(fstype, "cgroup2")) {
+			snprintf(mnt, len, "%s", m);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+static void exp_dir(const char *mnt, const char *prefix, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/gridbed-%s-exp", mnt, prefix);
+}
+
+/* The experiment's cgroups of @prefix under @mnt, if any, removed. */
+static int exp_remove(const char *mnt, const char *prefix)
+{
+	char top[PATH_MAX - 32], p[PATH_MAX], to[PATH_MAX];
+	int err = 0, r;
+
+	exp_dir(mnt, prefix, top, sizeof(top));
+	snprintf(to, sizeof(to), "%s/cgroup.procs", mnt);
+	for (int k = 0; k < 2; k++) {
+		snprintf(p, sizeof(p), "%s/%s", top, k ? "planner" : "work");
+		if ((r = rm_cg_to(p, to)) < 0 && !err)
+			err = r;
+	}
+	if ((r = rm_cg_to(top, to)) < 0 && !err)
+		err = r;
+	return err;
+}
+
+int gb_cgroup_exp_enter(const char *prefix, struct gb_cgexp *x)
+{
+	char mnt[256], top[PATH_MAX - 32], line[PATH_MAX], p[PATH_MAX], pid[32];
+	FILE *f;
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	if ((err = cgroup2_mount(mnt, sizeof(mnt))) < 0) {
+		snprintf(x->why, sizeof(x->why), "no cgroup2 mount");
+		return err;
+	}
+	/* where this process is now, to go back there: "0::/PATH" */
+	if (!(f = fopen("/proc/self/cgroup", "re"))) {
+		err = -errno;
+		snprintf(x->why, sizeof(x->why), "cannot read /proc/self/cgroup: %s", strerror(errno));
+		return err;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(x->orig, sizeof(x->orig), "%s%s/cgroup.procs", mnt, line + 3);
+		}
+	fclose(f);
+	if (!x->orig[0])
+		snprintf(x->orig, sizeof(x->orig), "%s/cgroup.procs", mnt);
+	exp_remove(mnt, prefix);	/* a crashed campaign's, if any */
+	exp_dir(mnt, prefix, top, sizeof(top));
+	snprintf(x->work, sizeof(x->work), "%s/work", top);
+	snprintf(x->planner, sizeof(x->planner), "%s/planner", top);
+	if ((mkdir(top, 0755) < 0 && errno != EEXIST) || mkdir(x->work, 0755) < 0 ||
+	    mkdir(x->planner, 0755) < 0) {
+		err = -errno;
+		snprintf(x->why, sizeof(x->why), "cannot create cgroups in %s: %s", top,
+			 strerror(errno));
+		exp_remove(mnt, prefix);
+		return err;
+	}
+	snprintf(p, sizeof(p), "%s/cgroup.procs", x->work);
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if ((err = write_str(p, pid)) < 0) {
+		snprintf(x->why, sizeof(x->why), "cannot join %s: %s", x->work, strerror(-err));
+		exp_remove(mnt, prefix);
+		return err;
+	}
+	snprintf(x->mount, sizeof(x->mount), "%s", mnt);
+	snprintf(x->prefix, sizeof(x->prefix), "%s", prefix);
+	snprintf(x->pressure, sizeof(x->pressure), "%s/cpu.pressure", x->work);
+	x->on = 1;
+	return 0;
+}
+
+int gb_cgroup_exp_place(const struct gb_cgexp *x, pid_t pid)
+{
+	char p[PATH_MAX], v[32];
+
+	if (!x->on)
+		return -ENOENT;
+	snprintf(p, sizeof(p), "%s/cgroup.procs", x->planner);
+	snprintf(v, sizeof(v), "%ld", (long)pid);
+	return write_str(p, v);
+}
+
+void gb_cgroup_exp_leave(struct gb_cgexp *x)
+{
+	char pid[32];
+
+	if (!x->on)
+		return;
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	write_str(x->orig, pid);
+	exp_remove(x->mount, x->prefix);
+	x->on = 0;
 }

@@ -42,6 +42,7 @@
 #ifndef GRIDBED_CGROUP_H
 #define GRIDBED_CGROUP_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -116,5 +117,41 @@ struct gb_cpu_limit {
  * Return: 0 (kind NONE when there is no controller), or -errno.
  */
 int gb_cgroup_read(pid_t pid, struct gb_cpu_limit *l);
+
+/**
+ * struct gb_cgexp - a campaign's own cgroup v2 (gb_cgroup_exp_enter()): the
+ * fidelity monitor's CPU pressure is read from its `work` group, which
+ * holds the campaign and everything it starts (the delay line, the ranks,
+ * the loads, gridmon), and not from the whole machine's, so that a
+ * planner that only takes the CPU the experiment leaves (gridadvisor at
+ * nice 19, in the `planner` group) is not counted as starving it.
+ */
+struct gb_cgexp {
+	int on;                  /**< 1: entered */
+	char mount[256];         /**< the cgroup2 mount */
+	char prefix[64];
+	char work[PATH_MAX - 64], planner[PATH_MAX - 64];  /**< the two groups' directories */
+	char pressure[PATH_MAX]; /**< work's cpu.pressure */
+	char orig[PATH_MAX];     /**< the cgroup.procs the caller came from */
+	char why[PATH_MAX];      /**< why not entered */
+};
+
+/**
+ * gb_cgroup_exp_enter() - create MOUNT/gridbed-@prefix-exp/{work,planner}
+ * on the first cgroup2 mount (any controllers: cpu.pressure is the kernel's
+ * pressure stall information of a group, there without a controller),
+ * after removing a crashed campaign's, and move the calling process into
+ * `work`: its children are born there.  `gridemu down` (gb_cgroup_remove())
+ * removes them too.  Processes that join a host's cgroup on the same
+ * cgroup2 hierarchy (a v2 CPU quota, gb_cgroup_join()) leave `work`.
+ * Return: 0, -ENOENT (no cgroup2 mount), -errno; @x->why says why not.
+ */
+int gb_cgroup_exp_enter(const char *prefix, struct gb_cgexp *x);
+
+/** gb_cgroup_exp_place() - move process @pid into @x's `planner` group. Return: 0 or -errno. */
+int gb_cgroup_exp_place(const struct gb_cgexp *x, pid_t pid);
+
+/** gb_cgroup_exp_leave() - move the caller back where it came from and remove @x's groups. */
+void gb_cgroup_exp_leave(struct gb_cgexp *x);
 
 #endif

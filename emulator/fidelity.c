@@ -18,11 +18,11 @@
 
 #include "gbutil.h"
 
-/* /proc/pressure/cpu's "some ... total=<us>" in seconds, or -1. */
-static double cpu_some(void)
+/* A cpu.pressure file's "some ... total=<us>" in seconds, or -1. */
+static double cpu_some(const char *path)
 {
 	char line[256];
-	FILE *f = fopen("/proc/pressure/cpu", "re");
+	FILE *f = fopen(path ? path : "/proc/pressure/cpu", "re");
 	double v = -1;
 
 	if (!f)
@@ -113,7 +113,8 @@ static void parse_reply(json_t *j, uint64_t from, struct gb_fid_sample *s, struc
 	}
 }
 
-int gb_fid_sample(struct gb_grid *g, struct gb_fid_sample *s, struct tq_hist *hist)
+int gb_fid_sample(struct gb_grid *g, const char *psi, struct gb_fid_sample *s,
+		  struct tq_hist *hist)
 {
 	/* at most TQ_HIST_BUCKETS [bucket, count] pairs: ~17 KB */
 	char reply[32768];
@@ -123,7 +124,8 @@ int gb_fid_sample(struct gb_grid *g, struct gb_fid_sample *s, struct tq_hist *hi
 	memset(s, 0, sizeof(*s));
 	if (hist)
 		memset(hist, 0, sizeof(*hist));
-	s->cpu_some_s = cpu_some();
+	s->cpu_some_s = cpu_some(psi);
+	s->machine_some_s = psi ? cpu_some(NULL) : s->cpu_some_s;
 	s->cpu_busy_s = cpu_busy();
 	s->delay_line_cpu_s = -1;
 	s->t = gb_now();
@@ -156,6 +158,8 @@ void gb_fid_judge(const struct gb_fid_sample *a, const struct gb_fid_sample *b,
 	v->late_share = v->packets ? (double)v->late / (double)v->packets : 0;
 	v->cpu_some_share = a->cpu_some_s >= 0 && b->cpu_some_s >= 0 && v->seconds > 0
 		? (b->cpu_some_s - a->cpu_some_s) / v->seconds : -1;
+	v->machine_some_share = a->machine_some_s >= 0 && b->machine_some_s >= 0 && v->seconds > 0
+		? (b->machine_some_s - a->machine_some_s) / v->seconds : -1;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	v->cpu_busy_share = a->cpu_busy_s >= 0 && b->cpu_busy_s >= 0 && v->seconds > 0 && ncpu > 0
 		? (b->cpu_busy_s - a->cpu_busy_s) / (v->seconds * (double)ncpu) : -1;

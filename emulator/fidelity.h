@@ -14,8 +14,11 @@
  *     none under the netem backend, where the kernel holds the packets and
  *     no daemon can fall behind;
  *   - optionally its lateness histogram, for quantiles over the interval;
- *   - the CPU pressure (/proc/pressure/cpu "some": the time during which at
- *     least one runnable task waited for a CPU), when the kernel has PSI;
+ *   - the CPU pressure ("some": the time during which at least one runnable
+ *     task waited for a CPU), when the kernel has PSI: of the experiment's
+ *     own cgroup where the caller made one (a campaign's, cgroup.h: its
+ *     ranks, delay line, loads and monitor, not a planner that only takes
+ *     the CPU they leave), else of the whole machine (/proc/pressure/cpu);
  *   - the CPU time the machine used (/proc/stat) and the delay line's own
  *     (its /proc/PID/stat), reported, not judged: what the harness itself
  *     costs, where a time dilation is chosen (issue 44).
@@ -57,6 +60,8 @@ struct gb_fid_sample {
 	uint64_t late;          /**< of which late (GB_FID_LATE_NS, topology time) */
 	uint64_t lost;          /**< packets the machine lost (no memory, write errors) */
 	double cpu_some_s;      /**< cumulative CPU pressure "some", s; < 0 unknown */
+	double machine_some_s;  /**< the same of the whole machine (the same as
+				     cpu_some_s when that is the machine's) */
 	double cpu_busy_s;      /**< the machine's CPU time used (/proc/stat), s; < 0 unknown */
 	double delay_line_cpu_s; /**< the delay line's CPU time, s; < 0 none or unknown */
 };
@@ -67,6 +72,7 @@ struct gb_fid_verdict {
 	uint64_t packets, late, lost;
 	double late_share;      /**< late / packets (0 without packets) */
 	double cpu_some_share;  /**< CPU pressure / seconds; < 0 unknown */
+	double machine_some_share; /**< the whole machine's, reported only; < 0 unknown */
 	double cpu_busy_share;  /**< CPU time used / (seconds x CPUs); < 0 unknown */
 	double delay_line_cpu_share; /**< the delay line's part of it, same unit; < 0 unknown */
 	uint64_t p50_ns, p99_ns, max_ns; /**< lateness quantiles (0 without histograms) */
@@ -77,11 +83,15 @@ struct gb_fid_verdict {
 /**
  * gb_fid_sample() - sample @g now into @s, and the delay line's lateness
  * histogram into @hist when it is not NULL (zeroed when there is none).
+ * The CPU pressure is read from @psi, a cgroup's cpu.pressure (the
+ * experiment's own, cgroup.h's gb_cgroup_exp_enter()), or from the whole
+ * machine's /proc/pressure/cpu when @psi is NULL.
  * A delay line that does not answer is not an error here (health is
  * gb_grid_health()'s business): @s->delay_line is then 0.
  * Return: 0 or -errno.
  */
-int gb_fid_sample(struct gb_grid *g, struct gb_fid_sample *s, struct tq_hist *hist);
+int gb_fid_sample(struct gb_grid *g, const char *psi, struct gb_fid_sample *s,
+		  struct tq_hist *hist);
 
 /**
  * gb_fid_judge() - judge the interval from sample @a to the later @b into

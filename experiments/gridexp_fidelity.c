@@ -30,7 +30,7 @@ static void fid_push(struct runner *R, struct run *r, struct tq_hist *hist)
 {
 	struct gb_fid_sample s;
 
-	if (gb_fid_sample(&R->g, &s, hist) < 0)
+	if (gb_fid_sample(&R->g, R->cgexp.on ? R->cgexp.pressure : NULL, &s, hist) < 0)
 		return;
 	if (r->nfid == r->cfid) {
 		int c = r->cfid ? 2 * r->cfid : 256;
@@ -143,6 +143,11 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 				    json_real(run.cpu_busy_share) : json_null());
 		json_object_set_new(j, "delay_line_cpu_share", run.delay_line_cpu_share >= 0 ?
 				    json_real(run.delay_line_cpu_share) : json_null());
+		/* whose CPU pressure: the experiment's cgroup, or the machine's */
+		json_object_set_new(j, "cpu_pressure_of",
+				    json_string(R->cgexp.on ? "experiment" : "machine"));
+		json_object_set_new(j, "machine_cpu_some_share", run.machine_some_share >= 0 ?
+				    json_real(run.machine_some_share) : json_null());
 		json_object_set_new(j, "thresholds", json_pack("{s:f, s:f, s:b, s:f}",
 			"late_ns", GB_FID_LATE_NS, "late_share", GB_FID_MAX_LATE_SHARE, "lost", 1,
 			"cpu_some_share_of_run", GB_FID_MAX_CPU_SOME));

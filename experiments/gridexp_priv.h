@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "gbemu.h"
 #include "fidelity.h"
 #include "gbexp.h"
@@ -109,6 +110,8 @@ struct runner {
 	int task;                    /* --task K: only run K of the campaign (a Slurm task), or -1 */
 	int meta_session;            /* this session's index in meta.json's sessions, or -1 */
 	char emulog[PATH_MAX];       /* gridemu's log: gridemu.log, or gridemu-task<K>.log */
+	struct gb_cgexp cgexp;       /* the campaign's own cgroup v2, whose CPU pressure the
+					fidelity monitor reads (cgroup.h), when on */
 };
 
 /** One run: one repetition of one algorithm under one load condition. */

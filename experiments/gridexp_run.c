@@ -356,6 +356,15 @@ static int advisor_start(struct runner *R, struct run *r)
 	 * with what the grid leaves (docs/measurements.md). */
 	if (setpriority(PRIO_PROCESS, (id_t)r->adv.pid, 19) < 0)
 		warnx("cannot lower gridadvisor's priority: %s", strerror(errno));
+	/* and out of the experiment's cgroup: waiting for the CPU the grid
+	 * leaves, it would count as the grid's CPU pressure (fidelity.h) */
+	if (R->cgexp.on) {
+		int err = gb_cgroup_exp_place(&R->cgexp, r->adv.pid);
+
+		if (err < 0)
+			warnx("cannot move gridadvisor out of the experiment's cgroup: %s",
+			      strerror(-err));
+	}
 	for (;;) {
 		char el[32];
 		FILE *f = fopen(csv, "re");

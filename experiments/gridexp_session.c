@@ -406,6 +406,7 @@ static void teardown(struct runner *R)
 {
 	proc_stop(&R->mon, 10);
 	matrix_poll(R);
+	gb_cgroup_exp_leave(&R->cgexp);   /* before down, which would remove it under us */
 	grid_down(R);
 	release_lock(R);
 }
@@ -580,6 +581,20 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 	}
 	fprintf(stderr, ME ": campaign '%s' (%s), prefix %s, results in %s\n", R->c.name,
 		R->c.path, R->prefix, R->out);
+	/* the experiment's own cgroup, before anything of it starts: the fidelity
+	 * monitor's CPU pressure is then the experiment's, not the planner's */
+	{
+		char how[320];
+
+		/* ranks that join their host's v2 CPU quota would leave it */
+		if (!strcmp(gb_cgroup_describe(R->c.topo, how, sizeof(how)),
+			    gb_cpuctl_name(GB_CPUCTL_V2)))
+			warnx("the fidelity monitor reads the whole machine's CPU pressure: the "
+			      "hosts' CPU quotas are cgroup v2 groups of their own");
+		else if (gb_cgroup_exp_enter(R->prefix, &R->cgexp) < 0)
+			warnx("the fidelity monitor reads the whole machine's CPU pressure: %s",
+			      R->cgexp.why);
+	}
 	if (got_signal || grid_up(R) < 0) {
 		status = got_signal ? 128 + got_signal : 1;
 		goto out;

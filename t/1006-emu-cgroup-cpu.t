@@ -9,7 +9,9 @@
 #     cgroup's own quota files: the kernel's view, not ours);
 #   - the quota is enforced: a busy loop on a quota'd host is throttled
 #     (the kernel's nr_throttled counter, not a timing);
-#   - down removes the cgroups, also after a crash (no state file);
+#   - down removes the cgroups, also after a crash (no state file), and a
+#     crashed campaign's experiment groups (gridbed-P-exp/{work,planner} on
+#     the cgroup2 mount, cgroup.h's gb_cgroup_exp_enter());
 #   - with no controller (GRIDBED_CPUCTL=none) up warns on one line and
 #     state.json says "none: ...", and nothing is created.
 # Skips when the kernel offers neither cgroup v2 cpu.max nor v1
@@ -139,4 +141,22 @@ sed '/cpu: 0.5/s/, cpu: 0.5//' "$T/cpu.yaml" > "$T/nocpu.yaml"
 out=$("$GRIDEMU" up "$T/nocpu.yaml" 2>&1)
 is "$(jq -r .cpu_control "$GRIDBED_RUNDIR/$GB_PREFIX/state.json")" unused "no shares: 'unused'"
 "$GRIDEMU" down >/dev/null 2>&1
+
+# a campaign killed while it ran leaves its experiment groups, with a
+# process in one: down moves it out and removes them
+m2=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+if [ -z "$m2" ]; then
+	skip 2 "no cgroup2 mount: no experiment groups to leave behind"
+else
+	x=$m2/gridbed-$GB_PREFIX-exp
+	mkdir -p "$x/work" "$x/planner"
+	sleep 60 & sl=$!
+	echo "$sl" > "$x/planner/cgroup.procs"
+	"$GRIDEMU" up "$T/nocpu.yaml" >/dev/null 2>&1
+	"$GRIDEMU" down >/dev/null 2>&1
+	ok "$([ ! -e "$x" ]; echo $?)" "down removes a crashed campaign's $x"
+	ok "$(kill -0 "$sl" 2>/dev/null; echo $?)" "  and leaves the process that was in it running"
+	kill "$sl" 2>/dev/null; wait "$sl" 2>/dev/null
+	rmdir "$x/work" "$x/planner" "$x" 2>/dev/null
+fi
 done_testing
