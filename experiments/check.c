@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bootstrap.h"
 #include "gbexp.h"
 #include "gbplan.h"
 #include "gbyaml.h"
@@ -287,59 +288,234 @@ static int partial_algo(const struct gx_summary *s, const struct gx_expect *e, i
 	return -1;
 }
 
-int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s, FILE *out,
-		    char *err, size_t errlen)
+/* The statistic of line @l on summary @s: the metric, or its ratio to (or,
+ * where that is not positive, its difference from) the bound; NAN: no data. */
+static double line_stat(const struct gx_expect *e, const struct gx_check_line *l,
+			const struct gx_summary *s, int of)
 {
-	int failures = 0;
+	double v, ref;
 
-	for (int i = 0; i < n; i++) {
-		int all = !strcmp(e[i].algo, "*"), of = -1;
-		double ref = NAN;
+	if (gx_summary_metric(s, l->algo, e->metric, &v) < 0 || !isfinite(v))
+		return NAN;
+	if (!e->bmetric[0])
+		return v;
+	if (gx_summary_metric(s, of >= 0 ? of : l->algo, e->bmetric, &ref) < 0 ||
+	    !isfinite(ref))
+		return NAN;
+	if (l->ratio)
+		return ref > 0 ? v / ref : NAN;
+	return v - e->value * ref;
+}
 
-		if (!all && algo_of(s, e[i].algo) < 0) {
-			snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in the "
-				 "campaign", i + 1, e[i].line, e[i].algo);
-			return -EINVAL;
-		}
-		if (e[i].of[0] && (of = algo_of(s, e[i].of)) < 0) {
-			snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in the "
-				 "campaign", i + 1, e[i].line, e[i].of);
-			return -EINVAL;
-		}
-		for (int a = 0; a < s->nalgos; a++) {
-			double v, bound = e[i].value;
-			char b[160], why[PATH_MAX + 96];
-			int ok, part;
+/* Where the interval [lo, hi] stands against @thr for comparison @cmp. */
+static const char *interval_verdict(int cmp, double lo, double hi, double thr)
+{
+	int better, worse;
 
-			if (!all && strcmp(s->a[a].name, e[i].algo))
-				continue;
-			if (all && a == of)
-				continue;      /* "every algorithm x 0.9 of itself" is not meant */
-			if (gx_summary_metric(s, a, e[i].metric, &v) < 0)
-				return no_metric(&e[i], i, e[i].metric, err, errlen);
-			if (e[i].bmetric[0] && gx_summary_metric(s, of >= 0 ? of : a, e[i].bmetric,
-							       &ref) < 0)
-				return no_metric(&e[i], i, e[i].bmetric, err, errlen);
-			if (e[i].bmetric[0]) {
-				bound = e[i].value * ref;
-				snprintf(b, sizeof(b), "%g x %s's %s %.6g = %.6g", e[i].value,
-					 of >= 0 ? e[i].of : s->a[a].name, e[i].bmetric, ref, bound);
-			} else {
-				snprintf(b, sizeof(b), "%.6g", bound);
-			}
-			part = partial_algo(s, &e[i], a, of);
-			ok = isfinite(v) && isfinite(bound) && holds(e[i].cmp, v, bound) && part < 0;
-			if (!(isfinite(v) && isfinite(bound)))
-				snprintf(why, sizeof(why), "  (no data)");
-			else if (part >= 0)
-				snprintf(why, sizeof(why), "  (pooled: %s has no complete run in %s)",
-					 s->a[part].name, s->a[part].missing_in);
-			else
-				why[0] = '\0';
-			fprintf(out, "%s %s %s = %.6g %s %s%s\n", ok ? "PASS" : "FAIL", e[i].metric,
-				s->a[a].name, v, cmp_signs[e[i].cmp], b, why);
-			failures += !ok;
-		}
+	switch (cmp) {
+	case GX_LE: better = hi <= thr; worse = lo > thr; break;
+	case GX_LT: better = hi < thr; worse = lo >= thr; break;
+	case GX_GE: better = lo >= thr; worse = hi < thr; break;
+	default: better = lo > thr; worse = hi <= thr; break;	/* GX_GT */
 	}
-	return failures;
+	return better ? "better" : worse ? "worse" : "not distinguishable";
+}
+
+/* The point estimate of every line of @e[i] into @c (appended). */
+static int eval_points(const struct gx_expect *e, int i, const struct gx_summary *s,
+		       struct gx_check *c, int cap, char *err, size_t errlen)
+{
+	int all = !strcmp(e->algo, "*"), of = -1;
+
+	if (!all && algo_of(s, e->algo) < 0) {
+		snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in the "
+			 "campaign", i + 1, e->line, e->algo);
+		return -EINVAL;
+	}
+	if (e->of[0] && (of = algo_of(s, e->of)) < 0) {
+		snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in the "
+			 "campaign", i + 1, e->line, e->of);
+		return -EINVAL;
+	}
+	for (int a = 0; a < s->nalgos; a++) {
+		double v, ref = NAN, bound = e->value;
+		char b[160];
+		int part;
+
+		if (!all && strcmp(s->a[a].name, e->algo))
+			continue;
+		if (all && a == of)
+			continue;      /* "every algorithm x 0.9 of itself" is not meant */
+		if (c->n >= cap)
+			return -ENOMEM;
+		struct gx_check_line *l = &c->l[c->n];
+
+		memset(l, 0, sizeof(*l));
+		l->expect = i;
+		l->algo = a;
+		l->est = l->lo = l->hi = NAN;
+		if (gx_summary_metric(s, a, e->metric, &v) < 0)
+			return no_metric(e, i, e->metric, err, errlen);
+		if (e->bmetric[0] && gx_summary_metric(s, of >= 0 ? of : a, e->bmetric, &ref) < 0)
+			return no_metric(e, i, e->bmetric, err, errlen);
+		if (e->bmetric[0]) {
+			bound = e->value * ref;
+			snprintf(b, sizeof(b), "%g x %s's %s %.6g = %.6g", e->value,
+				 of >= 0 ? e->of : s->a[a].name, e->bmetric, ref, bound);
+		} else {
+			snprintf(b, sizeof(b), "%.6g", bound);
+		}
+		part = partial_algo(s, e, a, of);
+		l->pass = isfinite(v) && isfinite(bound) && holds(e->cmp, v, bound) && part < 0;
+		if (!(isfinite(v) && isfinite(bound)))
+			snprintf(l->why, sizeof(l->why), "  (no data)");
+		else if (part >= 0)
+			snprintf(l->why, sizeof(l->why), "  (pooled: %s has no complete run in %s)",
+				 s->a[part].name, s->a[part].missing_in);
+		snprintf(l->text, sizeof(l->text), "%s %s = %.6g %s %s", e->metric, s->a[a].name, v,
+			 cmp_signs[e->cmp], b);
+		l->verdict = l->pass ? "holds" : "fails";
+		/* an interval for a statistic of single broadcasts, compared one way */
+		l->ci = e->cmp != GX_EQ && gx_summary_metric_resampled(e->metric) &&
+			(!e->bmetric[0] || gx_summary_metric_resampled(e->bmetric));
+		l->ratio = e->bmetric[0] && ref > 0;
+		l->diff = e->bmetric[0] && !l->ratio;
+		l->thr = !e->bmetric[0] ? e->value : l->ratio ? e->value : 0;
+		l->est = line_stat(e, l, s, of);
+		c->n++;
+	}
+	return 0;
+}
+
+/* What each resample of eval_intervals() fills: every line's statistic. */
+struct resampled {
+	const struct gx_expect *e;
+	const struct gx_summary *s;
+	struct gx_check *c;
+	double *stat;   /* [line][resample] */
+	int resamples;
+};
+
+static int one_resample(const struct gx_summary *rs, int r, void *ctx)
+{
+	struct resampled *x = ctx;
+
+	for (int k = 0; k < x->c->n; k++) {
+		const struct gx_check_line *l = &x->c->l[k];
+		const struct gx_expect *ek = &x->e[l->expect];
+		int of = ek->of[0] ? algo_of(x->s, ek->of) : -1;
+
+		x->stat[(size_t)k * (size_t)x->resamples + (size_t)r] =
+			l->ci ? line_stat(ek, l, rs, of) : NAN;
+	}
+	return 0;
+}
+
+/* The intervals of @c's lines that have one: @o->resamples resamples of
+ * @s's rows, each summarised again (gx_boot_each()). */
+static int eval_intervals(const struct gx_expect *e, const struct gx_summary *s,
+			  const struct gx_check_opts *o, struct gx_check *c)
+{
+	struct resampled x = { e, s, c, NULL, o->resamples };
+	int ret, nci = 0;
+
+	for (int k = 0; k < c->n; k++)
+		nci += c->l[k].ci;
+	if (!nci || !s->rows || s->nrows < 1) {
+		for (int k = 0; k < c->n; k++)
+			c->l[k].ci = 0;
+		return 0;
+	}
+	if (!(x.stat = malloc(sizeof(double) * (size_t)c->n * (size_t)o->resamples)))
+		return -ENOMEM;
+	if ((ret = gx_boot_each(s, o->resamples, o->seed, one_resample, &x, &c->nblocks,
+				&c->nslots)) < 0)
+		goto out;
+	for (int k = 0; k < c->n; k++) {
+		struct gx_check_line *l = &c->l[k];
+		double *v = x.stat + (size_t)k * (size_t)o->resamples;
+		int m = 0;
+
+		if (!l->ci)
+			continue;
+		for (int r = 0; r < o->resamples; r++)
+			if (isfinite(v[r]))
+				v[m++] = v[r];
+		l->used = m;
+		if (m < o->resamples / 2 || !isfinite(l->est)) {
+			/* too little data to resample: not distinguishable */
+			l->lo = l->hi = NAN;
+			l->verdict = "not distinguishable";
+			if (!l->why[0])
+				snprintf(l->why, sizeof(l->why), "  (data in %d of %d resamples)", m,
+					 o->resamples);
+			l->pass = 0;
+			continue;
+		}
+		gb_sort_doubles(v, (size_t)m);
+		l->lo = gx_quantile(v, m, (1 - o->level) / 2);
+		l->hi = gx_quantile(v, m, (1 + o->level) / 2);
+		l->verdict = interval_verdict(e[l->expect].cmp, l->lo, l->hi, l->thr);
+		l->pass = l->pass && !strcmp(l->verdict, "better");
+	}
+	ret = 0;
+out:
+	free(x.stat);
+	return ret;
+}
+
+int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
+		   const struct gx_check_opts *o, struct gx_check *c, char *err, size_t errlen)
+{
+	int cap = n * (s->nalgos + 1) + 1, ret;
+
+	memset(c, 0, sizeof(*c));
+	if (o && (o->resamples != 0 && o->resamples < 100)) {
+		snprintf(err, errlen, "--resamples %d: give 0 (no intervals) or at least 100",
+			 o->resamples);
+		return -EINVAL;
+	}
+	if (o && o->resamples && !(o->level >= 0.5 && o->level < 1)) {
+		snprintf(err, errlen, "--level %g: give a confidence from 0.5 to below 1", o->level);
+		return -EINVAL;
+	}
+	c->opts = o ? *o : (struct gx_check_opts){ GX_CHECK_LEVEL, 0, GX_CHECK_SEED };
+	if (!(c->l = calloc((size_t)cap, sizeof(*c->l))))
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if ((ret = eval_points(&e[i], i, s, c, cap, err, errlen)) < 0)
+			goto fail;
+	if (c->opts.resamples > 0 && (ret = eval_intervals(e, s, &c->opts, c)) < 0) {
+		snprintf(err, errlen, "cannot resample: %s", strerror(-ret));
+		goto fail;
+	}
+	if (c->opts.resamples == 0)
+		for (int k = 0; k < c->n; k++)
+			c->l[k].ci = 0;
+	for (int k = 0; k < c->n; k++)
+		c->failures += !c->l[k].pass;
+	return 0;
+fail:
+	gx_check_release(c);
+	return ret;
+}
+
+void gx_check_release(struct gx_check *c)
+{
+	free(c->l);
+	memset(c, 0, sizeof(*c));
+}
+
+int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s,
+		    const struct gx_check_opts *o, FILE *out, char *err, size_t errlen)
+{
+	struct gx_check c;
+	int ret = gx_expect_eval(e, n, s, o, &c, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	gx_check_write_text(&c, out);
+	ret = c.failures;
+	gx_check_release(&c);
+	return ret;
 }

@@ -389,15 +389,91 @@ int gx_expect_load(const char *path, struct gx_expect **e, int *n, struct gb_dia
 int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, int nalgos,
 		    const char *path, char *err, size_t errlen);
 
+/** How gx_expect_eval() decides (docs/formats.md, "Expectations"). */
+struct gx_check_opts {
+	double level;    /**< the intervals' confidence, 0.5 <= level < 1 (0.95) */
+	int resamples;   /**< bootstrap resamples, >= 100 (2000); 0: no intervals,
+			      the point estimates decide */
+	uint64_t seed;   /**< the resampling's own seed (1), so that it is reproducible */
+};
+
+/** The defaults of struct gx_check_opts. */
+#define GX_CHECK_LEVEL 0.95
+#define GX_CHECK_RESAMPLES 2000
+#define GX_CHECK_SEED 1
+
+/** One evaluated line: an expectation for one algorithm. */
+struct gx_check_line {
+	int expect, algo;        /**< indices into the expectations and the summary */
+	int pass;
+	char text[320];          /**< "loaded_mean adaptive = 1 <= 0.9 x mpich-g2's ..." */
+	char why[PATH_MAX + 96]; /**< "  (no data)", "  (pooled: ...)" or "" */
+	int ci;                  /**< 1: the line has an interval */
+	int ratio;               /**< 1: the statistic is metric / the bound's metric,
+				      compared with `times` */
+	int diff;                /**< 1: it is metric - bound, compared with 0 (a
+				      relative bound whose metric is not positive);
+				      neither: the metric itself (an absolute bound) */
+	double est, lo, hi;      /**< the statistic and its interval */
+	double thr;              /**< what the statistic is compared with */
+	int used;                /**< resamples in which the statistic had data */
+	const char *verdict;     /**< with an interval: "better" (it clears the bound),
+				      "worse" (it is wholly on the wrong side) or "not
+				      distinguishable"; without: "holds" or "fails" */
+};
+
+/** struct gx_check - every line of a check, and how it was made. */
+struct gx_check {
+	struct gx_check_line *l;
+	int n, failures;
+	struct gx_check_opts opts;
+	int nblocks, nslots;     /**< of the resampled rows (0: no resampling) */
+};
+
 /**
- * gx_expect_check() - evaluate @e against @s, printing one "PASS ..." or
- * "FAIL ..." line per (expectation, algorithm) to @out.  An unknown
- * algorithm or metric is bad input (@err, return -EINVAL); a metric without
- * data (no loaded broadcast, no native run) fails.
- * Return: the number of failures, or -EINVAL.
+ * gx_expect_eval() - evaluate @e[0 .. @n-1] against @s into @c, one line
+ * per (expectation, algorithm).  A line whose metric (and bound's metric)
+ * is a statistic of single broadcasts (gx_summary_metric_resampled()) gets
+ * a bootstrap interval when @o asks for resamples and @s carries its rows
+ * (bootstrap.h: paired over broadcasts, a results directory of a pool per
+ * block), and passes only when the point estimate holds and the interval
+ * clears the bound.  Any other line (a count, an extreme, a figure of
+ * whole runs, an `eq`) is decided by its point estimate, as is every line
+ * when @o is NULL or asks for no resamples.  A metric without data fails;
+ * so does a pooled line that rests on an algorithm some directory lacks.
+ * Return: 0, or -EINVAL (@err: an unknown algorithm or metric, bad @o),
+ * -ENOMEM.  Release @c with gx_check_release().
  */
-int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s, FILE *out,
-		    char *err, size_t errlen);
+int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
+		   const struct gx_check_opts *o, struct gx_check *c, char *err, size_t errlen);
+
+/** gx_check_release() - free; safe on a zeroed struct and twice. */
+void gx_check_release(struct gx_check *c);
+
+/**
+ * gx_check_write_text() - the check as text (check_out.c): a line saying how
+ * the intervals were made (when there are any), then one "PASS ..." or
+ * "FAIL ..." line per evaluated line.
+ */
+void gx_check_write_text(const struct gx_check *c, FILE *out);
+
+/** gx_check_write_tap() - the check as TAP 13: the plan, then "ok N - ..." or "not ok N - ...". */
+void gx_check_write_tap(const struct gx_check *c, FILE *out);
+
+/**
+ * gx_check_write_junit() - the check as JUnit XML: one testsuite named
+ * @suite (the expectation file), one testcase per line, a <failure> for a
+ * failed one; the intervals' settings are the suite's properties.
+ * Return: 0, or -EIO (a write failed).
+ */
+int gx_check_write_junit(const struct gx_check *c, const char *suite, FILE *out);
+
+/**
+ * gx_expect_check() - gx_expect_eval() with @o, then gx_check_write_text()
+ * to @out.  Return: the number of failed lines, or the negative error.
+ */
+int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s,
+		    const struct gx_check_opts *o, FILE *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gbexp.h"
 #include "gridexp_priv.h"
@@ -73,7 +74,8 @@ static void usage(FILE *f)
 		"                   [--out-root DIR] [--prefix P] [--no-plots] [--dry-run]\n"
 		"       gridexp report DIR [DIR...] [--no-plots]\n"
 		"       gridexp check FILE.yaml|DIR [DIR...] --expect EXPECT.yaml\n"
-		"                     [run options]\n"
+		"                     [--level P] [--resamples N] [--ci-seed S]\n"
+		"                     [--junit FILE] [--tap] [run options]\n"
 		"       gridexp slurm FILE.yaml [run options] [--partition P] [--time T]\n"
 		"                     [--no-wait]\n"
 		"       gridexp keep DIR DEST\n"
@@ -99,7 +101,13 @@ static void usage(FILE *f)
 		"          with several DIRs of one campaign (one seed each, say), one\n"
 		"          summary of all their broadcasts, printed only\n"
 		"  check   run the campaign (or take DIR's results, or several DIRs'\n"
-		"          pooled) and test expectations; exit 1 if one fails\n"
+		"          pooled) and test expectations; exit 1 if one fails.  A line\n"
+		"          on a mean, median, improvement, ratio, crossing or time per\n"
+		"          byte passes only when its bootstrap interval (paired over\n"
+		"          broadcasts, one block per DIR) clears the bound: --level (0.95),\n"
+		"          --resamples (2000; 0: point estimates only), --ci-seed (1);\n"
+		"          --junit FILE also writes JUnit XML, --tap prints TAP instead\n"
+		"          of text (docs/formats.md, \"Expectations\")\n"
 		"  slurm   the same campaign as a Slurm job array: one run per task, each\n"
 		"          on its own node (as root, gridbed built at this path there), the\n"
 		"          results in OUT-ROOT (or --resume's DIR) on a shared directory;\n"
@@ -141,6 +149,11 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		{ "partition", required_argument, NULL, 'P' },
 		{ "time", required_argument, NULL, 't' },
 		{ "no-wait", no_argument, NULL, 'W' },
+		{ "level", required_argument, NULL, 'L' },
+		{ "resamples", required_argument, NULL, 'R' },
+		{ "ci-seed", required_argument, NULL, 'C' },
+		{ "junit", required_argument, NULL, 'J' },
+		{ "tap", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -151,6 +164,9 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 	o->out_root = "results";
 	o->plots = 1;
 	o->task = -1;
+	o->level = GX_CHECK_LEVEL;
+	o->resamples = GX_CHECK_RESAMPLES;
+	o->ci_seed = GX_CHECK_SEED;
 	optind = 1;
 	opterr = 0;     /* one line of ours names the fault, not getopt's and the usage */
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
@@ -240,6 +256,47 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			}
 			*expect = optarg;
 			break;
+		case 'L':
+			o->level = strtod(optarg, &end);
+			if (*end || !*optarg || !(o->level >= 0.5 && o->level < 1)) {
+				warnx("--level: '%s' is not a confidence from 0.5 to below 1 "
+				      "(0.95: 95 %%)", optarg);
+				return 2;
+			}
+			o->check_opts = 1;
+			break;
+		case 'R':
+			errno = 0;
+			{
+				long k = strtol(optarg, &end, 10);
+
+				if (errno || *end || !*optarg || (k != 0 && k < 100) || k > 1000000) {
+					warnx("--resamples: '%s' is not 0 (no intervals) or a count "
+					      "from 100 to 1000000", optarg);
+					return 2;
+				}
+				o->resamples = (int)k;
+			}
+			o->check_opts = 1;
+			break;
+		case 'C':
+			errno = 0;
+			o->ci_seed = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-') {
+				warnx("--ci-seed: '%s' is not a non-negative integer", optarg);
+				return 2;
+			}
+			o->check_opts = 1;
+			break;
+		case 'J':
+			if (!*optarg) {
+				warnx("--junit: give the XML file to write");
+				return 2;
+			}
+			o->junit = optarg;
+			o->check_opts = 1;
+			break;
+		case 'X': o->tap = 1; o->check_opts = 1; break;
 		case 'h': usage(stdout); return -1;
 		case ':':
 			warnx("%s: option '%s' needs a value (see gridexp --help)", argv[0],
@@ -271,6 +328,11 @@ static int misplaced(const struct run_opts *o, const char *cmd)
 		return 2;
 	}
 
+	if (o->check_opts && strcmp(cmd, "check")) {
+		warnx("%s: --level, --resamples, --ci-seed, --junit and --tap are options of "
+		      "'gridexp check'", cmd);
+		return 2;
+	}
 	if (!slurm && (o->partition || o->time_limit || o->no_wait)) {
 		warnx("%s: --partition, --time and --no-wait are options of 'gridexp slurm'", cmd);
 		return 2;
@@ -430,6 +492,48 @@ static int check_names(const struct run_opts *o, const char *expect, const struc
 	return 0;
 }
 
+/* --junit FILE: the check as JUnit XML, written whole or not at all. */
+static int write_junit(const struct gx_check *c, const char *expect, const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = gx_check_write_junit(c, expect, f);
+	if (fclose(f) != 0 && !ret)
+		ret = -EIO;
+	if (!ret)
+		ret = gb_write_atomic(path, buf, len);
+	free(buf);
+	return ret;
+}
+
+/* --junit FILE's folder must exist and be writable before anything runs. */
+static int junit_writable(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1,
+			 path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		warnx("check: --junit %s is a directory, not a file to write", path);
+		return 2;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+		warnx("check: --junit %s: its folder %s is not a writable directory", path, dir);
+		return 2;
+	}
+	return 0;
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	struct run_opts o;
@@ -449,6 +553,8 @@ static int cmd_check(int argc, char **argv)
 		warnx("check: --expect EXPECT.yaml is required");
 		return 2;
 	}
+	if (o.junit && (r = junit_writable(o.junit)))
+		return r;
 	if (gx_expect_load(expect, &e, &n, &d) < 0) {
 		print_diag(&d);
 		return 2;
@@ -490,14 +596,29 @@ static int cmd_check(int argc, char **argv)
 		free(e);
 		return 2;
 	}
-	ret = gx_expect_check(e, n, &s, stdout, err, sizeof(err));
+	struct gx_check_opts co = { o.level, o.resamples, o.ci_seed };
+	struct gx_check c;
+
+	ret = gx_expect_eval(e, n, &s, &co, &c, err, sizeof(err));
 	gx_summary_release(&s);
 	free(e);
 	if (ret < 0) {
 		warnx("%s: %s", expect, err);
 		return 2;
 	}
-	printf("%d expectation%s failed\n", ret, ret == 1 ? "" : "s");
+	if (o.junit && (ret = write_junit(&c, expect, o.junit)) < 0) {
+		warnx("check: cannot write %s: %s", o.junit, strerror(-ret));
+		gx_check_release(&c);
+		return 2;
+	}
+	if (o.tap) {
+		gx_check_write_tap(&c, stdout);
+	} else {
+		gx_check_write_text(&c, stdout);
+		printf("%d expectation%s failed\n", c.failures, c.failures == 1 ? "" : "s");
+	}
+	ret = c.failures;
+	gx_check_release(&c);
 	return ret ? 1 : 0;
 }
 

@@ -169,6 +169,12 @@ struct run_opts {
 	const char *partition;       /* slurm: --partition, or NULL (the cluster's default) */
 	const char *time_limit;      /* slurm: --time, per task (sbatch's format), or NULL */
 	int no_wait;                 /* slurm: --no-wait (submit and return) */
+	int check_opts;              /* check: one of the five below given */
+	double level;                /* check: --level (0.95) */
+	int resamples;               /* check: --resamples (2000; 0: no intervals) */
+	uint64_t ci_seed;            /* check: --ci-seed (1) */
+	const char *junit;           /* check: --junit FILE, or NULL */
+	int tap;                     /* check: --tap (TAP on stdout, not text) */
 };
 
 /* Helpers every part uses.  Static: a program-wide warnx() would interpose libc's (err.h). */

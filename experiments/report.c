@@ -576,6 +576,16 @@ static int coll_summarize(const struct coll *C, struct gx_summary *s, int *compl
 		rfail(err, errlen, "cannot summarise: %s", strerror(-ret));
 		return ret;
 	}
+	/* the rows too, for gridexp check's intervals (bootstrap.h) */
+	if (C->nrows > 0) {
+		if (!(s->rows = malloc(sizeof(*s->rows) * (size_t)C->nrows))) {
+			gx_summary_release(s);
+			rfail(err, errlen, "cannot summarise: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		memcpy(s->rows, C->rows, sizeof(*s->rows) * (size_t)C->nrows);
+		s->nrows = C->nrows;
+	}
 	int tl[GX_MAX_ALGOS][4] = { { 0 } };
 
 	*complete = *failed = 0;
@@ -658,7 +668,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	struct gx_summary s;
 	char path[PATH_MAX], title[512], *text = NULL, *js = NULL;
 	size_t tlen = 0;
-	json_t *j = NULL, *branches = NULL, *notdone = NULL;
+	json_t *j = NULL, *branches = NULL, *notdone = NULL, *intervals = NULL;
 	FILE *f;
 	int ret, complete = 0, failed = 0;
 
@@ -676,6 +686,11 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		goto cleanup;
 	}
 	gx_summary_write_text(&s, title, f);
+	if (gx_report_intervals(&s, f, &intervals) < 0) {
+		fclose(f);
+		ret = -ENOMEM;
+		goto cleanup;
+	}
 	fidelity_text(&C, f);
 	monitor_share_text(&C, f);
 	short_loads_text(&C, f);
@@ -694,6 +709,9 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	if (j && branches)
 		json_object_set_new(j, "ended_in", branches);
 	branches = NULL;
+	if (j && intervals)
+		json_object_set_new(j, "intervals", intervals);
+	intervals = NULL;
 	js = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) :
 		 NULL;
 	if (!js) {
@@ -738,6 +756,7 @@ cleanup:
 	json_decref(notdone);
 	gx_summary_release(&s);
 	json_decref(branches);
+	json_decref(intervals);
 	json_decref(j);
 	free(js);
 	free(text);
@@ -918,7 +937,11 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 		 meta_dilate(&D[0]), same_k && meta_dilate(&D[0]) > 1 ? " (times are the "
 		 "topology's: measured / k)" : "");
 	if (out) {
+		json_t *iv = NULL;
+
 		gx_summary_write_text(&s, title, out);
+		gx_report_intervals(&s, out, &iv);
+		json_decref(iv);
 		fidelity_text(&P, out);
 		monitor_share_text(&P, out);
 		short_loads_text(&P, out);

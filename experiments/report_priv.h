@@ -78,4 +78,14 @@ int gx_report_plots(const struct coll *C, const struct gx_summary *s);
  */
 int gx_report_branches(const struct coll *C, FILE *f, json_t **out);
 
+/*
+ * gx_report_intervals() - the "intervals" table (report_intervals.c): per
+ * algorithm, the loaded and unloaded mean completion times and the gains
+ * over the reference, each with its 95 % bootstrap interval (bootstrap.h;
+ * 2000 resamples, seed 1, the same as `gridexp check`'s defaults), from
+ * @s's rows.  Writes the table to @f and sets *@out to its JSON (NULL when
+ * @s has no rows).  Return: 0, or -ENOMEM.
+ */
+int gx_report_intervals(const struct gx_summary *s, FILE *f, json_t **out);
+
 #endif

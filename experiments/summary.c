@@ -39,6 +39,7 @@ void gx_summary_release(struct gx_summary *s)
 	for (int a = 0; s->a && a < s->nalgos; a++)
 		free(s->a[a].by_size);
 	free(s->a);
+	free(s->rows);
 	memset(s, 0, sizeof(*s));
 	s->ref = s->native = -1;
 }
@@ -243,6 +244,23 @@ static const char *const metric_names[] = {
 	"fallbacks", "failed_runs", "runs", "mismatches", "broadcasts", "monitor_wan_share_max",
 	"target_relay_loaded_share", "mpich_wan_unloaded_share", "short_loads", NULL,
 };
+
+int gx_summary_metric_resampled(const char *metric)
+{
+	static const char *const resampled[] = {
+		"mean", "median", "loaded_mean", "loaded_median", "unloaded_mean",
+		"unloaded_median", "improvement_loaded_mean", "improvement_unloaded_mean",
+		"ratio_to_native", "crossings", "loaded_crossings", "unloaded_crossings",
+		"loaded_s_per_mib", "unloaded_s_per_mib", NULL,
+	};
+
+	if (!strncmp(metric, "model_error_", 12))
+		return 1;
+	for (int i = 0; resampled[i]; i++)
+		if (!strcmp(metric, resampled[i]))
+			return 1;
+	return 0;
+}
 
 const char *const *gx_summary_metric_names(void)
 {

@@ -119,6 +119,10 @@ struct gx_summary {
 	char models[GX_MAX_MODELS][32];
 	int ref;                        /**< the reference's index, or -1 */
 	int native;                     /**< native's index, or -1 */
+	struct gx_row *rows;            /**< by the caller (report.c): a copy of the rows
+					     summarised, for resampling (bootstrap.h);
+					     NULL otherwise.  Freed with the summary */
+	int nrows;
 };
 
 /**
@@ -161,6 +165,16 @@ int gx_summary_metric(const struct gx_summary *s, int a, const char *metric, dou
  * Return: its index, or -1 (a figure of the algorithm alone, or @s has none).
  */
 int gx_summary_metric_base(const struct gx_summary *s, const char *metric);
+
+/**
+ * gx_summary_metric_resampled() - 1 if @metric is a statistic of single
+ * broadcasts that a resample of the rows recomputes (a mean, a median, an
+ * improvement's or a crossing's mean, a ratio to native, a time per byte, a
+ * model's error), 0 for the counts, the extremes and the figures of whole
+ * runs that the caller fills (runs, short_loads, monitor_wan_share_max...),
+ * which have no interval.
+ */
+int gx_summary_metric_resampled(const char *metric);
 
 /** gx_summary_metric_names() - the NULL-terminated list of fixed metric names. */
 const char *const *gx_summary_metric_names(void);
