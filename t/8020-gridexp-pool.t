@@ -28,7 +28,7 @@ GX=$GRIDBED_BUILD/experiments/gridexp
 tmp=$(mktemp -d /tmp/gb8020.XXXXXX) || bail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
-plan 48
+plan 50
 
 make_results "$tmp/s7" fig8 7 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
 	'adaptive': [(1.5, 1, 9000), (1.2, 0, 9000)], 'mateescu': [(3.0, 1, 20000), (2.0, 0, 20000)]}"
@@ -78,8 +78,11 @@ out=$("$GX" report "$tmp/s7" "$tmp/s8" 2>&1)
 like "$out" "^mateescu: no complete run in 1 of 2 directories \\($tmp/s8 first\\)" \
 	"a pooled report names the algorithm a directory lacks"
 
-"$GX" report "$tmp/s7" --no-plots >/dev/null 2>&1
+out=$("$GX" report "$tmp/s7" --no-plots 2>&1)
 t "report DIR alone still writes summary.json" test -s "$tmp/s7/summary.json"
+like "$out" "^gaps: 3 of 3 broadcasts were followed by a gap shorter than twice their completion time" \
+	"  each run's first broadcast (2, 1.5, 3 s) had 1 s before the next (10 s on the wire at k = 10)"
+is "$(jq -c .gaps "$tmp/s7/summary.json")" '{"short":3,"of":3}' "  summary.json gaps"
 is "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["algorithms"]["adaptive"]["crossings_by_load"]; print(a["loaded"]["mean"], a["unloaded"]["mean"])' "$tmp/s7/summary.json")" \
 	"9.0 9.0" "  with crossings apart for loaded and unloaded broadcasts"
 
