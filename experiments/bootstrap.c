@@ -10,6 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The slots and blocks of a set of rows (boot_init()). */
+struct gx_boot {
+	const struct gx_row *rows;  /* the caller's, not copied */
+	int nrows;
+	int nblocks;
+	int *block_slot;            /* block b's slots: block_slot[b] .. block_slot[b + 1] - 1 */
+	int *slot_row;              /* slot k's rows: order[slot_row[k] .. slot_row[k + 1] - 1] */
+	int *order;                 /* row indices by (rep, cond, index) */
+	int nslots;
+	int maxrows;                /* the most rows one resample can have */
+};
+
+static void boot_release(struct gx_boot *b);
+
 /* Row indices by (rep, cond, index), then by row: qsort_r()'s order. */
 static int cmp_key(const void *x, const void *y, void *ctx)
 {
@@ -29,7 +43,8 @@ static int same_slot(const struct gx_row *a, const struct gx_row *b)
 	return a->rep == b->rep && a->cond == b->cond && a->index == b->index;
 }
 
-int gx_boot_init(struct gx_boot *b, const struct gx_row *rows, int nrows)
+/* The slots and blocks of @rows (kept by reference); 0, -EINVAL (no row), -ENOMEM. */
+static int boot_init(struct gx_boot *b, const struct gx_row *rows, int nrows)
 {
 	int biggest = 0;
 
@@ -42,7 +57,7 @@ int gx_boot_init(struct gx_boot *b, const struct gx_row *rows, int nrows)
 	b->slot_row = malloc(sizeof(int) * (size_t)(nrows + 1));
 	b->block_slot = malloc(sizeof(int) * (size_t)(nrows + 1));
 	if (!b->order || !b->slot_row || !b->block_slot) {
-		gx_boot_release(b);
+		boot_release(b);
 		return -ENOMEM;
 	}
 	for (int i = 0; i < nrows; i++)
@@ -73,7 +88,8 @@ int gx_boot_init(struct gx_boot *b, const struct gx_row *rows, int nrows)
 	return 0;
 }
 
-int gx_boot_draw(const struct gx_boot *b, struct gb_rng *r, struct gx_row *out)
+/* One resample of @b drawn with @r into @out (room for b->maxrows); returns its rows. */
+static int boot_draw(const struct gx_boot *b, struct gb_rng *r, struct gx_row *out)
 {
 	int n = 0, slot_id = 0;
 
@@ -106,7 +122,7 @@ int gx_boot_each(const struct gx_summary *s, int resamples, uint64_t seed,
 	struct gb_rng rng;
 	int ret;
 
-	if (!s->rows || (ret = gx_boot_init(&b, s->rows, s->nrows)) == -EINVAL)
+	if (!s->rows || (ret = boot_init(&b, s->rows, s->nrows)) == -EINVAL)
 		return -EINVAL;
 	if (ret < 0)
 		return ret;
@@ -115,7 +131,7 @@ int gx_boot_each(const struct gx_summary *s, int resamples, uint64_t seed,
 	if (nslots)
 		*nslots = b.nslots;
 	if (!(rows = malloc(sizeof(*rows) * (size_t)b.maxrows))) {
-		gx_boot_release(&b);
+		boot_release(&b);
 		return -ENOMEM;
 	}
 	for (int a = 0; a < s->nalgos; a++)
@@ -126,7 +142,7 @@ int gx_boot_each(const struct gx_summary *s, int resamples, uint64_t seed,
 	ret = 0;
 	for (int r = 0; r < resamples && ret >= 0; r++) {
 		struct gx_summary rs;
-		int nr = gx_boot_draw(&b, &rng, rows);
+		int nr = boot_draw(&b, &rng, rows);
 
 		ret = gx_summarize(rows, nr, algos, s->nalgos, models, s->nmodels,
 				   s->ref >= 0 ? s->a[s->ref].name : NULL, &rs);
@@ -135,11 +151,11 @@ int gx_boot_each(const struct gx_summary *s, int resamples, uint64_t seed,
 		gx_summary_release(&rs);
 	}
 	free(rows);
-	gx_boot_release(&b);
+	boot_release(&b);
 	return ret < 0 ? ret : 0;
 }
 
-void gx_boot_release(struct gx_boot *b)
+static void boot_release(struct gx_boot *b)
 {
 	free(b->order);
 	free(b->slot_row);
@@ -147,16 +163,28 @@ void gx_boot_release(struct gx_boot *b)
 	memset(b, 0, sizeof(*b));
 }
 
-double gx_quantile(const double *sorted, int n, double q)
+static double quantile(const double *sorted, int n, double q)
 {
-	double h;
-	int lo;
+	double h = (n - 1) * (q < 0 ? 0 : q > 1 ? 1 : q);
+	int lo = (int)floor(h);
 
-	if (n < 1)
-		return NAN;
-	h = (n - 1) * (q < 0 ? 0 : q > 1 ? 1 : q);
-	lo = (int)floor(h);
 	if (lo >= n - 1)
 		return sorted[n - 1];
 	return sorted[lo] + (h - lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+int gx_interval(double *v, int n, double level, double *lo, double *hi)
+{
+	int m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[m++] = v[i];
+	*lo = *hi = NAN;
+	if (m < 1 || m < n / 2)
+		return m;
+	gb_sort_doubles(v, (size_t)m);
+	*lo = quantile(v, m, (1 - level) / 2);
+	*hi = quantile(v, m, (1 + level) / 2);
+	return m;
 }

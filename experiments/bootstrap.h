@@ -35,32 +35,6 @@
 extern "C" {
 #endif
 
-/** The slots and blocks of a set of rows (gx_boot_init()). */
-struct gx_boot {
-	const struct gx_row *rows;  /**< the caller's, not copied */
-	int nrows;
-	int nblocks;
-	int *block_slot;            /**< block b's slots: block_slot[b] .. block_slot[b + 1] - 1 */
-	int *slot_row;              /**< slot k's rows: order[slot_row[k] .. slot_row[k + 1] - 1] */
-	int *order;                 /**< row indices by (block, cond, rep, index) */
-	int nslots;
-	int maxrows;                /**< the most rows one resample can have */
-};
-
-/**
- * gx_boot_init() - find the slots and blocks of @rows[0 .. @nrows - 1]
- * (kept by reference: they must outlive @b).
- * Return: 0, -EINVAL (no row), -ENOMEM.
- */
-int gx_boot_init(struct gx_boot *b, const struct gx_row *rows, int nrows);
-
-/**
- * gx_boot_draw() - one resample of @b drawn with @r into @out, which has
- * room for @b->maxrows rows; rows are copies with new (rep, index).
- * Return: the number of rows written.
- */
-int gx_boot_draw(const struct gx_boot *b, struct gb_rng *r, struct gx_row *out);
-
 /**
  * gx_boot_each() - draw @resamples resamples of summary @s's rows (@s->rows,
  * which the caller filled) with a generator seeded @seed, summarise each
@@ -73,15 +47,15 @@ int gx_boot_each(const struct gx_summary *s, int resamples, uint64_t seed,
 		 int (*fn)(const struct gx_summary *rs, int r, void *ctx), void *ctx,
 		 int *nblocks, int *nslots);
 
-/** gx_boot_release() - free; safe on a zeroed struct and twice. */
-void gx_boot_release(struct gx_boot *b);
-
 /**
- * gx_quantile() - the @q quantile (0 <= q <= 1) of @n sorted values, with
- * linear interpolation between order statistics (Hyndman and Fan's type 7,
- * R's default); NAN when @n is 0.
+ * gx_interval() - the percentile interval at confidence @level of the
+ * statistic's @n resampled values @v (sorted in place, its NANs dropped):
+ * the (1 - @level) / 2 and (1 + @level) / 2 quantiles, interpolated
+ * between order statistics (Hyndman and Fan's type 7, R's default).  When
+ * fewer than half of the values are numbers, *@lo and *@hi are NAN.
+ * Return: how many were numbers.
  */
-double gx_quantile(const double *sorted, int n, double q);
+int gx_interval(double *v, int n, double level, double *lo, double *hi);
 
 #ifdef __cplusplus
 }

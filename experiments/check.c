@@ -433,16 +433,14 @@ static int eval_intervals(const struct gx_expect *e, const struct gx_summary *s,
 		goto out;
 	for (int k = 0; k < c->n; k++) {
 		struct gx_check_line *l = &c->l[k];
-		double *v = x.stat + (size_t)k * (size_t)o->resamples;
-		int m = 0;
+		int m;
 
 		if (!l->ci)
 			continue;
-		for (int r = 0; r < o->resamples; r++)
-			if (isfinite(v[r]))
-				v[m++] = v[r];
+		m = gx_interval(x.stat + (size_t)k * (size_t)o->resamples, o->resamples,
+				o->level, &l->lo, &l->hi);
 		l->used = m;
-		if (m < o->resamples / 2 || !isfinite(l->est)) {
+		if (!isfinite(l->lo) || !isfinite(l->est)) {
 			/* too little data to resample: not distinguishable */
 			l->lo = l->hi = NAN;
 			l->verdict = "not distinguishable";
@@ -452,9 +450,6 @@ static int eval_intervals(const struct gx_expect *e, const struct gx_summary *s,
 			l->pass = 0;
 			continue;
 		}
-		gb_sort_doubles(v, (size_t)m);
-		l->lo = gx_quantile(v, m, (1 - o->level) / 2);
-		l->hi = gx_quantile(v, m, (1 + o->level) / 2);
 		l->verdict = interval_verdict(e[l->expect].cmp, l->lo, l->hi, l->thr);
 		l->pass = l->pass && !strcmp(l->verdict, "better");
 	}

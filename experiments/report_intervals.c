@@ -36,23 +36,6 @@ static int collect(const struct gx_summary *rs, int r, void *ctx)
 	return 0;
 }
 
-/* The interval of @n values (NANs dropped, the rest sorted in place);
- * NAN, NAN when fewer than half of them are numbers. */
-static void interval(double *v, int n, double level, double *lo, double *hi)
-{
-	int m = 0;
-
-	for (int i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			v[m++] = v[i];
-	*lo = *hi = NAN;
-	if (m < n / 2 || m < 1)
-		return;
-	gb_sort_doubles(v, (size_t)m);
-	*lo = gx_quantile(v, m, (1 - level) / 2);
-	*hi = gx_quantile(v, m, (1 + level) / 2);
-}
-
 int gx_report_intervals(const struct gx_summary *s, FILE *f, json_t **out)
 {
 	struct collect c = { s->nalgos, GX_CHECK_RESAMPLES, NULL };
@@ -92,8 +75,8 @@ int gx_report_intervals(const struct gx_summary *s, FILE *f, json_t **out)
 			char cell[64];
 
 			gx_summary_metric(s, a, metrics[m], &est);
-			interval(c.v + ((size_t)a * NM + m) * (size_t)c.resamples, c.resamples,
-				 level, &lo, &hi);
+			gx_interval(c.v + ((size_t)a * NM + m) * (size_t)c.resamples, c.resamples,
+				    level, &lo, &hi);
 			if (!isfinite(est) || (m >= 2 && a == s->ref))
 				snprintf(cell, sizeof(cell), "-");
 			else if (!isfinite(lo))
