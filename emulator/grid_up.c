@@ -90,9 +90,9 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 	if (gb_part_ncross(g)) {
 		/* the cross links' VXLAN devices, away from every node's stack */
 		gb_grid_nsname(g, GB_PART_EDGE, name, sizeof(name));
-		if ((g->edge_nsfd = gb_netns_create(name)) < 0 ||
-		    (err = no_ipv6(g->edge_nsfd)) < 0) {
-			err = g->edge_nsfd < 0 ? g->edge_nsfd : err;
+		g->edge_nsfd = gb_netns_create(name);
+		err = g->edge_nsfd < 0 ? g->edge_nsfd : no_ipv6(g->edge_nsfd);
+		if (err < 0) {
 			gb_err_set(e, "cannot create network namespace '%s': %s", name,
 				   strerror(-err));
 			return err;

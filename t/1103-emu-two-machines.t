@@ -7,9 +7,10 @@
 # as witnesses:
 #   - every host pair pings, across the machines too;
 #   - the fastest RTT of c2-1 -> c8-1 is within 2 % of the configured 67.2 ms
-#     (the median within 10 %), and one
-#     TCP flow gets 85-101 % of the 20 Mbit/s bottleneck in steady state (the
-#     path is shaped; emulator/bench/fidelity.sh measures the 93 % target);
+#     (the median within 10 %); UDP offered at 30 Mbit/s arrives at 95-101 %
+#     of the 20 Mbit/s bottleneck (the path is shaped), and one TCP flow
+#     carries 50-101 % of it in steady state (emulator/bench/fidelity.sh
+#     measures the 93 % target on a quiet box);
 #   - a 64-rank MPI broadcast launched on the first machine runs ranks on
 #     both, every rank gets the right bytes, and the VXLANs carry them;
 #   - the machines' own networks gain no device, the host's none either, and
@@ -73,12 +74,26 @@ ip netns exec "$B-c8-1" iperf3 -s -1 -D -p 5399 -B "$c81" || diag "iperf3 server
 wait_until 5 tcp_listening "$B-c8-1" 5399
 ip netns exec "$A-c2-1" iperf3 -c "$c81" -p 5399 -t 12 -O 2 --json >"$tmp/iperf.json" 2>&1
 steady=$(jq '[.intervals[].sum.bits_per_second] | .[length/2|floor:] | add/length/1e6' "$tmp/iperf.json")
-# Shaped across the VXLAN: not above the rate, and not far below it.  The
-# fidelity target (93-101 %) is emulator/bench/fidelity.sh's figure to print
-# on a quiet box: one 12-s flow here gave 92 % once (a fresh-clone CI run,
-# session 21) where it gave 93-101 % before, as cubic's sawtooth falls.
-ok "$(awk -v s="$steady" 'BEGIN {exit !(s >= 0.85 * 20 && s <= 1.01 * 20)}'; echo $?)" \
-	"c2-1 -> c8-1 TCP steady state $steady Mbit/s is 85-101 % of 20 Mbit/s"
+# One TCP flow crosses the VXLAN and fills most of the 20 Mbit/s
+# bottleneck, never more.  How much of it depends on cubic's sawtooth and on
+# the box: 93-101 % on a quiet box (emulator/bench/fidelity.sh prints that
+# figure), 92 % once in a fresh-clone CI run (session 21) and 81 % in
+# another (session 34) as the 67 ms path met the VM's scheduling gaps.  So
+# TCP must only carry at least half the rate here, and the shaper's own
+# precision is witnessed without TCP: UDP offered at 30 Mbit/s arrives at
+# 95-101 % of the 20, counted in frames.
+ok "$(awk -v s="$steady" 'BEGIN {exit !(s >= 0.5 * 20 && s <= 1.01 * 20)}'; echo $?)" \
+	"c2-1 -> c8-1 TCP steady state $steady Mbit/s is 50-101 % of 20 Mbit/s"
+ip netns exec "$B-c8-1" iperf3 -s -1 -D -p 5398 -B "$c81" || diag "iperf3 server did not start"
+wait_until 5 tcp_listening "$B-c8-1" 5398
+ip netns exec "$A-c2-1" iperf3 -c "$c81" -p 5398 -u -b 30M -l 1200 -t 6 --json \
+	>"$tmp/udp.json" 2>&1
+# the shaper counts whole frames: 1200 bytes of payload travel in 1242
+# (UDP 8, IPv4 20, Ethernet 14), so 96.6 % of the rate is the most iperf3 sees
+udp=$(jq '.end.sum_received.bits_per_second / 1e6 * 1242 / 1200' "$tmp/udp.json" 2>/dev/null)
+ok "$(awk -v s="$udp" 'BEGIN {exit !(s >= 0.95 * 20 && s <= 1.01 * 20)}'; echo $?)" \
+	"c2-1 -> c8-1 UDP at 30 Mbit/s arrives at ${udp:-?} Mbit/s in frames, 95-101 % of 20 Mbit/s" ||
+	diag "$(head -c 600 "$tmp/udp.json")"
 
 # ------------------------------------------------------------ MPI across
 if command -v mpirun >/dev/null && [ -x "$GRIDBED_BUILD/emulator/mpitest/mpi_bcast" ]; then

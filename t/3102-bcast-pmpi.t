@@ -1,7 +1,7 @@
 #!/bin/bash
 # 3102-bcast-pmpi - libgridbcast.so's MPI_Bcast on an unmodified program
 # (collectives/bcast/mpitest/bcast_plain.c: plain MPI, no gridbed header), on
-# two-clusters with 8 ranks:
+# two-clusters with a fast WAN (lib-bcast.sh) with 8 ranks:
 #   - LD_PRELOAD, GRIDBED_BCAST = native and one planner of each kind (see
 #     below; GRIDBED_BCAST_FULL=1: every registered planner):
 #     roots 0, last, middle x sizes x MPI_BYTE, MPI_INT, a vector type on
@@ -21,7 +21,9 @@ BCAST_TMP=$(mktemp -d /tmp/gb3102.XXXXXX)
 trap 'rm -rf "$BCAST_TMP"; gb_cleanup' EXIT
 source "$(dirname "$0")/lib-bcast.sh"
 
-bcast_setup "$TOPOS/two-clusters.yaml" 8
+# the fast two-clusters of lib-bcast.sh: every byte is checked, no time
+bcast_fast_two_clusters
+bcast_setup "$BCAST_FAST_TOPO" 8
 SO=$BCAST_BUILD/libgridbcast.so
 [ -r "$SO" ] || bail "libgridbcast.so not built at $SO"
 planners=$("$GRIDBED_BUILD/collectives/gridtree" list --names) || bail "gridtree list failed"
