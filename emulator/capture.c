@@ -478,6 +478,19 @@ static int cap_usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+/* Bad usage: one line, "gridemu: capture: ...", exit status 2. */
+static __attribute__((format(printf, 1, 2))) int cap_bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(ME ": capture: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see gridemu capture --help)\n", stderr);
+	return 2;
+}
+
 static const char *dlt_label(int dlt)
 {
 	const char *n = pcap_datalink_val_to_name(dlt);
@@ -522,7 +535,8 @@ static int parse_cap(int argc, char **argv, struct cap_cli *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:o:s:c:f:t:n:r:p:h", lo, NULL)) != -1) {
+	opterr = 0;	/* the faults below, one line each, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":d:o:s:c:f:t:n:r:p:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->dirs = optarg; break;
 		case 'o': o->out = optarg; break;
@@ -553,13 +567,18 @@ static int parse_cap(int argc, char **argv, struct cap_cli *o)
 			}
 			break;
 		case 'h': return cap_usage(stdout) ? 2 : -1;
-		default: return cap_usage(stderr);
+		case ':': return cap_bad("option '%s' needs a value", argv[optind - 1]);
+		default: return cap_bad("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->read && optind != argc)
+		return cap_bad("--read takes a file and no LINK ('%s')", argv[optind]);
 	if (o->read)
-		return optind == argc ? 0 : cap_usage(stderr);
+		return 0;
+	if (optind == argc)
+		return cap_bad("which LINK? gridemu link show lists them%s", "");
 	if (optind != argc - 1)
-		return cap_usage(stderr);
+		return cap_bad("one LINK, and '%s' after it is not an option", argv[optind + 1]);
 	o->link = argv[optind];
 	return 0;
 }

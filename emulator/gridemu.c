@@ -235,12 +235,17 @@ static int cmd_status(int argc, char **argv)
 
 static int cmd_exec(int argc, char **argv)
 {
-	if (argc < 4 || strcmp(argv[2], "--")) {
-		int help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
-		fprintf(help ? stdout : stderr, "usage: gridemu exec NODE -- CMD [ARG...]\n"
-			"  Run CMD inside NODE's network namespace.\n");
-		return help ? 0 : 2;
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: gridemu exec NODE -- CMD [ARG...]\n"
+		       "  Run CMD inside NODE's network namespace.\n");
+		return 0;
 	}
+	if (argc < 2)
+		return die(2, "exec: ", "which node? (gridemu exec NODE -- CMD [ARG...])");
+	if (argc < 3 || strcmp(argv[2], "--"))
+		return die(2, "exec: ", "'--' must follow NODE (gridemu exec NODE -- CMD [ARG...])");
+	if (argc < 4)
+		return die(2, "exec: ", "no command after '--' (gridemu exec NODE -- CMD [ARG...])");
 	struct gb_grid g;
 	struct gb_err e = { "" };
 	int r = open_grid(&g, 0);

@@ -199,7 +199,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->seed = 1;
 	o->campaign = "stencil";
 	o->groups_s = "pulse,pulse,pulse,wave,wave,wave,noisy,noisy,noisy";
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;	/* the faults below, one line each, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_GRID: grid = optarg; break;
 		case O_ITERS:
@@ -296,7 +297,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_RUNID: o->run_id = optarg; break;
 		case O_QUIET: o->quiet = 1; break;
 		case 'h': return usage(stdout) ? 2 : 1;
-		default: return usage(stderr);
+		case ':': return bad("option '%s' needs a value", argv[optind - 1]);
+		default: return bad("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind != argc)

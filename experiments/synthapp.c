@@ -150,6 +150,22 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* Bad usage: one line on rank 0 ("synthapp: ..."), exit status 2. */
+static __attribute__((format(printf, 1, 2), noreturn)) void refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!world_rank) {
+		fputs("synthapp: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	MPI_Finalize();
+	exit(2);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -204,7 +220,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end, *tok;
-	int c, bad = 0;
+	int c, li, bad = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->pat.broadcasts = 60;
@@ -222,7 +238,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->go_timeout = 600;
 	o->fail_rank = o->fail_at = -1;
 	o->algo = getenv("GRIDBED_BCAST") ? getenv("GRIDBED_BCAST") : "native";
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;	/* the faults below, one line each, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":h", lo, &li)) != -1) {
 		switch (c) {
 		case 'd': o->dir = optarg; break;
 		case 'r': o->root = optarg; break;
@@ -233,7 +250,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			for (tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
 				if (o->pat.nsizes >= GX_MAX_SIZES ||
 				    gb_parse_size(tok, &o->pat.sizes[o->pat.nsizes++]) < 0)
-					bad = 1;
+					refuse("--sizes: '%s' is not a size, or one past %d", tok,
+					       GX_MAX_SIZES);
 			}
 			break;
 		case 'R': o->pat.reps = (int)strtol(optarg, &end, 10); bad |= *end != 0; break;
@@ -256,19 +274,25 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				usage(stdout);
 			MPI_Finalize();
 			exit(0);
-		default: bad = 1; break;
+		case ':': refuse("option '%s' needs a value", argv[optind - 1]);
+		default: refuse("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
+		if (bad)
+			refuse("--%s: '%s' is not valid (see --help)", lo[li].name, optarg);
 	}
 	if (o->pat.size_last < 0)
 		o->pat.size_last = round(o->pat.size_first / (o->pat.broadcasts > 0 ?
 							      o->pat.broadcasts : 1));
-	if (bad || optind < argc || !o->dir || !o->root || gx_pattern_count(&o->pat) < 1 ||
-	    o->pat.reps < 1 || gx_pattern_max_size(&o->pat) > 2147483647.0) {
-		if (!world_rank)
-			usage(stderr);
-		MPI_Finalize();
-		exit(2);
-	}
+	if (optind < argc)
+		refuse("unexpected argument '%s' (see --help)", argv[optind]);
+	if (!o->dir || !o->root)
+		refuse("%s is required (see --help)", !o->dir ? "--dir DIR" : "--root HOST|RANK");
+	if (gx_pattern_count(&o->pat) < 1)
+		refuse("no broadcast to make: --broadcasts or --sizes, at least one");
+	if (o->pat.reps < 1)
+		refuse("--reps: %d is not at least 1", o->pat.reps);
+	if (gx_pattern_max_size(&o->pat) > 2147483647.0)
+		refuse("a size above 2147483647 bytes (%.0f)", gx_pattern_max_size(&o->pat));
 }
 
 /* ------------------------------------------------------------------ */

@@ -2,7 +2,8 @@
 # 0096-bad-input-table - the README's promise, over every command line:
 # "Bad input ... gets a one-line message naming the place, exit status 2,
 # and changes nothing" (issue 49).  One table of bad values per CLI
-# (gridemu, gridexp, gridtree, gridbcast, gridload, gridmon, gridadvisor);
+# (gridemu, gridexp, gridtree, gridbcast, gridload, gridmon, gridadvisor,
+# phoenixd, gridstencil, synthapp);
 # each row runs the command in a scratch directory and asserts, in one
 # check:
 #   - exit status 2;
@@ -12,8 +13,9 @@
 #     under $GRIDBED_RUNDIR, no file made, removed or rewritten in the
 #     scratch directory (names and checksums compared), so no results
 #     directory and no output file.
-# No MPI job runs: gridbcast is started alone (an MPI singleton) and
-# refuses before planning; gridexp refuses before any grid exists.
+# No MPI job runs: gridbcast, gridstencil and synthapp are started alone
+# (MPI singletons) and refuse before planning or computing; gridexp refuses
+# before any grid exists.
 # Rows: PATTERN <TAB> COMMAND, the command split as bash words (eval), with
 # $W the scratch directory and the tools' variables below.
 source "$(dirname "$0")/lib-netns.sh"
@@ -24,11 +26,20 @@ require_built GT collectives/gridtree
 require_built GL loadgen/gridload
 require_built GM collectives/gridmon
 require_built GA collectives/gridadvisor
+require_built PD collectives/phoenixd
 GB=$GRIDBED_BUILD/collectives/gridbcast
-# gridbcast alone, an MPI singleton: under the sanitizer pass, Open MPI's
-# own leaks at MPI_Finalize are not ours (as t/lib-bcast.sh says)
-GBRUN=("$GB")
-[ -n "${ASAN_OPTIONS:-}" ] && GBRUN=(env "ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0" "$GB")
+# gridbcast, gridstencil and synthapp alone, MPI singletons: under the
+# sanitizer pass, Open MPI's own leaks at MPI_Finalize are not ours (as
+# t/lib-bcast.sh says)
+mpi_alone() { # mpi_alone VAR PROGRAM: VAR=(the command that runs PROGRAM alone)
+	local -n cmd=$1
+	cmd=("$2")
+	[ -n "${ASAN_OPTIONS:-}" ] && cmd=(env "ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0" "$2")
+	[ -x "$2" ] || bail "${2##*/} not built at $2"
+}
+mpi_alone GBRUN "$GB"
+mpi_alone GSRUN "$GRIDBED_BUILD/experiments/gridstencil"
+mpi_alone SYRUN "$GRIDBED_BUILD/experiments/synthapp"
 require_cmd python3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_gds=hash
 
@@ -290,5 +301,33 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^gridadvisor: --matrix FILE is required	"$GA" --out "$W/adv"
 ^gridadvisor: --planner: unknown planner 'nope'	"$GA" --matrix "$W/m.json" --out "$W/adv" --planner nope
 ^gridadvisor: [^ ]*/bad.yaml:3:[0-9]+: 	"$GA" --matrix "$W/m.json" --out "$W/adv" --topology "$W/bad.yaml"
+# phoenixd, gridstencil, synthapp (gridexp's application); gridemu exec and capture
+^phoenixd: which command	"$PD"
+^phoenixd: unknown command 'frob'	"$PD" frob
+^phoenixd: run: unknown option '--frob'	"$PD" run --grid --frob
+^phoenixd: run: option '--port' needs a value	"$PD" run --grid --port
+^phoenixd: run: --port: 'x' is not a number	"$PD" run --grid --port x
+^phoenixd: run: --window: 1 to 16	"$PD" run --grid --window 17
+^phoenixd: run: --grid is required	"$PD" run --out "$W/phx"
+^phoenixd: run: unexpected argument 'x'	"$PD" run --grid x
+^gridstencil: unknown option '--frob'	"${GSRUN[@]}" --frob
+^gridstencil: option '--iters' needs a value	"${GSRUN[@]}" --iters
+^gridstencil: --iters: '0' is not a number in	"${GSRUN[@]}" --iters 0 --out "$W/st.csv"
+^gridstencil: --grid: '0x4' is not a grid	"${GSRUN[@]}" --grid 0x4
+^gridstencil: unexpected argument 'x'	"${GSRUN[@]}" x
+^synthapp: unknown option '--frob'	"${SYRUN[@]}" --frob
+^synthapp: option '--dir' needs a value	"${SYRUN[@]}" --dir
+^synthapp: --dir DIR is required	"${SYRUN[@]}" --root a-1
+^synthapp: --broadcasts: 'x' is not valid	"${SYRUN[@]}" --dir "$W/s" --root a-1 --broadcasts x
+^synthapp: --sizes: '1Q' is not a size	"${SYRUN[@]}" --dir "$W/s" --root a-1 --sizes 1K,1Q
+^synthapp: --reps: 0 is not at least 1	"${SYRUN[@]}" --dir "$W/s" --root a-1 --sizes 1K --reps 0
+^synthapp: a size above 2147483647 bytes	"${SYRUN[@]}" --dir "$W/s" --root a-1 --sizes 3G
+^gridemu: exec: which node	"$GRIDEMU" exec
+^gridemu: exec: '--' must follow NODE	"$GRIDEMU" exec a-1 true
+^gridemu: exec: no command after '--'	"$GRIDEMU" exec a-1 --
+^gridemu: capture: which LINK	"$GRIDEMU" capture
+^gridemu: capture: unknown option '--frob'	"$GRIDEMU" capture siteA-siteB --frob
+^gridemu: capture: option '--out' needs a value	"$GRIDEMU" capture siteA-siteB --out
+^gridemu: capture: one LINK	"$GRIDEMU" capture siteA-siteB siteB-siteA
 TABLE
 done_testing

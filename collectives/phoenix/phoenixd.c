@@ -836,6 +836,9 @@ cleanup:
 	return status;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -893,11 +896,15 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .port = PHX_PORT_DEFAULT, .round_ms = 200, .window = 8,
 			  .timeout_s = 60, .coalesce_ms = 2, .serial_every = 1 };
-	int grid = 0, c;
+	int grid = 0, c, li = 0;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+	if (argc < 2) {
+		fail("which command? (run; see 'phoenixd --help')");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
 	}
 	if (strcmp(argv[1], "run")) {
 		fail("unknown command '%s' (try 'phoenixd --help')", argv[1]);
@@ -905,7 +912,8 @@ int main(int argc, char **argv)
 	}
 	argv++;
 	argc--;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;	/* the faults below, one line each, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":h", lo, &li)) != -1) {
 		char *end = NULL;
 
 		switch (c) {
@@ -925,21 +933,39 @@ int main(int argc, char **argv)
 		case 'v': o.verbose = 1; break;
 		case 'E': o.serial_every = (int)strtol(optarg, &end, 10); break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
+		case ':':
+			fail("run: option '%s' needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			fail("run: unknown option '%s' (see 'phoenixd --help')", argv[optind - 1]);
+			return EXIT_USAGE;
 		}
-		if (end && *end) {
-			fail("option '%s': '%s' is not a number", argv[optind - 1], optarg);
+		if (end && (end == optarg || *end)) {
+			fail("run: --%s: '%s' is not a number", lo[li].name, optarg);
 			return EXIT_USAGE;
 		}
 	}
-	if (!grid || optind != argc) {
-		usage(stderr);
+	if (optind != argc) {
+		fail("run: unexpected argument '%s' (see 'phoenixd --help')", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (o.port < 1 || o.port > 65535 || o.round_ms < 1 || o.fanout < 0 || o.window < 1 ||
-	    o.window > PHX_WINDOW_MAX || o.quiet_rounds < 0 || !(o.timeout_s > 0) ||
-	    !(o.coalesce_ms >= 0) || o.hosts < 0 || o.serial_every < 1) {
-		fail("an option is out of range (see 'phoenixd --help')");
+	if (!grid) {
+		fail("run: --grid is required: the protocol runs on the live grid "
+		     "($GRIDBED_PREFIX)");
+		return EXIT_USAGE;
+	}
+	const char *range = o.port < 1 || o.port > 65535 ? "--port: 1 to 65535" :
+			    o.round_ms < 1 ? "--round-ms: at least 1" :
+			    o.fanout < 0 ? "--fanout: at least 0" :
+			    o.window < 1 || o.window > PHX_WINDOW_MAX ? "--window: 1 to "
+									  STR(PHX_WINDOW_MAX) :
+			    o.quiet_rounds < 0 ? "--quiet-rounds: at least 0" :
+			    !(o.timeout_s > 0) ? "--timeout: above 0" :
+			    !(o.coalesce_ms >= 0) ? "--coalesce-ms: at least 0" :
+			    o.hosts < 0 ? "--hosts: at least 0" :
+			    o.serial_every < 1 ? "--serial-every: at least 1" : NULL;
+	if (range) {
+		fail("run: %s (see 'phoenixd --help')", range);
 		return EXIT_USAGE;
 	}
 	gb_catch_signals(on_signal, 0);
