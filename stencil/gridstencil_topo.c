@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,19 @@ static int usage(FILE *f)
 static int bad(const char *opt, const char *val, const char *why)
 {
 	fprintf(stderr, "gridstencil-topo: %s: '%s' %s\n", opt, val, why);
+	return 2;
+}
+
+/* A fault of usage, one line: exit status 2. */
+static __attribute__((format(printf, 1, 2))) int usage_fault(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gridstencil-topo: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
 	return 2;
 }
 
@@ -119,7 +133,8 @@ int main(int argc, char **argv)
 	char b1[128], b2[128];
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;	/* the faults below, one line each, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'g': grid_s = optarg; break;
 		case 'm': mach_s = optarg; break;
@@ -135,11 +150,14 @@ int main(int argc, char **argv)
 				return bad("--min", optarg, "is not a count >= 1");
 			break;
 		case 'h': return usage(stdout);
-		default: return usage(stderr);
+		case ':': return usage_fault("option '%s' needs a value", argv[optind - 1]);
+		default: return usage_fault("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind != argc || !grid_s || !mach_s)
-		return usage(stderr);
+	if (optind != argc)
+		return usage_fault("unexpected argument '%s'", argv[optind]);
+	if (!grid_s || !mach_s)
+		return usage_fault("%s is required", !grid_s ? "--grid" : "--machines");
 	if ((ndim = gb_st_parse_dims(grid_s, grid)) < 0)
 		return bad("--grid", grid_s, "is not a grid (use e.g. 128x256x64, sizes >= 1)");
 	np = malloc(sizeof(int) * MAXMACH);

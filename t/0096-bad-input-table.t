@@ -3,7 +3,7 @@
 # "Bad input ... gets a one-line message naming the place, exit status 2,
 # and changes nothing" (issue 49).  One table of bad values per CLI
 # (gridemu, gridexp, gridtree, gridbcast, gridload, gridmon, gridadvisor,
-# phoenixd, gridstencil, synthapp);
+# phoenixd, gridstencil-topo, gridstencil, synthapp);
 # each row runs the command in a scratch directory and asserts, in one
 # check:
 #   - exit status 2;
@@ -27,6 +27,7 @@ require_built GL loadgen/gridload
 require_built GM collectives/gridmon
 require_built GA collectives/gridadvisor
 require_built PD collectives/phoenixd
+require_built STT stencil/gridstencil-topo
 GB=$GRIDBED_BUILD/collectives/gridbcast
 # gridbcast, gridstencil and synthapp alone, MPI singletons: under the
 # sanitizer pass, Open MPI's own leaks at MPI_Finalize are not ours (as
@@ -301,7 +302,8 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^gridadvisor: --matrix FILE is required	"$GA" --out "$W/adv"
 ^gridadvisor: --planner: unknown planner 'nope'	"$GA" --matrix "$W/m.json" --out "$W/adv" --planner nope
 ^gridadvisor: [^ ]*/bad.yaml:3:[0-9]+: 	"$GA" --matrix "$W/m.json" --out "$W/adv" --topology "$W/bad.yaml"
-# phoenixd, gridstencil, synthapp (gridexp's application); gridemu exec and capture
+# phoenixd, gridstencil-topo, gridstencil, synthapp (gridexp's application);
+# gridemu exec and capture
 ^phoenixd: which command	"$PD"
 ^phoenixd: unknown command 'frob'	"$PD" frob
 ^phoenixd: run: unknown option '--frob'	"$PD" run --grid --frob
@@ -310,6 +312,11 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^phoenixd: run: --window: 1 to 16	"$PD" run --grid --window 17
 ^phoenixd: run: --grid is required	"$PD" run --out "$W/phx"
 ^phoenixd: run: unexpected argument 'x'	"$PD" run --grid x
+^gridstencil-topo: --grid is required	"$STT"
+^gridstencil-topo: unknown option '--frob'	"$STT" --grid 8x8 --machines 2 --frob
+^gridstencil-topo: option '--grid' needs a value	"$STT" --grid
+^gridstencil-topo: --machines: '0,4'	"$STT" --grid 8x8 --machines 0,4
+^gridstencil-topo: unexpected argument 'x'	"$STT" --grid 8x8 --machines 2 x
 ^gridstencil: unknown option '--frob'	"${GSRUN[@]}" --frob
 ^gridstencil: option '--iters' needs a value	"${GSRUN[@]}" --iters
 ^gridstencil: --iters: '0' is not a number in	"${GSRUN[@]}" --iters 0 --out "$W/st.csv"
