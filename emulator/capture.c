@@ -481,14 +481,13 @@ static int cap_usage(FILE *f)
 /* Bad usage: one line, "gridemu: capture: ...", exit status 2. */
 static __attribute__((format(printf, 1, 2))) int cap_bad(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fputs(ME ": capture: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (see gridemu capture --help)\n", stderr);
-	return 2;
+	return gb_refuse(ME, "capture: %s (see gridemu capture --help)", msg);
 }
 
 static const char *dlt_label(int dlt)

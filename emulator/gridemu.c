@@ -127,15 +127,14 @@ static int cmd_up(int argc, char **argv)
 		else if (c == 'h')
 			return usage_up(stdout);
 		else {
-			fprintf(stderr, "gridemu: up: %s '%s' (see gridemu up --help)\n",
-				c == ':' ? "option needs a value:" : "unknown option",
-				argv[optind - 1]);
-			return 2;
+			return gb_refuse("gridemu", "up: %s '%s' (see gridemu up --help)",
+					 c == ':' ? "option needs a value:" : "unknown option",
+					 argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		return die(2, "up: ", optind == argc ? "which topology file? (see gridemu up --help)"
-						     : "one topology file only (see gridemu up --help)");
+		return gb_refuse("gridemu", "up: %s (see gridemu up --help)", optind == argc ?
+				 "which topology file?" : "one topology file only");
 
 	struct gb_grid g;
 	struct gb_err e = { "" };
@@ -241,11 +240,14 @@ static int cmd_exec(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2)
-		return die(2, "exec: ", "which node? (gridemu exec NODE -- CMD [ARG...])");
+		return gb_refuse("gridemu",
+				 "exec: which node? (gridemu exec NODE -- CMD [ARG...])");
 	if (argc < 3 || strcmp(argv[2], "--"))
-		return die(2, "exec: ", "'--' must follow NODE (gridemu exec NODE -- CMD [ARG...])");
+		return gb_refuse("gridemu",
+				 "exec: '--' must follow NODE (gridemu exec NODE -- CMD [ARG...])");
 	if (argc < 4)
-		return die(2, "exec: ", "no command after '--' (gridemu exec NODE -- CMD [ARG...])");
+		return gb_refuse("gridemu",
+				 "exec: no command after '--' (gridemu exec NODE -- CMD [ARG...])");
 	struct gb_grid g;
 	struct gb_err e = { "" };
 	int r = open_grid(&g, 0);
@@ -292,8 +294,8 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 			val = eq + 1;
 		} else {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "gridemu: link set: '%s' needs a value\n", argv[i]);
-				return 2;
+				return gb_refuse("gridemu", "link set: '%s' needs a value",
+						 argv[i]);
 			}
 			snprintf(key, sizeof(key), "%s", argv[i]);
 			val = argv[++i];
@@ -311,9 +313,9 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 			else if (!strcmp(val, ba) || !strcmp(val, "b>a"))
 				c->dir = 1;
 			else {
-				fprintf(stderr, "gridemu: link '%s': direction '%s' is not %s or %s\n",
-					t->links[k].name, val, ab, ba);
-				return 2;
+				return gb_refuse("gridemu",
+						 "link '%s': direction '%s' is not %s or %s",
+						 t->links[k].name, val, ab, ba);
 			}
 		} else if (!strcmp(key, "delay")) {
 			bad = gb_parse_time(val, &c->p.delay_ns) < 0;
@@ -339,14 +341,12 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 			return 2;
 		}
 		if (bad) {
-			fprintf(stderr, "gridemu: link %s%s%s: %s '%s' is not valid\n", t ? "'" : "",
-				lname, t ? "'" : "", key, val);
-			return 2;
+			return gb_refuse("gridemu", "link %s%s%s: %s '%s' is not valid",
+					 t ? "'" : "", lname, t ? "'" : "", key, val);
 		}
 	}
 	if (!c->p.set) {
-		fprintf(stderr, "gridemu: link set: nothing to change\n");
-		return 2;
+		return gb_refuse("gridemu", "link set: nothing to change");
 	}
 	return 0;
 }
@@ -354,7 +354,7 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 static int cmd_link(int argc, char **argv)
 {
 	if (argc < 2)
-		return die(2, "link: ", "show or set? (see gridemu link --help)");
+		return gb_refuse("gridemu", "link: show or set? (see gridemu link --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return usage_link(stdout);
 	struct gb_grid g;
@@ -368,9 +368,10 @@ static int cmd_link(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "set"))
-		return die(2, "link: ", "unknown subcommand (show or set; see gridemu link --help)");
+		return gb_refuse("gridemu", "link: unknown subcommand (show or set; see gridemu "
+				 "link --help)");
 	if (argc < 3)
-		return die(2, "link set: ", "which link? (see gridemu link show)");
+		return gb_refuse("gridemu", "link set: which link? (see gridemu link show)");
 	struct gb_link_change c;
 	/* the values first: a bad one is refused whether or not a grid is up */
 	if ((r = parse_change(NULL, 0, argc - 3, argv + 3, &c)))
@@ -418,18 +419,15 @@ static int cmd_script(int argc, char **argv)
 		}
 	}
 	if (!file)
-		return die(2, "script: ", "which topology file?");
+		return gb_refuse("gridemu", "script: which topology file?");
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
 	int err;
 	if ((err = gb_topo_load(file, &t, &d)) < 0) {
 		/* a file that cannot be read has no line and column to name */
 		if (err == -EINVAL && d.line > 0)
-			fprintf(stderr, "gridemu: %s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
-		else
-			fprintf(stderr, "gridemu: cannot read topology '%s': %s\n", file,
-				strerror(-err));
-		return 2;
+			return gb_refuse("gridemu", "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		return gb_refuse("gridemu", "cannot read topology '%s': %s", file, strerror(-err));
 	}
 	const char *p = prefix_opt ? prefix_opt : getenv("GRIDBED_PREFIX");
 	gb_write_script(t, p && *p ? p : GB_PREFIX_DEFAULT, flags, stdout);
@@ -471,7 +469,8 @@ static int cmd_probe(int argc, char **argv)
 
 			o.interval = strtod(argv[++i], &end);
 			if (*end || !(o.interval >= 0 && o.interval <= 10))
-				return die(2, "probe: ", "--interval must be seconds in [0, 10]");
+				return gb_refuse("gridemu",
+						 "probe: --interval must be seconds in [0, 10]");
 		}
 		else if (argv[i][0] != '-' && np < 2)
 			pos[np++] = argv[i];
@@ -485,7 +484,7 @@ static int cmd_probe(int argc, char **argv)
 		}
 	}
 	if (np != 2)
-		return die(2, "probe: ", "need SRC and DST");
+		return gb_refuse("gridemu", "probe: need SRC and DST");
 	struct gb_grid g;
 	struct gb_err e = { "" };
 	int r = gridemu_attach(&g);
@@ -690,19 +689,16 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			return cmd_help(0, NULL);
 		} else {
-			fprintf(stderr, "gridemu: unknown option '%s'\n", argv[i]);
-			return 2;
+			return gb_refuse("gridemu", "unknown option '%s'", argv[i]);
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "gridemu: which command? (see gridemu help)\n");
-		return 2;
+		return gb_refuse("gridemu", "which command? (see gridemu help)");
 	}
 	if ((argc = late_prefix(argc, argv, i + 1)) < 0)
 		return 2;
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
 		if (!strcmp(argv[i], cmds[c].name))
 			return cmds[c].fn(argc - i, argv + i);
-	fprintf(stderr, "gridemu: unknown command '%s' (see gridemu help)\n", argv[i]);
-	return 2;
+	return gb_refuse("gridemu", "unknown command '%s' (see gridemu help)", argv[i]);
 }

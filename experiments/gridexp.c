@@ -66,6 +66,16 @@ void print_diag(const struct gb_diag *d)
 		fprintf(stderr, ME ": %s: %s\n", d->file, d->msg);
 }
 
+int refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gb_vrefuse(ME, fmt, ap);
+	va_end(ap);
+	return GB_EXIT_USAGE;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -174,8 +184,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		case 's':
 			o->scale = strtod(optarg, &end);
 			if (*end || !(o->scale > 0) || !isfinite(o->scale)) {
-				warnx("--scale: '%s' is not a positive number", optarg);
-				return 2;
+				return refuse("--scale: '%s' is not a positive number", optarg);
 			}
 			break;
 		case 'd':
@@ -185,16 +194,15 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			}
 			o->dilate = strtod(optarg, &end);
 			if (*end || !(o->dilate >= 1 && o->dilate <= 1000)) {
-				warnx("--dilate: '%s' is not a number in [1, 1000] or auto", optarg);
-				return 2;
+				return refuse("--dilate: '%s' is not a number in [1, 1000] or auto",
+					      optarg);
 			}
 			break;
 		case 'S':
 			errno = 0;
 			o->seed = strtoull(optarg, &end, 10);
 			if (errno || *end || !*optarg || *optarg == '-') {
-				warnx("--seed: '%s' is not a non-negative integer", optarg);
-				return 2;
+				return refuse("--seed: '%s' is not a non-negative integer", optarg);
 			}
 			o->seed_set = 1;
 			break;
@@ -213,9 +221,8 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			/* as gridemu's (gb_grid_open()) */
 			if (!*optarg || strlen(optarg) > GB_PREFIX_MAX || strspn(optarg,
 			    "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(optarg)) {
-				warnx("--prefix: '%s' must be 1 to %d lowercase letters or digits",
-				      optarg, GB_PREFIX_MAX);
-				return 2;
+				return refuse("--prefix: '%s' must be 1 to %d lowercase letters "
+					      "or digits", optarg, GB_PREFIX_MAX);
 			}
 			o->prefix = optarg;
 			break;
@@ -227,8 +234,8 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 				long k = strtol(optarg, &end, 10);
 
 				if (errno || *end || !*optarg || k < 0 || k > 1000000) {
-					warnx("--task: '%s' is not a run's index (0, 1, ...)", optarg);
-					return 2;
+					return refuse("--task: '%s' is not a run's index (0, 1, "
+						      "...)", optarg);
 				}
 				o->task = (int)k;
 			}
@@ -236,32 +243,31 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		case 'P':
 			if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					       "0123456789_-.,") != strlen(optarg)) {
-				warnx("--partition: '%s' is not a partition's name", optarg);
-				return 2;
+				return refuse("--partition: '%s' is not a partition's name",
+					      optarg);
 			}
 			o->partition = optarg;
 			break;
 		case 't':
 			if (!*optarg || strspn(optarg, "0123456789:-") != strlen(optarg)) {
-				warnx("--time: '%s' is not a time limit (MIN, H:MM:SS or D-H)", optarg);
-				return 2;
+				return refuse("--time: '%s' is not a time limit (MIN, H:MM:SS or "
+					      "D-H)", optarg);
 			}
 			o->time_limit = optarg;
 			break;
 		case 'W': o->no_wait = 1; break;
 		case 'e':
 			if (!expect) {
-				warnx("%s: --expect is an option of 'gridexp check'", argv[0]);
-				return 2;
+				return refuse("%s: --expect is an option of 'gridexp check'",
+					      argv[0]);
 			}
 			*expect = optarg;
 			break;
 		case 'L':
 			o->level = strtod(optarg, &end);
 			if (*end || !*optarg || !(o->level >= 0.5 && o->level < 1)) {
-				warnx("--level: '%s' is not a confidence from 0.5 to below 1 "
-				      "(0.95: 95 %%)", optarg);
-				return 2;
+				return refuse("--level: '%s' is not a confidence from 0.5 to "
+					      "below 1 (0.95: 95 %%)", optarg);
 			}
 			o->check_opts = 1;
 			break;
@@ -271,9 +277,8 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 				long k = strtol(optarg, &end, 10);
 
 				if (errno || *end || !*optarg || (k != 0 && k < 100) || k > 1000000) {
-					warnx("--resamples: '%s' is not 0 (no intervals) or a count "
-					      "from 100 to 1000000", optarg);
-					return 2;
+					return refuse("--resamples: '%s' is not 0 (no intervals) "
+						      "or a count from 100 to 1000000", optarg);
 				}
 				o->resamples = (int)k;
 			}
@@ -283,15 +288,14 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			errno = 0;
 			o->ci_seed = strtoull(optarg, &end, 10);
 			if (errno || *end || !*optarg || *optarg == '-') {
-				warnx("--ci-seed: '%s' is not a non-negative integer", optarg);
-				return 2;
+				return refuse("--ci-seed: '%s' is not a non-negative integer",
+					      optarg);
 			}
 			o->check_opts = 1;
 			break;
 		case 'J':
 			if (!*optarg) {
-				warnx("--junit: give the XML file to write");
-				return 2;
+				return refuse("--junit: give the XML file to write");
 			}
 			o->junit = optarg;
 			o->check_opts = 1;
@@ -299,18 +303,15 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		case 'X': o->tap = 1; o->check_opts = 1; break;
 		case 'h': usage(stdout); return -1;
 		case ':':
-			warnx("%s: option '%s' needs a value (see gridexp --help)", argv[0],
-			      argv[optind - 1]);
-			return 2;
+			return refuse("%s: option '%s' needs a value (see gridexp --help)", argv[0],
+				      argv[optind - 1]);
 		default:
-			warnx("%s: unknown option '%s' (see gridexp --help)", argv[0],
-			      argv[optind - 1]);
-			return 2;
+			return refuse("%s: unknown option '%s' (see gridexp --help)", argv[0],
+				      argv[optind - 1]);
 		}
 	}
 	if (optind >= argc) {
-		warnx("%s: which campaign file? (see gridexp --help)", argv[0]);
-		return 2;
+		return refuse("%s: which campaign file? (see gridexp --help)", argv[0]);
 	}
 	o->file = argv[optind];
 	o->files = (const char *const *)argv + optind;
@@ -324,26 +325,25 @@ static int misplaced(const struct run_opts *o, const char *cmd)
 	int slurm = !strcmp(cmd, "slurm");
 
 	if (o->nfiles > 1 && strcmp(cmd, "check")) {
-		warnx("%s: one campaign file, not %d (%s ...)", cmd, o->nfiles, o->files[1]);
-		return 2;
+		return refuse("%s: one campaign file, not %d (%s ...)", cmd, o->nfiles,
+			      o->files[1]);
 	}
 
 	if (o->check_opts && strcmp(cmd, "check")) {
-		warnx("%s: --level, --resamples, --ci-seed, --junit and --tap are options of "
-		      "'gridexp check'", cmd);
-		return 2;
+		return refuse("%s: --level, --resamples, --ci-seed, --junit and --tap are options "
+			      "of 'gridexp check'", cmd);
 	}
 	if (!slurm && (o->partition || o->time_limit || o->no_wait)) {
-		warnx("%s: --partition, --time and --no-wait are options of 'gridexp slurm'", cmd);
-		return 2;
+		return refuse("%s: --partition, --time and --no-wait are options of 'gridexp "
+			      "slurm'", cmd);
 	}
 	if (o->task >= 0 && strcmp(cmd, "run")) {
-		warnx("%s: --task is an option of 'gridexp run' (what one Slurm task runs)", cmd);
-		return 2;
+		return refuse("%s: --task is an option of 'gridexp run' (what one Slurm task runs)",
+			      cmd);
 	}
 	if (o->task >= 0 && !o->resume) {
-		warnx("run: --task needs --resume DIR (the results directory gridexp slurm made)");
-		return 2;
+		return refuse("run: --task needs --resume DIR (the results directory gridexp "
+			      "slurm made)");
 	}
 	return 0;
 }
@@ -360,9 +360,8 @@ static int cmd_run(int argc, char **argv)
 	if ((r = misplaced(&o, "run")))
 		return r;
 	if (o.dilate < 0 && (o.resume || o.dry || o.task >= 0)) {
-		warnx("run: --dilate auto measures before a new run; --resume, --task and "
-		      "--dry-run take the results' or a number");
-		return 2;
+		return refuse("run: --dilate auto measures before a new run; --resume, --task and "
+			      "--dry-run take the results' or a number");
 	}
 	if (o.dilate < 0) {
 		if ((r = do_calibrate(&o, &o.dilate, &cal)))
@@ -391,8 +390,7 @@ static int cmd_calibrate(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.resume || o.dry || o.task >= 0 || o.dilate || o.only[0] || o.scale || o.seed_set) {
-		warnx("calibrate: takes FILE.yaml and --prefix only");
-		return 2;
+		return refuse("calibrate: takes FILE.yaml and --prefix only");
 	}
 	r = do_calibrate(&o, &k, &cal);
 	json_decref(cal);
@@ -426,13 +424,11 @@ static int cmd_report(int argc, char **argv)
 		} else if (argv[i][0] != '-')
 			dirs[ndirs++] = argv[i];
 		else {
-			warnx("report: unknown option '%s' (see gridexp --help)", argv[i]);
-			return 2;
+			return refuse("report: unknown option '%s' (see gridexp --help)", argv[i]);
 		}
 	}
 	if (!ndirs) {
-		warnx("report: which results directory? (see gridexp --help)");
-		return 2;
+		return refuse("report: which results directory? (see gridexp --help)");
 	}
 	if (ndirs > 1)
 		ret = gx_report_pool(dirs, ndirs, stdout, NULL, err, sizeof(err));
@@ -466,9 +462,8 @@ static int check_names(const struct run_opts *o, const char *expect, const struc
 				return na == -ENOMEM ? 1 : 2;
 			}
 		} else if (o->nfiles > 1) {
-			warnx("check: '%s' is not a results directory (several arguments are "
-			      "results directories to pool)", o->files[i]);
-			return 2;
+			return refuse("check: '%s' is not a results directory (several arguments "
+				      "are results directories to pool)", o->files[i]);
 		} else {
 			struct gx_campaign c;
 			struct gb_diag d;
@@ -485,8 +480,7 @@ static int check_names(const struct run_opts *o, const char *expect, const struc
 		for (int a = 0; a < na; a++)
 			names[a] = labels[a];
 		if ((ret = gx_expect_names(e, n, names, na, expect, err, sizeof(err))) < 0) {
-			warnx("check: %s", err);
-			return 2;
+			return refuse("check: %s", err);
 		}
 	}
 	return 0;
@@ -524,12 +518,11 @@ static int junit_writable(const char *path)
 	else
 		snprintf(dir, sizeof(dir), ".");
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		warnx("check: --junit %s is a directory, not a file to write", path);
-		return 2;
+		return refuse("check: --junit %s is a directory, not a file to write", path);
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
-		warnx("check: --junit %s: its folder %s is not a writable directory", path, dir);
-		return 2;
+		return refuse("check: --junit %s: its folder %s is not a writable directory", path,
+			      dir);
 	}
 	return 0;
 }
@@ -550,8 +543,7 @@ static int cmd_check(int argc, char **argv)
 	if ((r = misplaced(&o, "check")))
 		return r;
 	if (!expect) {
-		warnx("check: --expect EXPECT.yaml is required");
-		return 2;
+		return refuse("check: --expect EXPECT.yaml is required");
 	}
 	if (o.junit && (r = junit_writable(o.junit)))
 		return r;
@@ -568,10 +560,10 @@ static int cmd_check(int argc, char **argv)
 	if (o.nfiles > 1) {
 		for (int i = 0; i < o.nfiles; i++)
 			if (stat(o.files[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
-				warnx("check: '%s' is not a results directory (several arguments "
-				      "are results directories to pool)", o.files[i]);
 				free(e);
-				return 2;
+				return refuse("check: '%s' is not a results directory (several "
+					      "arguments are results directories to pool)",
+					      o.files[i]);
 			}
 		ret = gx_report_pool(o.files, o.nfiles, NULL, &s, err, sizeof(err));
 	} else {
@@ -592,9 +584,8 @@ static int cmd_check(int argc, char **argv)
 		ret = gx_report(dir, 0, NULL, &s, err, sizeof(err));
 	}
 	if (ret < 0) {
-		warnx("%s", err);
 		free(e);
-		return 2;
+		return refuse("%s", err);
 	}
 	struct gx_check_opts co = { o.level, o.resamples, o.ci_seed };
 	struct gx_check c;
@@ -603,8 +594,7 @@ static int cmd_check(int argc, char **argv)
 	gx_summary_release(&s);
 	free(e);
 	if (ret < 0) {
-		warnx("%s: %s", expect, err);
-		return 2;
+		return refuse("%s: %s", expect, err);
 	}
 	if (o.junit && (ret = write_junit(&c, expect, o.junit)) < 0) {
 		warnx("check: cannot write %s: %s", o.junit, strerror(-ret));
@@ -625,8 +615,8 @@ static int cmd_check(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		warnx("which command? (run, report, check, slurm, keep, calibrate; see gridexp --help)");
-		return 2;
+		return refuse("which command? (run, report, check, slurm, keep, calibrate; see "
+			      "gridexp --help)");
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -644,6 +634,5 @@ int main(int argc, char **argv)
 		return cmd_keep(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
-	warnx("unknown command '%s' (run, report, check, slurm, keep, calibrate)", argv[1]);
-	return 2;
+	return refuse("unknown command '%s' (run, report, check, slurm, keep, calibrate)", argv[1]);
 }

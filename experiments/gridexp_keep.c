@@ -168,33 +168,27 @@ int cmd_keep(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3) {
-		warnx("keep: usage: gridexp keep DIR DEST");
-		return 2;
+		return refuse("keep: usage: gridexp keep DIR DEST");
 	}
 	k.dir = argv[1];
 	dest = argv[2];
 	if (!*dest) {
-		warnx("keep: DEST '' is empty (give a new directory)");
-		return 2;
+		return refuse("keep: DEST '' is empty (give a new directory)");
 	}
 	snprintf(meta, sizeof(meta), "%s/meta.json", k.dir);
 	if (stat(meta, &st) < 0) {
-		warnx("keep: %s: not a results directory (no meta.json)", k.dir);
-		return 2;
+		return refuse("keep: %s: not a results directory (no meta.json)", k.dir);
 	}
 	if (lstat(dest, &st) == 0) {
-		warnx("keep: %s: exists (give a new directory)", dest);
-		return 2;
+		return refuse("keep: %s: exists (give a new directory)", dest);
 	}
 	if ((size_t)snprintf(k.tmp, sizeof(k.tmp), "%s.tmp-%ld", dest, (long)getpid()) >=
 	    sizeof(k.tmp)) {
-		warnx("keep: %s: path too long", dest);
-		return 2;
+		return refuse("keep: %s: path too long", dest);
 	}
 	if ((ret = gx_dir_creatable(dest, k.err, sizeof(k.err))) < 0) {
-		warnx("keep: DEST '%s': '%s' %s", dest, k.err, ret == -ENOTDIR ?
-		      "is not a directory" : strerror(-ret));
-		return 2;
+		return refuse("keep: DEST '%s': '%s' %s", dest, k.err, ret == -ENOTDIR ? "is not "
+			      "a directory" : strerror(-ret));
 	}
 	ret = 0;
 	for (size_t i = 0; ret == 0 && i < sizeof(top_files) / sizeof(*top_files); i++)

@@ -207,6 +207,13 @@ static inline int exists(const char *p)
 /** print_diag() - a campaign or expectation file's error, at its place if it has one. */
 void print_diag(const struct gb_diag *d);
 
+/**
+ * refuse() - bad input on gridexp's command line: gb_refuse() as "gridexp",
+ * one line naming the place.
+ * Return: GB_EXIT_USAGE (2), the status to exit with.
+ */
+__attribute__((format(printf, 1, 2))) int refuse(const char *fmt, ...);
+
 /* gridexp_session.c */
 
 /** The signal that asked gridexp to stop (SIGINT, SIGTERM, SIGHUP), or 0. */

@@ -437,17 +437,15 @@ static int check_tools(const struct runner *R)
 		need[3] = R->gridmon;
 	for (int i = 0; i < 4; i++)
 		if (need[i] && access(need[i], X_OK | R_OK) != 0) {
-			warnx("'%s' is not built (build gridbed first)", need[i]);
-			return 2;
+			return refuse("'%s' is not built (build gridbed first)", need[i]);
 		}
 	if (gx_campaign_needs_phoenixd(&R->c, R->use) && access(R->phoenixd, X_OK) != 0) {
-		warnx("algorithm 'phoenix' needs phoenixd, which is not built at '%s'", R->phoenixd);
-		return 2;
+		return refuse("algorithm 'phoenix' needs phoenixd, which is not built at '%s'",
+			      R->phoenixd);
 	}
 	if (gx_campaign_needs_advisor(&R->c, R->use) && access(R->advisor, X_OK) != 0) {
-		warnx("algorithm 'adaptive' needs gridadvisor, which is not built at '%s'",
-		      R->advisor);
-		return 2;
+		return refuse("algorithm 'adaptive' needs gridadvisor, which is not built at '%s'",
+			      R->advisor);
 	}
 	return 0;
 }
@@ -486,9 +484,8 @@ int runner_setup(struct runner *R, const struct run_opts *o)
 			int a = gx_campaign_algo(&R->c, tok);
 
 			if (a < 0) {
-				warnx("--only: '%s' is not an algorithm of campaign '%s'", tok,
-				      R->c.name);
-				return 2;
+				return refuse("--only: '%s' is not an algorithm of campaign '%s'",
+					      tok, R->c.name);
 			}
 			R->use[a] = 1;
 		}
@@ -497,9 +494,8 @@ int runner_setup(struct runner *R, const struct run_opts *o)
 		int rep, cond, algo;
 
 		if (task_run(&R->c, R->task, &rep, &cond, &algo) < 0) {
-			warnx("--task: campaign '%s' has no run %d (it has %d)", R->c.name, R->task,
-			      R->c.repetitions * R->c.nconds * R->c.nalgos);
-			return 2;
+			return refuse("--task: campaign '%s' has no run %d (it has %d)", R->c.name,
+				      R->task, R->c.repetitions * R->c.nconds * R->c.nalgos);
 		}
 		for (int a = 0; a < R->c.nalgos; a++)
 			R->use[a] = a == algo;

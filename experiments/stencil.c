@@ -44,6 +44,7 @@
 #include "cgroup.h"
 #include "gbstdriver.h"
 #include "gbtopo.h"
+#include "gbutil.h"
 #include "gridbcast.h"
 #include "stencil_priv.h"
 
@@ -62,12 +63,10 @@ __attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
 
 	if (rank0()) {
 		va_start(ap, fmt);
-		fprintf(stderr, ME ": ");
-		vfprintf(stderr, fmt, ap);
-		fprintf(stderr, "\n");
+		gb_vrefuse(ME, fmt, ap);
 		va_end(ap);
 	}
-	return 2;
+	return GB_EXIT_USAGE;
 }
 
 static int usage(FILE *f)

@@ -156,14 +156,12 @@ static __attribute__((format(printf, 1, 2), noreturn)) void refuse(const char *f
 	va_list ap;
 
 	if (!world_rank) {
-		fputs("synthapp: ", stderr);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		gb_vrefuse("synthapp", fmt, ap);
 		va_end(ap);
-		fputc('\n', stderr);
 	}
 	MPI_Finalize();
-	exit(2);
+	exit(GB_EXIT_USAGE);
 }
 
 static void usage(FILE *f)

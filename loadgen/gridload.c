@@ -162,7 +162,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int npos, const cha
 		if (c == -1) {
 			/* a positional argument: keep it, go on with the options */
 			if (np >= npos)
-				return die(2, "unexpected argument '%s'", argv[optind]);
+				return gb_refuse(ME, "unexpected argument '%s'", argv[optind]);
 			pos[np++] = argv[optind++];
 			continue;
 		}
@@ -172,24 +172,26 @@ static int parse_opts(int argc, char **argv, struct opts *o, int npos, const cha
 		case O_TARGET: o->target = optarg; break;
 		case O_ON:
 			if ((o->on = gb_load_on_parse(optarg)) < 0)
-				return die(2, "--on '%s' is not pair or uplink", optarg);
+				return gb_refuse(ME, "--on '%s' is not pair or uplink", optarg);
 			break;
 		case O_TOPO: o->topology = optarg; break;
 		case O_SEED:
 			errno = 0;
 			o->seed = strtoull(optarg, &end, 0);
 			if (errno || *end || !*optarg || *optarg == '-')
-				return die(2, "seed '%s' is not a non-negative integer", optarg);
+				return gb_refuse(ME, "seed '%s' is not a non-negative integer",
+						 optarg);
 			o->have_seed = 1;
 			break;
 		case O_SCALE:
 			o->scale = strtod(optarg, &end);
 			if (*end || !(o->scale > 0) || !isfinite(o->scale))
-				return die(2, "scale '%s' is not a positive number", optarg);
+				return gb_refuse(ME, "scale '%s' is not a positive number", optarg);
 			break;
 		case O_HORIZON:
 			if (parse_secs(optarg, &o->horizon) < 0 || !(o->horizon > 0))
-				return die(2, "horizon '%s' is not a time (e.g. 60min)", optarg);
+				return gb_refuse(ME, "horizon '%s' is not a time (e.g. 60min)",
+						 optarg);
 			break;
 		case O_JSON: o->json = 1; break;
 		case O_QUIET: o->quiet = 1; break;
@@ -199,18 +201,19 @@ static int parse_opts(int argc, char **argv, struct opts *o, int npos, const cha
 			else if (!strcmp(optarg, "shape"))
 				o->mode = GB_LOAD_SHAPE;
 			else
-				return die(2, "mode '%s' is not traffic or shape", optarg);
+				return gb_refuse(ME, "mode '%s' is not traffic or shape", optarg);
 			break;
 		case O_TCP: o->tcp = 1; break;
 		case O_SIZE:
 			o->size = (int)strtol(optarg, &end, 10);
 			if (*end || o->size < 16 || o->size > (1 << 20))
-				return die(2, "size '%s' is not a packet size in bytes", optarg);
+				return gb_refuse(ME, "size '%s' is not a packet size in bytes",
+						 optarg);
 			break;
 		case O_PORT:
 			o->port = (int)strtol(optarg, &end, 10);
 			if (*end || o->port < 1 || o->port > 65535 - GB_LOAD_PORTS)
-				return die(2, "port '%s' is not valid", optarg);
+				return gb_refuse(ME, "port '%s' is not valid", optarg);
 			break;
 		case O_LOG: o->log = optarg; break;
 		case O_FRACTION:
@@ -218,29 +221,33 @@ static int parse_opts(int argc, char **argv, struct opts *o, int npos, const cha
 			if (*end == '%' && !end[1])
 				o->fraction /= 100, end++;
 			if (*end || !(o->fraction > 0) || !(o->fraction < 1))
-				return die(2, "fraction '%s' is not between 0 and 1 (or 0%% and "
-					   "100%%)", optarg);
+				return gb_refuse(ME, "fraction '%s' is not between 0 and 1 (or "
+						 "0%% and 100%%)", optarg);
 			break;
 		case O_RATE:
 			if (gb_parse_rate(optarg, &o->rate) < 0)
-				return die(2, "rate '%s' is not a rate (e.g. 20mbit)", optarg);
+				return gb_refuse(ME, "rate '%s' is not a rate (e.g. 20mbit)",
+						 optarg);
 			break;
 		case O_DURATION:
 			if (parse_secs(optarg, &o->duration) < 0 || !(o->duration > 0))
-				return die(2, "duration '%s' is not a time (e.g. 10s)", optarg);
+				return gb_refuse(ME, "duration '%s' is not a time (e.g. 10s)",
+						 optarg);
 			break;
 		case O_PREFIX: prefix_opt = optarg; break;
 		case O_HELP: return usage(stdout) ? 2 : 1;
 		case ':':
-			return die(2, "option '%s' needs a value (see --help)", argv[optind - 1]);
+			return gb_refuse(ME, "option '%s' needs a value (see --help)",
+					 argv[optind - 1]);
 		default:
-			return die(2, "unknown option '%s' (see --help)", argv[optind - 1]);
+			return gb_refuse(ME, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (np != npos)
-		return die(2, "expected %d argument%s (see --help)", npos, npos == 1 ? "" : "s");
+		return gb_refuse(ME, "expected %d argument%s (see --help)", npos,
+				 npos == 1 ? "" : "s");
 	if (o->schedule && o->random)
-		return die(2, "--schedule and --random are exclusive");
+		return gb_refuse(ME, "--schedule and --random are exclusive");
 	return 0;
 }
 
@@ -299,7 +306,7 @@ static int build_schedule(const struct opts *o, const struct gb_topo *t, struct 
 	if (o->port)
 		s->port = o->port;
 	if (s->proto == GB_LOAD_UDP && s->size > (int)t->mtu - 28)
-		return die(2, "size %d does not fit the grid's MTU %u in one UDP datagram",
+		return gb_refuse(ME, "size %d does not fit the grid's MTU %u in one UDP datagram",
 			   s->size, t->mtu);
 	if ((err = gb_load_resolve(t, s, &d)) < 0)
 		return print_diag(&d);
@@ -448,7 +455,7 @@ static int cmd_run(int argc, char **argv)
 	if (r)
 		return r == 1 ? 0 : r;
 	if (o.topology)
-		return die(2, "run: --topology is for plan; run uses the live grid");
+		return gb_refuse(ME, "run: --topology is for plan; run uses the live grid");
 	if ((r = restore_first(&o)) || (r = attach(&g)))
 		return r;
 	gb_load_sched_init(&s);
@@ -493,9 +500,9 @@ static int cmd_flow(int argc, char **argv)
 	if (r)
 		return r == 1 ? 0 : r;
 	if (o.schedule || o.random || o.topology)
-		return die(2, "flow: takes SRC and DST, not a schedule");
+		return gb_refuse(ME, "flow: takes SRC and DST, not a schedule");
 	if (o.fraction && o.rate)
-		return die(2, "flow: --fraction and --rate are exclusive");
+		return gb_refuse(ME, "flow: --fraction and --rate are exclusive");
 	if ((r = restore_first(&o)) || (r = attach(&g)))
 		return r;
 	if ((src = find_host(&g, "source", pos[0])) < 0 ||
@@ -505,7 +512,7 @@ static int cmd_flow(int argc, char **argv)
 	}
 	if (src == dst) {
 		gb_grid_close(&g);
-		return die(2, "flow: source and destination are both '%s'", pos[0]);
+		return gb_refuse(ME, "flow: source and destination are both '%s'", pos[0]);
 	}
 	gb_load_sched_init(&s);
 	snprintf(s.source, sizeof(s.source), "flow");
@@ -536,8 +543,9 @@ static int cmd_flow(int argc, char **argv)
 		iv.fraction = (double)o.rate / (double)cap;
 		if (!(iv.fraction < 1)) {
 			gb_grid_close(&g);
-			return die(2, "flow: rate %.3f Mbit/s is not below the path's bottleneck "
-				   "%.3f Mbit/s", (double)o.rate / 1e6, (double)cap / 1e6);
+			return gb_refuse(ME, "flow: rate %.3f Mbit/s is not below the path's "
+					 "bottleneck %.3f Mbit/s", (double)o.rate / 1e6,
+					 (double)cap / 1e6);
 		}
 	}
 	r = run_schedule(&g, &o, &s);
@@ -584,15 +592,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			return usage(stdout);
 		} else {
-			return die(2, "unknown option '%s' (see --help)", argv[i]);
+			return gb_refuse(ME, "unknown option '%s' (see --help)", argv[i]);
 		}
 	}
 	if (i >= argc)
-		return die(2, "which command? (plan, run, flow, restore; see --help)");
+		return gb_refuse(ME, "which command? (plan, run, flow, restore; see --help)");
 	if (!strcmp(argv[i], "help"))
 		return usage(stdout);
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
 		if (!strcmp(argv[i], cmds[c].name))
 			return cmds[c].fn(argc - i, argv + i);
-	return die(2, "unknown command '%s' (see --help)", argv[i]);
+	return gb_refuse(ME, "unknown command '%s' (see --help)", argv[i]);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gbstencil.h"
+#include "gbutil.h"
 
 #define MAXMACH 4096
 
@@ -44,21 +45,19 @@ static int usage(FILE *f)
 
 static int bad(const char *opt, const char *val, const char *why)
 {
-	fprintf(stderr, "gridstencil-topo: %s: '%s' %s\n", opt, val, why);
-	return 2;
+	return gb_refuse("gridstencil-topo", "%s: '%s' %s", opt, val, why);
 }
 
 /* A fault of usage, one line: exit status 2. */
 static __attribute__((format(printf, 1, 2))) int usage_fault(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fputs("gridstencil-topo: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (see --help)\n", stderr);
-	return 2;
+	return gb_refuse("gridstencil-topo", "%s (see --help)", msg);
 }
 
 /* "1,2.5,1/4.40" -> speeds; returns the count or -1. */

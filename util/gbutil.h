@@ -2,15 +2,18 @@
 /*
  * gbutil.h - libgbutil: the few helpers every part of gridbed shares, so
  * that none writes its own: the one clock, the random generator, sorting
- * and medians, and file helpers (mkdir -p, rm -r, atomic writes).  Plain C and libc, no other
+ * and medians, file helpers (mkdir -p, rm -r, atomic writes), and the one
+ * refusal of bad input on a command line.  Plain C and libc, no other
  * dependency; the lowest layer (topologies/ builds on it, and so does
  * everything else).
  *
- * Conventions: functions return 0 or a negative errno and print nothing.
+ * Conventions: functions return 0 or a negative errno and print nothing,
+ * except gb_refuse(), which is for command lines.
  */
 #ifndef GRIDBED_GBUTIL_H
 #define GRIDBED_GBUTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -156,6 +159,26 @@ void gb_close_pipe(int fd[2]);
  * sets.
  */
 void gb_catch_signals(void (*handler)(int), int hup);
+
+/* ---- command lines (cli.c) --------------------------------------------- */
+
+/** The exit status of bad input, for every command (docs/exit-status.md). */
+#define GB_EXIT_USAGE 2
+
+/**
+ * gb_refuse() - the one refusal of bad input that every command line makes
+ * (issue 49; docs/exit-status.md): one line on stderr, "PROG: " and the
+ * message, which names the place (the option, the value, FILE:LINE:COL),
+ * and nothing else; no usage.  For main() programs only: the one function
+ * here that prints.  Whatever the command started before it found the
+ * fault, the caller undoes before it exits with the status.
+ * Return: GB_EXIT_USAGE, the status to exit with.
+ */
+__attribute__((format(printf, 2, 3))) int gb_refuse(const char *prog, const char *fmt, ...);
+
+/** gb_vrefuse() - gb_refuse() with a va_list (for a command's own wrapper). */
+__attribute__((format(printf, 2, 0))) int gb_vrefuse(const char *prog, const char *fmt,
+						      va_list ap);
 
 /**
  * gb_git_revision() - `git describe --always --dirty` of the source tree

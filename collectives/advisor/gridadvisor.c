@@ -62,6 +62,7 @@
 #include "gbadvisor.h"
 #include "gbplan.h"
 #include "gbtopo.h"
+#include "gbutil.h"
 
 #define REFRESH_S 300.0   /* schedule seconds between mode-1 refresh passes */
 #define MIN_BUDGET 0.005  /* s: a mode-2 plan gets at least this */
@@ -531,9 +532,8 @@ static int parse_args(struct adv *A, int argc, char **argv)
 		case 's':
 			A->scale = strtod(optarg, &end);
 			if (*end || !(A->scale > 0) || !isfinite(A->scale)) {
-				fprintf(stderr, "gridadvisor: --scale: '%s' is not a positive number\n",
-					optarg);
-				return 2;
+				return gb_refuse("gridadvisor",
+						 "--scale: '%s' is not a positive number", optarg);
 			}
 			break;
 		case '1': A->once = 1; break;
@@ -549,15 +549,15 @@ static int parse_args(struct adv *A, int argc, char **argv)
 			errno = 0;
 			A->seed = strtoull(optarg, &end, 0);
 			if (*end || !*optarg || errno) {
-				fprintf(stderr, "gridadvisor: --seed: '%s' is not an integer\n", optarg);
-				return 2;
+				return gb_refuse("gridadvisor", "--seed: '%s' is not an integer",
+						 optarg);
 			}
 			break;
 		case 'w':
 			A->window = (int)strtol(optarg, &end, 10);
 			if (*end || !*optarg || A->window < 0 || A->window > 100000) {
-				fprintf(stderr, "gridadvisor: --window: '%s' is not 0..100000\n", optarg);
-				return 2;
+				return gb_refuse("gridadvisor", "--window: '%s' is not 0..100000",
+						 optarg);
 			}
 			break;
 		case 'b':
@@ -575,28 +575,25 @@ static int parse_args(struct adv *A, int argc, char **argv)
 				"--help)\n", argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr, "gridadvisor: unknown option '%s' (see gridadvisor --help)\n",
-				argv[optind - 1]);
-			return 2;
+			return gb_refuse("gridadvisor",
+					 "unknown option '%s' (see gridadvisor --help)",
+					 argv[optind - 1]);
 		}
 	}
 	if (optind != argc || !A->matrix || !A->out) {
-		fprintf(stderr, "gridadvisor: %s%s%s (see gridadvisor --help)\n",
-			optind != argc ? "unexpected argument '" : !A->matrix ? "--matrix FILE is "
-			"required" : "--out DIR is required", optind != argc ? argv[optind] : "",
-			optind != argc ? "'" : "");
-		return 2;
+		return gb_refuse("gridadvisor", "%s%s%s (see gridadvisor --help)", optind != argc ?
+				 "unexpected argument '" : !A->matrix ? "--matrix FILE is required"
+				 : "--out DIR is required", optind != argc ? argv[optind] : "",
+				 optind != argc ? "'" : "");
 	}
 	A->p = gb_planner_find(planner);
 	if (!A->p) {
-		fprintf(stderr, "gridadvisor: --planner: unknown planner '%s' (see gridtree list)\n",
-			planner);
-		return 2;
+		return gb_refuse("gridadvisor",
+				 "--planner: unknown planner '%s' (see gridtree list)", planner);
 	}
 	if (A->min_size > A->max_size) {
-		fprintf(stderr, "gridadvisor: --min-size %.0f is above --max-size %.0f\n",
-			A->min_size, A->max_size);
-		return 2;
+		return gb_refuse("gridadvisor", "--min-size %.0f is above --max-size %.0f",
+				 A->min_size, A->max_size);
 	}
 	for (double s = A->min_size; s <= A->max_size && A->nsizes < 64; s *= 2)
 		A->sizes[A->nsizes++] = s;
@@ -607,14 +604,12 @@ static int parse_args(struct adv *A, int argc, char **argv)
 		memset(&d, 0, sizeof(d));
 		ret = gb_topo_load(A->topo_path, &A->topo, &d);
 		if (ret == -EINVAL) {
-			fprintf(stderr, "gridadvisor: %s:%d:%d: %s\n", d.file[0] ? d.file :
-				A->topo_path, d.line, d.col, d.msg);
-			return 2;
+			return gb_refuse("gridadvisor", "%s:%d:%d: %s", d.file[0] ? d.file :
+					 A->topo_path, d.line, d.col, d.msg);
 		}
 		if (ret < 0) {
-			fprintf(stderr, "gridadvisor: --topology: cannot read '%s': %s\n",
-				A->topo_path, strerror(-ret));
-			return 2;
+			return gb_refuse("gridadvisor", "--topology: cannot read '%s': %s",
+					 A->topo_path, strerror(-ret));
 		}
 	}
 	return 0;

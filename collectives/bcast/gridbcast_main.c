@@ -113,14 +113,12 @@ __attribute__((format(printf, 1, 2), noreturn)) static void refuse(const char *f
 	va_list ap;
 
 	if (!world_rank) {
-		fputs("gridbcast: ", stderr);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		gb_vrefuse("gridbcast", fmt, ap);
 		va_end(ap);
-		fputc('\n', stderr);
 	}
 	MPI_Finalize();
-	exit(2);
+	exit(GB_EXIT_USAGE);
 }
 
 static void usage(FILE *f)

@@ -511,100 +511,91 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'p':
 			if (gb_parse_time(optarg, &period_ns) < 0 || !period_ns) {
-				fprintf(stderr, "gridmon: period '%s' is not a time (use 300s)\n",
-					optarg);
-				return 2;
+				return gb_refuse("gridmon", "period '%s' is not a time (use 300s)",
+						 optarg);
 			}
 			break;
 		case 's':
 			scale = strtod(optarg, &end);
 			if (*end || !(scale > 0)) {
-				fprintf(stderr, "gridmon: scale '%s' is not a positive number\n",
-					optarg);
-				return 2;
+				return gb_refuse("gridmon", "scale '%s' is not a positive number",
+						 optarg);
 			}
 			break;
 		case '1': rounds = 1; break;
 		case 'r':
 			rounds = strtol(optarg, &end, 10);
 			if (*end || rounds < 1) {
-				fprintf(stderr, "gridmon: rounds '%s' is not a positive integer\n",
-					optarg);
-				return 2;
+				return gb_refuse("gridmon", "rounds '%s' is not a positive integer",
+						 optarg);
 			}
 			break;
 		case 'b':
 			if (parse_bytes(optarg, &po.tcp_bytes) < 0) {
-				fprintf(stderr, "gridmon: bytes-per-probe '%s' is not a size\n",
-					optarg);
-				return 2;
+				return gb_refuse("gridmon", "bytes-per-probe '%s' is not a size",
+						 optarg);
 			}
 			break;
 		case 'B':
 			if (parse_bytes(optarg, &cap) < 0) {
-				fprintf(stderr, "gridmon: max-bytes-per-period '%s' is not a size\n",
-					optarg);
-				return 2;
+				return gb_refuse("gridmon",
+						 "max-bytes-per-period '%s' is not a size", optarg);
 			}
 			break;
 		case 'n':
 			po.rtt_count = (int)strtol(optarg, &end, 10);
 			if (*end || po.rtt_count < 1 || po.rtt_count > 10000) {
-				fprintf(stderr, "gridmon: rtt-count '%s' is not 1..10000\n", optarg);
-				return 2;
+				return gb_refuse("gridmon", "rtt-count '%s' is not 1..10000",
+						 optarg);
 			}
 			break;
 		case 'P':
 			po.port = (int)strtol(optarg, &end, 10);
 			if (*end || po.port < 1 || po.port > 65534) {
-				fprintf(stderr, "gridmon: port '%s' is not 1..65534\n", optarg);
-				return 2;
+				return gb_refuse("gridmon", "port '%s' is not 1..65534", optarg);
 			}
 			break;
 		case 't':
 			po.timeout = strtod(optarg, &end);
 			if (*end || !(po.timeout > 0)) {
-				fprintf(stderr, "gridmon: timeout '%s' is not positive\n", optarg);
-				return 2;
+				return gb_refuse("gridmon", "timeout '%s' is not positive", optarg);
 			}
 			break;
 		case 'C': oracle = 1; break;
 		case 'D':
 			if (nder == (int)(sizeof(der) / sizeof(der[0]))) {
-				fprintf(stderr, "gridmon: more than %d --derate\n", nder);
-				return 2;
+				return gb_refuse("gridmon", "more than %d --derate", nder);
 			}
 			der[nder++] = optarg;
 			break;
 		case 'V':
 			version = strtoll(optarg, &end, 10);
 			if (*end || version < 0) {
-				fprintf(stderr, "gridmon: version '%s' is not an integer >= 0\n",
-					optarg);
-				return 2;
+				return gb_refuse("gridmon", "version '%s' is not an integer >= 0",
+						 optarg);
 			}
 			break;
 		case 'K':
 			concurrency = (int)strtol(optarg, &end, 10);
 			if (*end || concurrency < 0 || concurrency > 1000) {
-				fprintf(stderr, "gridmon: concurrency '%s' is not 0..1000\n", optarg);
-				return 2;
+				return gb_refuse("gridmon", "concurrency '%s' is not 0..1000",
+						 optarg);
 			}
 			break;
 		case 'F': po.steady = 0; break;
 		case 'R':
 			po.steady_rtts = strtod(optarg, &end);
 			if (*end || !(po.steady_rtts >= 1 && po.steady_rtts <= 100)) {
-				fprintf(stderr, "gridmon: steady-rtts '%s' is not 1..100\n", optarg);
-				return 2;
+				return gb_refuse("gridmon", "steady-rtts '%s' is not 1..100",
+						 optarg);
 			}
 			break;
 		case 'c':
 			change = strtod(optarg, &end);
 			if (*end || !(change >= 0)) {
-				fprintf(stderr, "gridmon: publish-change '%s' is not a number >= 0\n",
-					optarg);
-				return 2;
+				return gb_refuse("gridmon",
+						 "publish-change '%s' is not a number >= 0",
+						 optarg);
 			}
 			break;
 		case 'L': probelog = optarg; break;
@@ -613,27 +604,24 @@ int main(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
-			fprintf(stderr, "gridmon: option '%s' needs a value (see gridmon --help)\n",
-				argv[optind - 1]);
-			return 2;
+			return gb_refuse("gridmon",
+					 "option '%s' needs a value (see gridmon --help)",
+					 argv[optind - 1]);
 		default:
-			fprintf(stderr, "gridmon: unknown option '%s' (see gridmon --help)\n",
-				argv[optind - 1]);
-			return 2;
+			return gb_refuse("gridmon", "unknown option '%s' (see gridmon --help)",
+					 argv[optind - 1]);
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "gridmon: unexpected argument '%s' (see gridmon --help)\n",
-			argv[optind]);
-		return 2;
+		return gb_refuse("gridmon", "unexpected argument '%s' (see gridmon --help)",
+				 argv[optind]);
 	}
 	if ((nder || version) && !oracle) {
-		fprintf(stderr, "gridmon: --derate and --version go with --print-configured\n");
-		return 2;
+		return gb_refuse("gridmon", "--derate and --version go with --print-configured");
 	}
 	if (probelog && oracle) {
-		fprintf(stderr, "gridmon: --probe-log goes with measuring, not --print-configured\n");
-		return 2;
+		return gb_refuse("gridmon",
+				 "--probe-log goes with measuring, not --print-configured");
 	}
 
 	int err = gb_grid_open(&M.g, NULL, 0, &e);

@@ -92,9 +92,10 @@
 
 #include "gbio.h"
 #include "gbemu.h"
+#include "gbutil.h"
 #include "dilate.h"
 
-#define EXIT_USAGE 2
+#define ME "phoenixd"
 #define NS_PER_S 1000000000ULL
 #include "phoenixd.h"
 
@@ -644,11 +645,9 @@ static int run(const struct opts *cmdline)
 
 	memset(&R, 0, sizeof(R));
 	R.o = o;
-	if (o->change && parse_change(o->change, link, sizeof(link), &delay, &at) < 0) {
-		fail("--change '%s': expected LINK:DELAY:AT_S, e.g. siteB-siteC:30ms:2",
-		     o->change);
-		return EXIT_USAGE;
-	}
+	if (o->change && parse_change(o->change, link, sizeof(link), &delay, &at) < 0)
+		return gb_refuse(ME, "--change '%s': expected LINK:DELAY:AT_S, e.g. "
+				 "siteB-siteC:30ms:2", o->change);
 	/* link changes need the exclusive lock gridemu's `link set` takes */
 	ret = gb_grid_open(&R.g, NULL, o->change ? 1 : 0, &e);
 	if (ret == 0)
@@ -898,18 +897,14 @@ int main(int argc, char **argv)
 			  .timeout_s = 60, .coalesce_ms = 2, .serial_every = 1 };
 	int grid = 0, c, li = 0;
 
-	if (argc < 2) {
-		fail("which command? (run; see 'phoenixd --help')");
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		return gb_refuse(ME, "which command? (run; see 'phoenixd --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "run")) {
-		fail("unknown command '%s' (try 'phoenixd --help')", argv[1]);
-		return EXIT_USAGE;
-	}
+	if (strcmp(argv[1], "run"))
+		return gb_refuse(ME, "unknown command '%s' (try 'phoenixd --help')", argv[1]);
 	argv++;
 	argc--;
 	opterr = 0;	/* the faults below, one line each, not getopt's and the usage */
@@ -934,26 +929,21 @@ int main(int argc, char **argv)
 		case 'E': o.serial_every = (int)strtol(optarg, &end, 10); break;
 		case 'h': usage(stdout); return 0;
 		case ':':
-			fail("run: option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
+			return gb_refuse(ME, "run: option '%s' needs a value", argv[optind - 1]);
 		default:
-			fail("run: unknown option '%s' (see 'phoenixd --help')", argv[optind - 1]);
-			return EXIT_USAGE;
+			return gb_refuse(ME, "run: unknown option '%s' (see 'phoenixd --help')",
+					 argv[optind - 1]);
 		}
-		if (end && (end == optarg || *end)) {
-			fail("run: --%s: '%s' is not a number", lo[li].name, optarg);
-			return EXIT_USAGE;
-		}
+		if (end && (end == optarg || *end))
+			return gb_refuse(ME, "run: --%s: '%s' is not a number", lo[li].name,
+					 optarg);
 	}
-	if (optind != argc) {
-		fail("run: unexpected argument '%s' (see 'phoenixd --help')", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (!grid) {
-		fail("run: --grid is required: the protocol runs on the live grid "
-		     "($GRIDBED_PREFIX)");
-		return EXIT_USAGE;
-	}
+	if (optind != argc)
+		return gb_refuse(ME, "run: unexpected argument '%s' (see 'phoenixd --help')",
+				 argv[optind]);
+	if (!grid)
+		return gb_refuse(ME, "run: --grid is required: the protocol runs on the live grid "
+				 "($GRIDBED_PREFIX)");
 	const char *range = o.port < 1 || o.port > 65535 ? "--port: 1 to 65535" :
 			    o.round_ms < 1 ? "--round-ms: at least 1" :
 			    o.fanout < 0 ? "--fanout: at least 0" :
@@ -964,10 +954,8 @@ int main(int argc, char **argv)
 			    !(o.coalesce_ms >= 0) ? "--coalesce-ms: at least 0" :
 			    o.hosts < 0 ? "--hosts: at least 0" :
 			    o.serial_every < 1 ? "--serial-every: at least 1" : NULL;
-	if (range) {
-		fail("run: %s (see 'phoenixd --help')", range);
-		return EXIT_USAGE;
-	}
+	if (range)
+		return gb_refuse(ME, "run: %s (see 'phoenixd --help')", range);
 	gb_catch_signals(on_signal, 0);
 	signal(SIGPIPE, SIG_IGN);
 	return run(&o);

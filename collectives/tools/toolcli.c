@@ -27,14 +27,13 @@ int tool_getopt(int argc, char **argv, const char *shortopts, const struct optio
 		return -1;
 	}
 	if (c == '?' || c == ':') {
-		fprintf(stderr, "%s: %s '%s' (see --help)\n", cli->prog,
-			c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
-		*status = TOOL_EXIT_USAGE;
+		*status = gb_refuse(cli->prog, "%s '%s' (see --help)",
+				    c == ':' ? "option needs a value:" : "unknown option",
+				    argv[optind - 1]);
 		return -1;
 	}
 	if (c == -1 && optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", cli->prog, argv[optind]);
-		*status = TOOL_EXIT_USAGE;
+		*status = gb_refuse(cli->prog, "unexpected argument '%s'", argv[optind]);
 	}
 	return c;
 }

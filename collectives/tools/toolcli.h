@@ -13,10 +13,11 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "gbutil.h"
 #include "toolio.h"
 
-/** Exit status of a usage error (0 success, 1 failure). */
-#define TOOL_EXIT_USAGE 2
+/** Exit status of a usage error (0 success, 1 failure): GB_EXIT_USAGE. */
+#define TOOL_EXIT_USAGE GB_EXIT_USAGE
 
 /**
  * struct tool_cli - one command: @prog starts its messages ("gridtree
