@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dilate.h - time dilation on the wire (ARCHITECTURE.md decision 9; issue
+ * dilate.h - time dilation on the wire (docs/architecture.md, decision 9; issue
  * 16; Gupta et al., NSDI 2006, "To infinity and beyond: time-warped network
  * emulation").  A grid brought up with `--dilate K` keeps the topology's
  * values everywhere (status, link set, models) and puts delay x K,

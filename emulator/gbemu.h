@@ -16,7 +16,7 @@
  *     every host through interface "m0" (host side), for MPI launch and RPC;
  *   - state lives in $GRIDBED_RUNDIR/P/ (default /run/gridbed/P/): a lock, a
  *     copy of the topology, state.json, the tap daemon's files.
- * The host's root namespace is never modified (ARCHITECTURE.md decision 3).
+ * The host's root namespace is never modified (docs/architecture.md, decision 3).
  * A grid across two machines (`up --part`, partition.h) builds only its
  * part's nodes, plus "P-edge" for the VXLANs of the links to the peer.
  */
@@ -58,7 +58,7 @@ struct gb_grid {
 	int lockfd;
 	pid_t tapd_pid;            /**< tap backend: the delay-line daemon */
 	/**
-	 * Time dilation k >= 1 (ARCHITECTURE.md decision 9; 1 = none).  The
+	 * Time dilation k >= 1 (docs/architecture.md, decision 9; 1 = none).  The
 	 * topology and every API keep the topology's units; only the wire
 	 * differs: the backends apply delays x k and rates / k (dilate.h), so
 	 * the CPU looks k times faster, and whatever measures time on the grid

@@ -8,7 +8,7 @@
  *
  * Each host gets its own TMPDIR (DIR/tmp/HOST): all orteds share one
  * hostname on one box, and would otherwise share session directories
- * (PLATFORM.md: PMIx dstore errors).
+ * (docs/platform.md: PMIx dstore errors).
  */
 #include "mpirun_priv.h"
 

@@ -49,7 +49,7 @@ int mpirun_write_status(const char *dir, int rank, const char *kind, int value)
 /* The rank map: DIR.json                                               */
 /* ------------------------------------------------------------------ */
 
-/* Results are written atomically (ARCHITECTURE.md decision 7). */
+/* Results are written atomically (docs/architecture.md, decision 7). */
 int mpirun_write_json(json_t *j, const char *path)
 {
 	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -5,7 +5,7 @@
  * (verdict, rank map completed, job directory removed).  Running and
  * watching mpirun is mpirun_run.c.  Rank i runs on emulated host i,
  * launched over the management network, with MPI traffic on the shaped data
- * plane only (ARCHITECTURE.md decision 3).  See mpirun.h for the process
+ * plane only (docs/architecture.md, decision 3).  See mpirun.h for the process
  * tree and the files a job leaves.
  *
  * Choices made where OpenMPI leaves room:
@@ -17,7 +17,7 @@
  *     namespace, so no agent ever runs inside a host's namespace;
  *   - a TMPDIR per host and PMIX_MCA_gds=hash: all orteds share one
  *     hostname on one box, and would otherwise share session directories
- *     (PLATFORM.md: PMIx dstore errors);
+ *     (docs/platform.md: PMIx dstore errors);
  *   - the launcher is a child subreaper, because orted daemonizes and its
  *     orphans would otherwise end up as zombies of the box's init.
  */
@@ -401,7 +401,7 @@ static int prepare(const struct opts *o, struct job *j)
 		json_t *tcp = gb_grid_tcp_json(&g);
 
 		json_object_set_new(j->mapj, "tcp", tcp ? tcp : json_null());
-		/* time dilation (ARCHITECTURE.md decision 9): the ranks divide
+		/* time dilation (docs/architecture.md, decision 9): the ranks divide
 		 * what they time by it ($GRIDBED_DILATE) */
 		j->dilate = gb_dilation(&g);
 		json_object_set_new(j->mapj, "dilate", json_real(j->dilate));

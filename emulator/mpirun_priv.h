@@ -145,7 +145,7 @@ int mpirun_read_status(const char *dir, int rank, struct rank_status *rs);
 int mpirun_write_status(const char *dir, int rank, const char *kind, int value);
 
 /**
- * mpirun_write_json() - write @j to @path atomically (ARCHITECTURE.md
+ * mpirun_write_json() - write @j to @path atomically (docs/architecture.md
  * decision 7), indented by 2, keys in insertion order.  Return: 0 or -errno.
  */
 int mpirun_write_json(json_t *j, const char *path);

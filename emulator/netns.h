@@ -5,7 +5,7 @@
  *
  * A namespace is created without ever leaving the caller in it: the calling
  * thread unshares, bind-mounts its new namespace onto /run/netns/NAME and
- * switches back to the namespace it started in (STYLE.md practice 4).
+ * switches back to the namespace it started in (docs/architecture.md, practice 2).
  */
 #ifndef GRIDBED_NETNS_H
 #define GRIDBED_NETNS_H

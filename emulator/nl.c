@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nl.c - rtnetlink through libnl-route-3 (ARCHITECTURE.md decision 1).
+ * nl.c - rtnetlink through libnl-route-3 (docs/architecture.md, decision 1).
  */
 #include "nl.h"
 #include "netns.h"

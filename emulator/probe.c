@@ -6,7 +6,7 @@
  *          ---fork--> client child (setns src): probes, writes results to a pipe
  *   (both through gb_child_fork(), probe_child.h: they die with the parent)
  *
- * Time is CLOCK_MONOTONIC throughout (ARCHITECTURE.md decision 4).
+ * Time is CLOCK_MONOTONIC throughout (docs/architecture.md, decision 4).
  */
 #include "probe.h"
 #include "dilate.h"

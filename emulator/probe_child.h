@@ -10,7 +10,7 @@
  *	                                       inside the host's namespace
  *	child ──gb_write_full()──► report pipe ──► caller
  *
- * The caller's own namespace is never changed (STYLE.md practice 4): only
+ * The caller's own namespace is never changed (docs/architecture.md, practice 2): only
  * the child enters the host's.
  */
 #ifndef GRIDBED_PROBE_CHILD_H

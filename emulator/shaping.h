@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shaping.h - the shaping backends (ARCHITECTURE.md decision 2).
+ * shaping.h - the shaping backends (docs/architecture.md, decision 2).
  *
  * A backend makes the data-plane devices of every link and shapes each
  * *directed* link.  Each backend is a file (shaping_netem.c, shaping_tap.c)

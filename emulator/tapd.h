@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tapd.h - gridemu-tapd, the userspace delay line behind the `tap` shaping
- * backend (ARCHITECTURE.md decision 2), and the client of its control socket.
+ * backend (docs/architecture.md, decision 2), and the client of its control socket.
  *
  * Why a daemon: the development and CI kernels have no sch_netem
- * (PLATFORM.md), so delay, jitter, loss and the queue limit of each directed
+ * (docs/platform.md), so delay, jitter, loss and the queue limit of each directed
  * link are applied in userspace.  Rate stays in the kernel: gridemu puts a
  * TBF qdisc on the egress of each TUN device and the daemon only has to read
  * promptly.

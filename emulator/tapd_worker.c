@@ -3,7 +3,7 @@
  * tapd_worker.c - the data path of gridemu-tapd: one thread per worker,
  * one time-ordered queue per thread.
  *
- * Timing is the point.  PLATFORM.md measured plain sleeps overshooting
+ * Timing is the point.  docs/platform.md measured plain sleeps overshooting
  * 80-95 us at the median and milliseconds at p99, so a worker never sleeps
  * *until* a deadline: it sleeps until a margin before it, then spins.
  *

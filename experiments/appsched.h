@@ -16,7 +16,7 @@
  *     within a pass, passes one after the other), with a constant gap.
  *
  * Broadcast i is planned to start at offset_i = scale * sum_{j<i} gap_j
- * from the application's origin (ARCHITECTURE.md decision 8: one scale
+ * from the application's origin (docs/architecture.md, decision 8: one scale
  * factor for every schedule).  Pure C: no MPI, no allocation.
  */
 #ifndef GRIDBED_APPSCHED_H

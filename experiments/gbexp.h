@@ -159,7 +159,7 @@ struct gx_campaign {
 	char backend[16];
 	double scale;
 	double dilate;            /**< time dilation k of the grid (`dilate:`, default 1;
-				       ARCHITECTURE.md decision 9) */
+				       docs/architecture.md, decision 9) */
 	int repetitions;
 	uint64_t seed;
 	struct gx_algo algos[GX_MAX_ALGOS];

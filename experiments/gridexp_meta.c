@@ -147,7 +147,7 @@ int write_meta(struct runner *R, int fresh, int session)
 	}
 	R->meta_session = (int)json_array_size(json_object_get(j, "sessions"));
 	json_array_append_new(json_object_get(j, "sessions"), sess);
-	/* the first session's facts at the top, as ARCHITECTURE.md decision 7 lists them
+	/* the first session's facts at the top, as docs/architecture.md, decision 7 lists them
 	 * (gridexp slurm writes meta.json without a session: its first task's) */
 	if (!json_object_get(j, "backend")) {
 		json_object_set_new(j, "topology", json_string(R->c.topology));

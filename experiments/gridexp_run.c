@@ -302,7 +302,7 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 		return -ENOSPC;
 	add_arg(env, &e, "GRIDBED_SEGMENT=%s", seg);
 	add_arg(env, &e, "GRIDBED_STRIPES=%s", stripes);
-	if (!getenv("PMIX_MCA_gds"))   /* PLATFORM.md: many orteds on one box */
+	if (!getenv("PMIX_MCA_gds"))   /* docs/platform.md: many orteds on one box */
 		add_arg(env, &e, "PMIX_MCA_gds=hash");
 	env[e] = NULL;
 	for (int i = 0; i < n; i++)

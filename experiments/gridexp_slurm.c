@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * gridexp_slurm.c - `gridexp slurm` (issue 17): a campaign's runs as a Slurm
- * job array, one run per task, on an engine users already run (ARCHITECTURE.md
+ * job array, one run per task, on an engine users already run (docs/architecture.md
  * decision 11).  gridexp grows no scheduler: every step is a Slurm command.
  *
  *	the results directory, new or --resume's (prepare_out()), and meta.json

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gxfile.h - atomic file writes for the campaign's results (ARCHITECTURE.md
+ * gxfile.h - atomic file writes for the campaign's results (docs/architecture.md
  * decision 7: a crash never leaves a truncated file), shared by gridexp and
  * the synthetic application.
  */

@@ -18,7 +18,7 @@
 #       [--dilate K] [--out DIR] [--keep-grid]
 #
 # --dilate K brings the grid up time-dilated (`gridemu up --dilate K`,
-# ARCHITECTURE.md decision 9: delays x K, rates / K on the wire): gridbcast
+# docs/architecture.md, decision 9: delays x K, rates / K on the wire): gridbcast
 # then stretches its windows by K and every time below is the topology's
 # (measured / K).
 #
@@ -362,7 +362,7 @@ python3 - "$out" <<'PY'
 import csv, json, os, statistics as st, sys
 out = sys.argv[1]
 grid = json.load(open(os.path.join(out, "grid.json")))
-# time dilation (ARCHITECTURE.md decision 9): ranks.csv's clock readings
+# time dilation (docs/architecture.md, decision 9): ranks.csv's clock readings
 # are raw; every duration below is the topology's, measured / k
 K = float(grid.get("dilate", 1))
 hosts = [h["name"] for h in grid["hosts"]]

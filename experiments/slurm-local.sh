@@ -10,7 +10,7 @@
 #   experiments/slurm-local.sh stop DIR    cancel its jobs, stop the daemons
 #                                          (idempotent; DIR stays)
 #
-# Settings (docs/scale-out.md; ../shared/PLATFORM.md measured them): jobs run
+# Settings (docs/scale-out.md; docs/platform.md measured them): jobs run
 # as root (SlurmUser=root), proctrack/linuxproc, task/none, select/cons_tres,
 # no accounting; KillWait=30 gives a cancelled task's gridexp time to take its
 # grid down before SIGKILL.  Exit: 0; 1 a daemon did not start (its log is

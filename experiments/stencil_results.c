@@ -228,7 +228,7 @@ static void print_totals(const struct job *J, const struct totals *T)
 	printf("gridstencil: checksum %016" PRIx64 "\n", J->total);
 }
 
-/* The run's metadata (ARCHITECTURE.md decision 7) into @j: the run, the
+/* The run's metadata (docs/architecture.md, decision 7) into @j: the run, the
  * options, the layout; then meta_ranks() and meta_results() add theirs. */
 static void meta_run(const struct job *J, json_t *j)
 {

@@ -18,7 +18,7 @@
  * then starts at once.  The `late` column is the planned start to t_begin:
  * the barrier's time, and any such delay.
  *
- * Time dilation (ARCHITECTURE.md decision 9): on a grid brought up with
+ * Time dilation (docs/architecture.md, decision 9): on a grid brought up with
  * `--dilate K` ($GRIDBED_DILATE from gridemu mpirun) the schedule is
  * stretched by K on the wall clock, as the load's and the monitor's are,
  * and every duration written (completion_time, late, the *_after_root
@@ -40,7 +40,7 @@
  *	sleep until the planned start
  *	MPI_Barrier (not with --start-clock, for hundreds of ranks on a few
  *	             cores: there the root calls at the planned start on the
- *	             one clock, ARCHITECTURE.md decision 4, and every other
+ *	             one clock, docs/architecture.md, decision 4, and every other
  *	             rank calls min(0.5 s, a quarter of the gap) before it, so
  *	             that all wait inside MPI_Bcast when the root begins, as
  *	             after a barrier on a machine with a core per rank.  With
@@ -57,7 +57,7 @@
  *	    measured interval: MPI_Gather of (t_begin, t_end) and MPI_Reduce of
  *	    the mismatches to the root, which writes the rows
  *
- * completion = max over ranks (t_end) - root's t_begin (ARCHITECTURE.md
+ * completion = max over ranks (t_end) - root's t_begin (docs/architecture.md
  * decision 4 on one clock; a rank's return from MPI_Bcast is when it has
  * the whole message and has passed it on, for every algorithm alike).  The
  * gather waits until just before the next broadcast so that its messages
@@ -79,7 +79,7 @@
  * else the topology's static model.  All of that happens after the call.
  *
  * Files (atomic: temporary + rename after every broadcast; --dir):
- *   broadcasts.csv  one row per broadcast (ARCHITECTURE.md decision 7)
+ *   broadcasts.csv  one row per broadcast (docs/architecture.md, decision 7)
  *   ranks.csv       one row per rank and broadcast: when it returned, and
  *                   (from libgridbcast, per edge) when its message arrived
  *                   and when its parent began sending it

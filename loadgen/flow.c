@@ -17,7 +17,7 @@
  *   owed > 1 s of rate: forgive the excess
  *
  * On an idle box owed decides and datagrams leave evenly spaced.  A sender
- * that was descheduled (PLATFORM.md measured timer overshoots up to 17 ms,
+ * that was descheduled (docs/platform.md measured timer overshoots up to 17 ms,
  * far more on a loaded 2-core box) owes the lost time and catches up at
  * 1.25 x the rate, so the interval's average stays on target without a
  * burst that would overflow the bottleneck's queue; after a stall of more

@@ -8,7 +8,7 @@
  * (a link and direction, a source and destination host, or both).  It comes
  * from an explicit YAML file (docs/formats.md, "Load schedule") or from the
  * paper's random generator.  Every time in a schedule is multiplied by one
- * scale factor (ARCHITECTURE.md decision 8), so the paper's hour and a CI
+ * scale factor (docs/architecture.md, decision 8), so the paper's hour and a CI
  * run of a minute are the same schedule.
  *
  * A schedule is applied in one of two modes:
@@ -30,7 +30,7 @@
  *     the grid's run directory, so `gridload restore` repairs the links after
  *     a crash.
  *
- * Time dilation (ARCHITECTURE.md decision 9, emulator/dilate.h): on a grid
+ * Time dilation (docs/architecture.md, decision 9, emulator/dilate.h): on a grid
  * brought up with `--dilate K`, a schedule describes the same *virtual*
  * experiment as at K = 1.  Every schedule time, after the time scale, lasts
  * K times as long on the wall clock, and every flow sends its topology rate

@@ -40,7 +40,7 @@ int gbl_dirlock(const char *rundir, struct gb_err *e);
  * @before, @readback: the live rate before, and the rate the shaper reads
  * back from the kernel (or the delay line) after; either may be NULL.
  * Every rate is in topology units, also on a dilated grid (the emulator
- * converts; ARCHITECTURE.md decision 9).
+ * converts; docs/architecture.md, decision 9).
  * Return: 0 or -errno; @e explains.
  */
 int gbl_shape_apply(const char *prefix, const char *link, int dir, uint64_t rate, double factor,

@@ -16,7 +16,7 @@
  *       log finished intervals (CSV, atomic rewrite); report progress
  *       sleep until the next event, at most 0.1 s (flows are polled)
  *
- * Time dilation (ARCHITECTURE.md decision 9): on a grid dilated k times
+ * Time dilation (docs/architecture.md, decision 9): on a grid dilated k times
  * (emulator/dilate.h), the loop runs on wall-clock times = scaled times x k
  * (wall()), and a flow's rate is divided by k once, where its sender's spec
  * is filled (traffic_start()); what it measured on the wire is multiplied
@@ -346,7 +346,7 @@ static void traffic_start(struct run *R, int i)
 		gb_topo_path_metrics(t, r->src, r->dst, &fw, &rt);
 		gb_topo_path_metrics(t, r->dst, r->src, &bw, &rt);
 		/*
-		 * ARCHITECTURE.md decision 9: the planned rate is in topology
+		 * docs/architecture.md, decision 9: the planned rate is in topology
 		 * units; the wire of a grid dilated k times carries it / k (its
 		 * shapers run at rate / k), and so does the sender: this is the
 		 * one place the rate is converted.  Path delays are x k on the

@@ -416,7 +416,7 @@ static const char *proto_name(int p)
 
 /*
  * Times and rates in virtual (topology) units; on a grid dilated @dk times
- * (ARCHITECTURE.md decision 9) the plan adds the wall clock's times (x dk)
+ * (docs/architecture.md, decision 9) the plan adds the wall clock's times (x dk)
  * and the wire's rates (/ dk) beside them, and says dk.
  */
 static json_t *plan_json(const struct gb_load_sched *s, const struct gb_topo *t, double dk)

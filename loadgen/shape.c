@@ -20,7 +20,7 @@
  *    "links": [{"link": "LA-CHI", "dir": 0, "rate_bps": 30000000, "pid": 4242}]}
  *
  * Rates are in topology units, on a dilated grid too ("dilate" says its k,
- * ARCHITECTURE.md decision 9): the emulator's link change takes and reads
+ * docs/architecture.md, decision 9): the emulator's link change takes and reads
  * back topology units and puts rate / k on the wire itself, so neither
  * shaping nor restoring converts anything.
  */

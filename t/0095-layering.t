@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 0095-layering: collectives/ keeps its dependency tiers (ARCHITECTURE.md
+# 0095-layering: collectives/ keeps its dependency tiers (docs/architecture.md
 # decision 12, collectives/CMakeLists.txt): every folder includes only the
 # folders below it, and core/, plan/ and libgbphoenix reach neither <mpi.h>
 # nor an emulator header.  The checker is t/layering.py; it is first shown a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The netem backend, for real, inside user-mode Linux: this host's kernel has
-# no sch_netem (PLATFORM.md), Debian's linux.uml ships it as a module.  The
+# no sch_netem (docs/platform.md), Debian's linux.uml ships it as a module.  The
 # UML kernel boots with the host's / as its root (hostfs), so it runs the
 # gridemu we just built; its /run is a tmpfs, so nothing it does reaches the
 # host.  The checks run inside and write TAP lines to a file we print here.

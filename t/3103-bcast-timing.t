@@ -1,7 +1,7 @@
 #!/bin/bash
 # 3103-bcast-timing - gridbcast's timings and files, on two-clusters with 8
 # ranks:
-#   - one CSV row per broadcast (ARCHITECTURE.md decision 7), native always
+#   - one CSV row per broadcast (docs/architecture.md, decision 7), native always
 #     included, every buffer verified (mismatches 0);
 #   - timing sanity: no rank's receive-done before its parent's send start
 #     (checked again here from the per-rank file), completion = max over

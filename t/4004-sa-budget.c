@@ -6,7 +6,7 @@
  * (1024 nodes), and they still return a valid tree.
  *
  * Measured with CLOCK_MONOTONIC around gb_plan().  A loaded 2-core machine
- * can stall any process for several milliseconds (PLATFORM.md), so a run
+ * can stall any process for several milliseconds (docs/platform.md), so a run
  * passes if elapsed <= 1.10 x budget or elapsed - budget <= 15 ms, and a
  * miss is retried twice before it counts: a planner that ignores its
  * budget misses every time, a scheduling hiccup does not repeat.  Every

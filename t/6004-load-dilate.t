@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 6004-load-dilate: gridload on a time-dilated grid (issue 16; ARCHITECTURE.md
+# 6004-load-dilate: gridload on a time-dilated grid (issue 16; docs/architecture.md
 # decision 9).  On two-clusters up with `--dilate 10` the WAN link
 # siteA-siteB (100 Mbit/s, 5 ms) runs at 10 Mbit/s on the wire, and gridload
 # must run the same *virtual* load as at k = 1:

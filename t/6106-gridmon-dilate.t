@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 6106-gridmon-dilate: gridmon on a grid dilated x10 (issue 16; ARCHITECTURE.md
+# 6106-gridmon-dilate: gridmon on a grid dilated x10 (issue 16; docs/architecture.md
 # decision 9).  two-clusters (a-1..a-4 | 5ms 100mbit | b-1..b-4) comes up
 # with `--dilate 10`: the wire holds the WAN for 50 ms at 10 Mbit/s, and
 # gridmon must still report the topology's units:

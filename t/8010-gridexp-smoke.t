@@ -67,7 +67,7 @@ is "$(jq -r '.ended_in["mpich-g2"] | [.loaded.broadcasts + .unloaded.broadcasts,
 like "$(cat "$dir/summary.txt")" "where the broadcasts ended" "summary.txt: the table of where they ended"
 is "$(head -1 "$dir/runs/cut-mpich-g2-r1/broadcasts.csv" | cut -d, -f1-12)" \
 	"campaign,run_id,algorithm,root,size,index,start_time,completion_time,pred_mateescu,pred_plogp,pred_contention,load_state" \
-	"the columns of ARCHITECTURE.md decision 7 come first"
+	"the columns of docs/architecture.md, decision 7 come first"
 is "$(awk -F, 'NR == 2 || NR == 7 { printf "%s ", $12 }' "$dir/runs/cut-mpich-g2-r1/broadcasts.csv")" \
 	"unloaded loaded " "the cut meets the last broadcast, not the first"
 m=$(sed -n 2p "$dir/runs/cut-mateescu-r1/record.jsonl")

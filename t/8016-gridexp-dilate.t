@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 8016-gridexp-dilate: a campaign on a time-dilated grid (issue 16;
-# ARCHITECTURE.md decision 9).  `dilate: 4` brings the grid up with
+# docs/architecture.md, decision 9).  `dilate: 4` brings the grid up with
 # --dilate 4; synthapp stretches its schedule by 4 on the wall clock and
 # divides what it reports by 4; meta.json, every broadcasts.csv row and
 # summary.txt say k.  The checks are arithmetic on the run's own clock

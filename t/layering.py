@@ -5,7 +5,7 @@ Used by t/0095-layering.t.  Prints one line per violation and exits 1 if
 there is any, 0 otherwise:
   - a file of collectives/<F>/ includes (with quotes) a header that lives in
     a folder <F> may not use (TIERS below: a folder uses only the folders
-    below it, ARCHITECTURE.md decision 12);
+    below it, docs/architecture.md, decision 12);
   - a file of core/, plan/ or libgbphoenix reaches mpi.h or an emulator/
     header, directly or through the headers it includes.
 """

@@ -16,7 +16,7 @@
 #   1. `gridemu mpirun` (when `gridemu mpirun --help` works, we are root and
 #      namespaces can be made): the real thing, one rank per emulated host,
 #      MPI over the shaped data plane.  BCAST_ON_GRID=1.
-#   2. plain OpenMPI on loopback, as in PLATFORM.md (TCP BTL on lo, no shared
+#   2. plain OpenMPI on loopback, as in docs/platform.md (TCP BTL on lo, no shared
 #      memory).  Unshaped, so only correctness is meaningful; the topology is
 #      still used for planning (GRIDBED_TOPOLOGY).  BCAST_ON_GRID=0.
 #   3. none: the test is skipped.
@@ -27,7 +27,7 @@ BCAST_ON_GRID=0
 BCAST_NRANKS=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Several OpenMPI jobs share these 2 cores; PMIx's shared-memory store
-# misbehaves with many daemons (PLATFORM.md).
+# misbehaves with many daemons (docs/platform.md).
 export PMIX_MCA_gds=hash
 # The sanitizer pass (cmake/bootstrap): ASan and UBSan check the MPI jobs,
 # LeakSanitizer does not by default: Open MPI does not free everything at

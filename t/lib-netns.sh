@@ -4,7 +4,7 @@
 # Gives a TAP vocabulary (plan, ok, is, skip_all, diag, done_testing), the
 # paths of the built tools, a unique prefix for everything the test creates,
 # and a cleanup trap that tears down whatever grid used that prefix, so that a
-# failing test still leaves nothing behind (STYLE.md practice 9).
+# failing test still leaves nothing behind (docs/architecture.md, practice 3).
 
 GRIDBED_SRC=${GRIDBED_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 GRIDBED_BUILD=${GRIDBED_BUILD:-$GRIDBED_SRC/build}
@@ -64,7 +64,7 @@ done_testing() {
 }
 
 # wait_until SECONDS CMD...: poll CMD every 50 ms until it succeeds (readiness,
-# not timing: STYLE.md, "poll for readiness instead of sleeping").
+# not timing: docs/architecture.md, practice 4).
 wait_until() {
 	local n=$(( $1 * 20 )); shift
 	while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.05; n=$((n - 1)); done

@@ -2,7 +2,7 @@
 /*
  * bench_topo - how long loading (parse + validate + address + route) and
  * the first gb_topo_default_limit() call (the round-trip cache) take.
- * Prints figures; asserts nothing (STYLE.md: speed targets live in
+ * Prints figures; asserts nothing (docs/architecture.md, practice 5: speed targets live in
  * benchmarks, not tests).
  *
  *   topologies/gen-big.sh 1024 > /tmp/big.yaml

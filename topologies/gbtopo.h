@@ -5,12 +5,12 @@
  *
  * A topology is a graph of nodes (hosts, cluster switches, site routers and
  * wide-area hubs) joined by links.  Every link is two *directed* links, each
- * with its own delay, jitter, loss, rate and queue limit (ARCHITECTURE.md
+ * with its own delay, jitter, loss, rate and queue limit (docs/architecture.md
  * decision 2).  The model is parsed from YAML (libyaml), validated as a whole
  * before anyone acts on it, given automatic addresses and static
  * shortest-path routes.  It is pure data: nothing here touches the kernel.
  *
- * Conventions (STYLE.md): functions return 0 or a negative errno and print
+ * Conventions (docs/architecture.md, practice 1): functions return 0 or a negative errno and print
  * nothing.  Parse and validation errors are described in a struct gb_diag as
  * "file:line:col: message" so that the CLI can print it as one line.
  *

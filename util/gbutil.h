@@ -25,7 +25,7 @@ extern "C" {
 
 /* ---- the clock (clock.c) ------------------------------------------------ */
 
-/** gb_now() - CLOCK_MONOTONIC in seconds: the one clock (ARCHITECTURE.md decision 4). */
+/** gb_now() - CLOCK_MONOTONIC in seconds: the one clock (docs/architecture.md, decision 4). */
 double gb_now(void);
 
 /** gb_now_ns() - the same clock in nanoseconds. */
@@ -40,7 +40,7 @@ char *gb_utc_iso(char *buf, size_t len);
 
 /**
  * gb_env_dilation() - the time dilation k of the grid a program runs on,
- * from $GRIDBED_DILATE (set by `gridemu mpirun`; ARCHITECTURE.md decision
+ * from $GRIDBED_DILATE (set by `gridemu mpirun`; docs/architecture.md, decision
  * 9): 1 when unset or empty.  A program on a dilated grid divides every
  * duration it reports by k (and stretches its own schedule by k).
  * Return: 0, or -EINVAL when the variable is not a number in [1, 1000]
@@ -110,7 +110,7 @@ int gb_read_full(int fd, void *buf, size_t len);
 /**
  * gb_write_atomic() - replace @path with @len bytes of @buf: written to a
  * temporary file next to it, flushed to disk, then renamed over it, so that
- * a reader or a crash never sees a truncated file (ARCHITECTURE.md decision
+ * a reader or a crash never sees a truncated file (docs/architecture.md, decision
  * 7).  Mode 0644.
  */
 int gb_write_atomic(const char *path, const void *buf, size_t len);

@@ -133,7 +133,7 @@ int gb_adv_predict(const struct gb_applog_entry *h, int n, int window, struct gb
  * decreasing linearly (call k: 1 MiB x (n - k) / n, rounded), gaps
  * decreasing exponentially from 90 s (gap after call k: 90 x 0.93^k s, so
  * 60 calls last about 21 min and the last gap is 1.5 s; the paper gives no
- * rate).  Every gap is multiplied by @scale (ARCHITECTURE.md decision 8);
+ * rate).  Every gap is multiplied by @scale (docs/architecture.md, decision 8);
  * the first call is at @t0.  @out: n entries, root 0 of @nranks ranks.
  */
 void gb_adv_synthetic(int n, double t0, double scale, int nranks, struct gb_applog_entry *out);

@@ -41,7 +41,7 @@
  *     else node 0); the adaptive broadcast relabels for another root;
  *   - a matrix labelled "oracle" (gridmon --print-configured) makes every
  *     tree file and CSV line say so: an ablation, never a measurement
- *     (ARCHITECTURE.md decision 6).
+ *     (docs/architecture.md, decision 6).
  *
  * Signals: SIGTERM/SIGINT end the service with status 0, at once even in
  * the middle of a plan (no file is open then; every file is written

@@ -73,7 +73,7 @@ static int adaptive_env(const struct gb_planner **fallback, double *maxage)
 		}
 	}
 	/* the age is the topology's time; the files age on the wall clock,
-	 * k times faster on a dilated grid (ARCHITECTURE.md decision 9) */
+	 * k times faster on a dilated grid (docs/architecture.md, decision 9) */
 	if (gb_env_dilation(&k) < 0) {
 		gb_bcast_seterr("GRIDBED_DILATE: '%s' is not a number in [1, 1000]",
 				getenv("GRIDBED_DILATE"));

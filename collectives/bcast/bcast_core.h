@@ -9,7 +9,7 @@
  * without mpirun.  gridbcast.h includes it.
  *
  * Conventions: functions return 0 or a negative errno and print nothing;
- * times are seconds on CLOCK_MONOTONIC (ARCHITECTURE.md decision 4).
+ * times are seconds on CLOCK_MONOTONIC (docs/architecture.md, decision 4).
  */
 #ifndef GRIDBED_BCAST_CORE_H
 #define GRIDBED_BCAST_CORE_H
@@ -143,7 +143,7 @@ struct gb_bcast_rankrec {
 };
 
 /**
- * gb_bcast_completion() - ARCHITECTURE.md decision 4: the broadcast's
+ * gb_bcast_completion() - docs/architecture.md, decision 4: the broadcast's
  * completion time, max over ranks of t_recv_done minus the root's t_begin.
  */
 double gb_bcast_completion(const struct gb_bcast_rankrec *r, int n, int root);

@@ -2,7 +2,7 @@
 /*
  * gridbcast - the MPI broadcast benchmark of issue 4: run planners' trees
  * and OpenMPI's own MPI_Bcast on the same ranks, verify every buffer, and
- * record one CSV row per broadcast (ARCHITECTURE.md decision 7).
+ * record one CSV row per broadcast (docs/architecture.md, decision 7).
  *
  *	gridemu mpirun -- gridbcast --algo all --sizes 1K,1M --reps 5 --out r.csv
  *
@@ -62,7 +62,7 @@ struct opts {
 	struct gb_bcast_opts bo;
 	int quiet;
 	double window_s;        /* --window-ms: 0 = barriers */
-	/* the grid's time dilation k (ARCHITECTURE.md decision 9,
+	/* the grid's time dilation k (docs/architecture.md, decision 9,
 	 * $GRIDBED_DILATE): windows are k times longer on the wall clock and
 	 * every duration written or printed is divided by k */
 	double dilate;
@@ -538,7 +538,7 @@ static void sleep_until(double t)
  * time.  A barrier lets the root begin while other ranks are still
  * finishing it: with 168 ranks on 2 cores its last messages and wake-ups
  * overlap the broadcast by up to 300 ms (docs/measurements.md).  Every
- * process here reads the same CLOCK_MONOTONIC (ARCHITECTURE.md decision
+ * process here reads the same CLOCK_MONOTONIC (docs/architecture.md, decision
  * 4), so the root instead sends a start time T = now + W and every rank
  * sleeps until T (the others until T - W/2, then wait for the data), as
  * ReproMPI's window-based synchronisation does with synchronised clocks.

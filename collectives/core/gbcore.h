@@ -398,7 +398,7 @@ GB_WUR int gb_tree_stripe(const struct gb_tree *in, const int *group, int s,
 /**
  * A cost model predicts the completion time of broadcasting @size bytes
  * along @t: max over nodes of the time the node has the whole message,
- * counted from the root's start (ARCHITECTURE.md decision 4).
+ * counted from the root's start (docs/architecture.md, decision 4).
  * @arrival (optional, n entries) receives each node's time.
  */
 typedef double (*gb_cost_fn)(const struct gb_netmodel *m, const struct gb_tree *t,

@@ -15,7 +15,7 @@
 /**
  * gb_json_save_atomic() - dump @j to "@path.XXXXXX" next to @path, fsync,
  * then rename over @path, so that readers never see a truncated file
- * (ARCHITECTURE.md decision 7).  @path "-" writes to stdout instead.
+ * (docs/architecture.md, decision 7).  @path "-" writes to stdout instead.
  * Return: 0 or -errno.
  */
 int gb_json_save_atomic(const json_t *j, const char *path);

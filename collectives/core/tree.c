@@ -5,7 +5,7 @@
  * I/O (docs/formats.md).
  *
  * A tree is a parent per node plus each node's ordered child list; the order
- * is the send order (ARCHITECTURE.md decision 5).
+ * is the send order (docs/architecture.md, decision 5).
  */
 #include <errno.h>
 #include <math.h>

@@ -63,7 +63,7 @@
  * what became of it.  The probes are real traffic on the grid's links; the
  * log says which broadcasts shared a link with one.
  *
- * Time dilation (ARCHITECTURE.md decision 9; emulator/dilate.h): on a grid
+ * Time dilation (docs/architecture.md, decision 9; emulator/dilate.h): on a grid
  * brought up with `gridemu up --dilate K`, the wire is K times slower and the
  * matrices stay in the topology's units.  Two places convert, nowhere else:
  *   - what a pair measured (latency / K, bandwidth x K, o / K): the probe,
@@ -113,7 +113,7 @@
 static volatile sig_atomic_t stop;
 
 /*
- * ARCHITECTURE.md decision 9: gridmon's schedule in virtual seconds on the
+ * docs/architecture.md, decision 9: gridmon's schedule in virtual seconds on the
  * wall clock of a grid dilated by k, and back.  The only conversions of
  * time in gridmon.c; measured values are converted by gb_mon_pair().
  */

@@ -12,7 +12,7 @@
  *	children come from gb_child_fork(), emulator/probe_child.h: they die
  *	with the parent).
  *
- * The caller's namespace is never changed (STYLE.md practice 4): only the
+ * The caller's namespace is never changed (docs/architecture.md, practice 2): only the
  * children enter namespaces.  Unlike gb_probe() (emulator/probe.h), which
  * runs for a fixed time, a transfer here is a fixed number of bytes, so
  * gridmon's own traffic per period is bounded and known in advance.
@@ -42,13 +42,13 @@ struct gb_mon_opts {
 				   0 or 1: none): the probe's own gaps and waits
 				   are k times longer on the wall clock, as the
 				   wire's delays are, and its result is in the
-				   topology's units (ARCHITECTURE.md decision 9) */
+				   topology's units (docs/architecture.md, decision 9) */
 };
 
 /**
  * What one pair measurement found.  Times in s, bandwidth in B/s, in the
  * topology's units: on a grid dilated by k (gb_mon_opts.dilate) the wire's
- * times are divided by k and its rates multiplied by k (ARCHITECTURE.md
+ * times are divided by k and its rates multiplied by k (docs/architecture.md
  * decision 9); bytes and the ratio @halves are not dilated.
  */
 struct gb_mon_result {

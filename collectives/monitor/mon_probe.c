@@ -44,9 +44,9 @@
  * The last sample before completion is preferred to the completion sample
  * because only the latter can be stamped late: a sender descheduled while
  * the last ACK arrives reads the final count later than it happened.
- * Time is CLOCK_MONOTONIC (ARCHITECTURE.md decision 4).
+ * Time is CLOCK_MONOTONIC (docs/architecture.md, decision 4).
  *
- * Time dilation (ARCHITECTURE.md decision 9, emulator/dilate.h): on a grid
+ * Time dilation (docs/architecture.md, decision 9, emulator/dilate.h): on a grid
  * dilated by k the wire's delays are k times longer and its rates k times
  * lower, so the probe's own gaps and waits that are about the network (the
  * echo gap, the wait for a lost echo, the transfer's minimum round trip and
@@ -93,7 +93,7 @@ static double wire_s(const struct gb_mon_opts *o, double s)
 }
 
 /*
- * ARCHITECTURE.md decision 9: what the pair measured on the wire, in the
+ * docs/architecture.md, decision 9: what the pair measured on the wire, in the
  * topology's units: every time / k, the bandwidth x k.  o_send is a CPU
  * time; it is divided too, as the CPU looks k times faster.  Bytes and
  * the ratio halves are not dilated.

@@ -26,7 +26,7 @@
  *	       ─── QUIT ──────────────►
  *
  * Rounds are aligned on CLOCK_MONOTONIC, which every process on the box
- * shares (ARCHITECTURE.md decision 4), each started 0-5 % of a round late
+ * shares (docs/architecture.md, decision 4), each started 0-5 % of a round late
  * at random, so all roots send their serials at about the same moment.
  * SERIAL items to one destination are coalesced for up to --coalesce-ms
  * (default 2 ms) into one datagram: forwarding one serial per tree and edge
@@ -63,7 +63,7 @@
  * wan_optimal and per root {valid, wan_optimal, wan_edges, entered_from:
  * {cluster: cluster its wide-area edge comes from}}.
  *
- * Time dilation (ARCHITECTURE.md decision 9): on a grid brought up with
+ * Time dilation (docs/architecture.md, decision 9): on a grid brought up with
  * `gridemu up --dilate K`, the launcher reads K from the grid
  * (gb_dilation()) and every process runs on the virtual clock of
  * phoenixd.h, CLOCK_MONOTONIC / K: latencies, thresholds and trees are in

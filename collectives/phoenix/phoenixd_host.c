@@ -4,7 +4,7 @@
  * (phoenix.h) on one emulated host, over UDP in its namespace, driven by the
  * launcher through two pipes (phoenixd.h).  Every time here is on the
  * virtual clock of phoenixd.h (phxd_now(): CLOCK_MONOTONIC / k on a grid
- * dilated by k, ARCHITECTURE.md decision 9).
+ * dilated by k, docs/architecture.md, decision 9).
  */
 #include <errno.h>
 #include <netinet/in.h>

@@ -52,7 +52,7 @@ struct gb_planner {
 	unsigned flags;
 };
 
-/** The planner registry (ARCHITECTURE.md decision 5), in `gridtree list` order. */
+/** The planner registry (docs/architecture.md, decision 5), in `gridtree list` order. */
 extern const struct gb_planner gb_planners[];
 extern const int gb_nplanners;
 const struct gb_planner *gb_planner_find(const char *name);

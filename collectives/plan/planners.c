@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * planners.c - the planner registry (ARCHITECTURE.md decision 5).
+ * planners.c - the planner registry (docs/architecture.md, decision 5).
  *
  * One line per algorithm, in the order issue 3 lists them; `gridtree list`
  * prints this table and the tests and benchmarks iterate over it, so a

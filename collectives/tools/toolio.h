@@ -36,7 +36,7 @@ GB_WUR int tool_load_model(struct gb_netmodel *m, const char *topo, const char *
 			   char *err, size_t errlen);
 
 /**
- * struct tool_out - a result file written atomically (ARCHITECTURE.md
+ * struct tool_out - a result file written atomically (docs/architecture.md
  * decision 7): what is written to @f is kept in memory and only
  * tool_out_close() puts it in place at @path, through gb_write_atomic(), so
  * that a reader never sees half a file and a failed run leaves none.

@@ -25,7 +25,7 @@
 # schedule; the one-port models' errors are then empty.
 #
 # --dilate K: the teragrid grid comes up time-dilated (gridemu up --dilate,
-# ARCHITECTURE.md decision 9): delays x K and rates / K on the wire, and
+# docs/architecture.md, decision 9): delays x K and rates / K on the wire, and
 # every time gridbcast reports is the topology's (measured / K).
 #
 # --wait: how libgridbcast's ranks wait (gridbcast --wait; default spin).
