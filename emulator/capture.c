@@ -575,7 +575,7 @@ static int parse_cap(int argc, char **argv, struct cap_cli *o)
 	if (o->read)
 		return 0;
 	if (optind == argc)
-		return cap_bad("which LINK? gridemu link show lists them%s", "");
+		return cap_bad("which LINK? gridemu link show lists them");
 	if (optind != argc - 1)
 		return cap_bad("one LINK, and '%s' after it is not an option", argv[optind + 1]);
 	o->link = argv[optind];

@@ -248,7 +248,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			for (tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
 				if (o->pat.nsizes >= GX_MAX_SIZES ||
 				    gb_parse_size(tok, &o->pat.sizes[o->pat.nsizes++]) < 0)
-					refuse("--sizes: '%s' is not a size, or one past %d", tok,
+					refuse("--sizes: '%s' is not a size (at most %d sizes)", tok,
 					       GX_MAX_SIZES);
 			}
 			break;
