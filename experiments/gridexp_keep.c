@@ -187,8 +187,8 @@ int cmd_keep(int argc, char **argv)
 		return refuse("keep: %s: path too long", dest);
 	}
 	if ((ret = gx_dir_creatable(dest, k.err, sizeof(k.err))) < 0) {
-		return refuse("keep: DEST '%s': '%s' %s", dest, k.err, ret == -ENOTDIR ? "is not "
-			      "a directory" : strerror(-ret));
+		return refuse("keep: DEST '%s': '%s' %s", dest, k.err,
+			      ret == -ENOTDIR ? "is not a directory" : strerror(-ret));
 	}
 	ret = 0;
 	for (size_t i = 0; ret == 0 && i < sizeof(top_files) / sizeof(*top_files); i++)
