@@ -478,17 +478,8 @@ static int cap_usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-/* Bad usage: one line, "gridemu: capture: ...", exit status 2. */
-static __attribute__((format(printf, 1, 2))) int cap_bad(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return gb_refuse(ME, "capture: %s (see gridemu capture --help)", msg);
-}
+/* what every refusal of capture's usage ends with (gb_refuse()) */
+#define CAP_SEE " (see gridemu capture --help)"
 
 static const char *dlt_label(int dlt)
 {
@@ -566,18 +557,25 @@ static int parse_cap(int argc, char **argv, struct cap_cli *o)
 			}
 			break;
 		case 'h': return cap_usage(stdout) ? 2 : -1;
-		case ':': return cap_bad("option '%s' needs a value", argv[optind - 1]);
-		default: return cap_bad("unknown option '%s'", argv[optind - 1]);
+		case ':':
+			return gb_refuse(ME, "capture: option '%s' needs a value" CAP_SEE,
+					 argv[optind - 1]);
+		default:
+			return gb_refuse(ME, "capture: unknown option '%s'" CAP_SEE,
+					 argv[optind - 1]);
 		}
 	}
 	if (o->read && optind != argc)
-		return cap_bad("--read takes a file and no LINK ('%s')", argv[optind]);
+		return gb_refuse(ME, "capture: --read takes a file and no LINK ('%s')" CAP_SEE,
+				 argv[optind]);
 	if (o->read)
 		return 0;
 	if (optind == argc)
-		return cap_bad("which LINK? gridemu link show lists them");
+		return gb_refuse(ME, "capture: which LINK? gridemu link show lists them" CAP_SEE);
 	if (optind != argc - 1)
-		return cap_bad("one LINK, and '%s' after it is not an option", argv[optind + 1]);
+		return gb_refuse(ME, "capture: one LINK, and '%s' after it is not an option"
+				 CAP_SEE,
+				 argv[optind + 1]);
 	o->link = argv[optind];
 	return 0;
 }

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,17 +47,8 @@ static int bad(const char *opt, const char *val, const char *why)
 	return gb_refuse("gridstencil-topo", "%s: '%s' %s", opt, val, why);
 }
 
-/* A fault of usage, one line: exit status 2. */
-static __attribute__((format(printf, 1, 2))) int usage_fault(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return gb_refuse("gridstencil-topo", "%s (see --help)", msg);
-}
+/* what every refusal of the usage ends with (gb_refuse()) */
+#define SEE " (see --help)"
 
 /* "1,2.5,1/4.40" -> speeds; returns the count or -1. */
 static int parse_speeds(const char *s, double *v, int max)
@@ -149,14 +139,19 @@ int main(int argc, char **argv)
 				return bad("--min", optarg, "is not a count >= 1");
 			break;
 		case 'h': return usage(stdout);
-		case ':': return usage_fault("option '%s' needs a value", argv[optind - 1]);
-		default: return usage_fault("unknown option '%s'", argv[optind - 1]);
+		case ':':
+			return gb_refuse("gridstencil-topo", "option '%s' needs a value" SEE,
+					 argv[optind - 1]);
+		default:
+			return gb_refuse("gridstencil-topo", "unknown option '%s'" SEE,
+					 argv[optind - 1]);
 		}
 	}
 	if (optind != argc)
-		return usage_fault("unexpected argument '%s'", argv[optind]);
+		return gb_refuse("gridstencil-topo", "unexpected argument '%s'" SEE, argv[optind]);
 	if (!grid_s || !mach_s)
-		return usage_fault("%s is required", !grid_s ? "--grid" : "--machines");
+		return gb_refuse("gridstencil-topo", "%s is required" SEE,
+				 !grid_s ? "--grid" : "--machines");
 	if ((ndim = gb_st_parse_dims(grid_s, grid)) < 0)
 		return bad("--grid", grid_s, "is not a grid (use e.g. 128x256x64, sizes >= 1)");
 	np = malloc(sizeof(int) * MAXMACH);

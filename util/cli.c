@@ -16,9 +16,10 @@ int gb_vrefuse(const char *prog, const char *fmt, va_list ap)
 int gb_refuse(const char *prog, const char *fmt, ...)
 {
 	va_list ap;
+	int st;
 
 	va_start(ap, fmt);
-	gb_vrefuse(prog, fmt, ap);
+	st = gb_vrefuse(prog, fmt, ap);
 	va_end(ap);
-	return GB_EXIT_USAGE;
+	return st;
 }
