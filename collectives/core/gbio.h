@@ -51,6 +51,20 @@ json_t *gb_tree_to_json(const struct gb_tree *t, const struct gb_netmodel *m, co
 int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json_t *root,
 		      const char *path, char *err, size_t errlen);
 
+/**
+ * gb_nm_to_json() - the matrix file's object (docs/formats.md) of @m;
+ * gb_nm_save_json() is this plus the atomic write.  Return: a new
+ * reference, or NULL (no memory).
+ */
+json_t *gb_nm_to_json(const struct gb_netmodel *m);
+
+/**
+ * gb_nm_from_json() - gb_nm_load_json() on an object already parsed (@path
+ * only names it in errors).  @m is zeroed first; release with gb_nm_release().
+ */
+GB_WUR int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char *path,
+			   char *err, size_t errlen);
+
 /** gb_errf() - snprintf into an optional error buffer. */
 __attribute__((format(printf, 3, 4)))
 void gb_errf(char *err, size_t errlen, const char *fmt, ...);

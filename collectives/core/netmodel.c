@@ -364,7 +364,7 @@ static int intern(char (*names)[32], int *count, int max, const char *name)
 }
 
 /* Read an N x N matrix of numbers; @zero_is_inf maps 0 to INFINITY (bw). */
-static int read_matrix(json_t *root, const char *key, int n, double *out, int required,
+static int read_matrix(const json_t *root, const char *key, int n, double *out, int required,
 		       int zero_is_inf, const char *path, char *err, size_t errlen)
 {
 	json_t *a = json_object_get(root, key);
@@ -442,16 +442,28 @@ static void read_tcp(const json_t *tcp, struct gb_netmodel *d)
 
 int gb_nm_load_json(struct gb_netmodel *m, const char *path, char *err, size_t errlen)
 {
+	json_t *root;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	root = gb_json_load_err(path, &ret, err, errlen);
+	if (!root)
+		return ret;
+	ret = gb_nm_from_json(m, root, path, err, errlen);
+	json_decref(root);
+	return ret;
+}
+
+int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char *path, char *err,
+		    size_t errlen)
+{
 	struct gb_netmodel d;
-	json_t *root = NULL, *nodes, *o, *ver;
+	json_t *nodes, *o, *ver;
 	char why[160];
 	int n, ret;
 
 	memset(m, 0, sizeof(*m));
 	memset(&d, 0, sizeof(d));
-	root = gb_json_load_err(path, &ret, err, errlen);
-	if (!root)
-		return ret;
 	ret = -EINVAL;
 	if (!json_is_object(root)) {
 		gb_errf(err, errlen, "%s: not a JSON object", path);
@@ -542,11 +554,9 @@ int gb_nm_load_json(struct gb_netmodel *m, const char *path, char *err, size_t e
 		gb_errf(err, errlen, "%s: %s", path, why);
 		goto cleanup;
 	}
-	json_decref(root);
 	*m = d;
 	return 0;
 cleanup:
-	json_decref(root);
 	gb_nm_release(&d);
 	return ret;
 }
@@ -579,8 +589,19 @@ fail:
 
 int gb_nm_save_json(const struct gb_netmodel *m, const char *path)
 {
+	json_t *root = gb_nm_to_json(m);
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	ret = gb_json_save_atomic(root, path);
+	json_decref(root);
+	return ret;
+}
+
+json_t *gb_nm_to_json(const struct gb_netmodel *m)
+{
 	json_t *root = NULL, *nodes, *o;
-	int ret = -ENOMEM;
 
 	root = json_object();
 	nodes = json_array();
@@ -588,7 +609,7 @@ int gb_nm_save_json(const struct gb_netmodel *m, const char *path)
 	if (!root || !nodes || !o) {
 		json_decref(nodes);
 		json_decref(o);
-		goto cleanup;
+		goto fail;
 	}
 	json_object_set_new(root, "format", json_string(NM_FORMAT));
 	json_object_set_new(root, "version", json_integer((json_int_t)m->version));
@@ -603,17 +624,17 @@ int gb_nm_save_json(const struct gb_netmodel *m, const char *path)
 				"cluster", m->cluster_names[v->cluster],
 				"site", m->site_names[v->site])) < 0 ||
 		    json_array_append_new(o, json_real(m->o[i])) < 0)
-			goto cleanup;
+			goto fail;
 	}
 	if (json_object_set_new(root, "lat", matrix_json(m, m->lat, 0)) < 0 ||
 	    json_object_set_new(root, "bw", matrix_json(m, m->bw, 1)) < 0)
-		goto cleanup;
+		goto fail;
 	if (m->gap_fixed && json_object_set_new(root, "gap", matrix_json(m, m->gap_fixed, 0)) < 0)
-		goto cleanup;
-	ret = gb_json_save_atomic(root, path);
-cleanup:
+		goto fail;
+	return root;
+fail:
 	json_decref(root);
-	return ret;
+	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
