@@ -20,6 +20,7 @@ TIERS = {
     "core": set(),
     "phoenix": {"core", "emulator"},     # emulator: phoenixd.c only, see PURE
     "plan": {"core", "phoenix"},
+    "plugin": {"core"},                  # gridbed-plugin, the plugin host
     "monitor": {"core", "plan", "phoenix", "emulator"},
     "advisor": {"core", "plan", "phoenix"},
     "bcast": {"core", "plan", "phoenix", "advisor", "mpi"},

@@ -44,18 +44,45 @@ typedef int (*gb_plan_fn)(const struct gb_netmodel *m, const struct gb_plan_args
 #define GB_PLAN_ANYTIME  (1u << 0)  /**< honours budget_s */
 #define GB_PLAN_STATIC   (1u << 1)  /**< needs only topology, not measurements */
 #define GB_PLAN_CLUSTER  (1u << 2)  /**< plans over clusters (pLogP family) */
+#define GB_PLAN_PLUGIN   (1u << 3)  /**< "plugin:PATH": a shared object (docs/plugins.md) */
+#define GB_PLAN_EXTERNAL (1u << 4)  /**< "external:PATH": a command (docs/plugins.md) */
 
 struct gb_planner {
 	const char *name;
 	const char *summary;   /**< one line, with the paper and section */
-	gb_plan_fn plan;
+	gb_plan_fn plan;       /**< built-ins only; NULL for plugins and external planners */
 	unsigned flags;
+	const char *path;      /**< plugins and external planners: the file, absolute */
 };
+
+/** The time (s) a plugin or an external planner gets when the caller gives no budget. */
+#define GB_PLAN_EXTERN_BUDGET 5.0
 
 /** The planner registry (docs/architecture.md, decision 5), in `gridtree list` order. */
 extern const struct gb_planner gb_planners[];
 extern const int gb_nplanners;
 const struct gb_planner *gb_planner_find(const char *name);
+
+/**
+ * gb_planner_resolve() - the planner called @name: a built-in of the
+ * registry, "plugin:PATH" (a shared object with the ABI of
+ * include/gridbed/planner.h) or "external:PATH" (a command that reads a
+ * plan request as JSON on standard input and prints a tree file;
+ * docs/plugins.md).  PATH is taken relative to the working directory.
+ * A plugin is loaded once here, in a process of its own (the plugin
+ * host), to check the file, its symbols and its ABI; an external command
+ * must be an executable file.  Resolved planners live as long as the
+ * process, and resolving one name twice gives the same pointer.
+ * Return: 0; -ENOENT (no such planner or file), -EINVAL (not a plugin of
+ * this ABI), -ENOEXEC (not executable), -ENOSPC (too many distinct
+ * plugins, GB_PLAN_DYN_MAX), with a one-line reason in @err that names the
+ * file.
+ */
+GB_WUR int gb_planner_resolve(const char *name, const struct gb_planner **p, char *err,
+			      size_t errlen);
+
+/** Distinct plugins and external planners one process may resolve. */
+#define GB_PLAN_DYN_MAX 16
 
 /**
  * gb_plan() - run a planner with argument checks: @out is initialised here
@@ -64,6 +91,18 @@ const struct gb_planner *gb_planner_find(const char *name);
  */
 GB_WUR int gb_plan(const struct gb_planner *p, const struct gb_netmodel *m,
 		   const struct gb_plan_args *a, struct gb_tree *out);
+
+/**
+ * gb_plan_err() - gb_plan() with a one-line reason in @err when it fails.
+ * Plugins and external planners run in a child process killed after
+ * their budget (a->budget_s, else GB_PLAN_EXTERN_BUDGET) plus a grace of
+ * 0.2 s and a quarter of the budget: -ETIME.  A child that crashes gives
+ * -ECHILD, one that fails -EPROTO, and a result that is not a spanning
+ * tree of @m rooted at a->root -EPROTO, each with the reason.
+ */
+GB_WUR int gb_plan_err(const struct gb_planner *p, const struct gb_netmodel *m,
+		       const struct gb_plan_args *a, struct gb_tree *out, char *err,
+		       size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* Pools for clusteredSA (seed 000 §2.4, Table 1; sa_pools.c)          */

@@ -54,6 +54,52 @@ int gb_plan_mostcrit(const struct gb_netmodel *m, const struct gb_plan_args *a,
 int gb_plan_phoenix(const struct gb_netmodel *m, const struct gb_plan_args *a,
 		    struct gb_tree *out);  /* plan_phoenix.c */
 
+/* ------------------------------------------------------------------ */
+/* Plugins and external planners (docs/plugins.md)                     */
+/* ------------------------------------------------------------------ */
+
+/** What a child process did (plan_child.c). */
+struct gb_child_result {
+	char *out;             /**< its standard output, NUL-terminated (malloc'd) */
+	size_t outlen;
+	int status;            /**< waitpid() status */
+	int timed_out;         /**< killed at the deadline */
+	int too_much;          /**< killed for writing too much */
+	double elapsed_s;      /**< fork to exit */
+	char errline[256];     /**< the last non-empty line of its standard error */
+};
+
+/**
+ * gb_child_run() - run argv[0] (a path) with @in as its standard input,
+ * collecting its output, and kill it (its whole process group) when it is
+ * still running @timeout_s after the fork.  Return: 0 once the child is
+ * reaped (whatever it did: see @r), or a negative errno when it could not
+ * be started; release @r with gb_child_result_release() after a 0.
+ */
+GB_WUR int gb_child_run(char *const argv[], const void *in, size_t inlen, double timeout_s,
+			struct gb_child_result *r);
+void gb_child_result_release(struct gb_child_result *r);
+
+/**
+ * gb_child_fault() - 0 when @r is a clean exit, else a one-line reason in
+ * @err ("overran its budget of ...", "crashed (signal 11, ...)", the
+ * child's own last line on standard error) and a negative errno.
+ */
+int gb_child_fault(const struct gb_child_result *r, double budget_s, char *err, size_t errlen);
+
+/** gb_plan_external() - the plugin or external planner @p on (@m, @a) (plan_external.c). */
+int gb_plan_external(const struct gb_planner *p, const struct gb_netmodel *m,
+		     const struct gb_plan_args *a, struct gb_tree *out, char *err, size_t errlen);
+
+/** gb_plugin_probe() - load plugin @path in the plugin host and check its ABI (plan_external.c). */
+int gb_plugin_probe(const char *path, char *err, size_t errlen);
+
+/**
+ * gb_plugin_host() - the plugin host program: $GRIDBED_PLUGIN_HOST, else
+ * the one built beside this library (GB_PLUGIN_HOST_DEFAULT).
+ */
+const char *gb_plugin_host(void);
+
 /**
  * gb_group_masters() - MPICH-G2's master of every site (@site_master,
  * m->nsites entries) and cluster (@cl_master, m->nclusters entries): the

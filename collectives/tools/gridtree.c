@@ -362,13 +362,15 @@ static void usage_plan(FILE *f)
 		"                     [--stripes K]\n"
 		"  Plan a broadcast tree and print it with its predicted time under every\n"
 		"  cost model.\n"
-		"  --algo NAME      a planner of 'gridtree list'\n"
+		"  --algo NAME      a planner of 'gridtree list', plugin:FILE.so (a planner\n"
+		"                   plugin) or external:PROGRAM (docs/plugins.md)\n"
 		"  --topo FILE      a topology (static latencies and bottleneck bandwidths)\n"
 		"  --matrix FILE    a matrix file (docs/formats.md), e.g. from gridmon\n"
 		"  --root NODE      root node, by name (or index)\n"
 		"  --size BYTES     message size: bytes, or 64K, 1M (= 1048576), ...\n"
 		"  --seed N         seed for randomised planners (default 1)\n"
-		"  --budget-ms N    time budget of anytime planners (default: paper's)\n"
+		"  --budget-ms N    time budget of anytime planners (default: paper's),\n"
+		"                   and of plugins and external planners (default 5000)\n"
 		"  --model M        cost model the planner optimises (default: its own)\n"
 		"  --o SECONDS      initiation cost per node with --topo (default %g)\n"
 		"  --format F       text (default), json (docs/formats.md) or dot\n"
@@ -398,6 +400,7 @@ static int cmd_plan(int argc, char **argv)
 	const char *root = NULL;
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
+	char why[512];
 	int c, st, ret;
 	double t0, dt, seg;
 
@@ -405,11 +408,16 @@ static int cmd_plan(int argc, char **argv)
 		if (cmd_opt(&co, c, optarg))
 			continue;
 		switch (c) {
-		case OPT_ALGO:
+		case OPT_ALGO: {
+			char err[512];
+
 			p = gb_planner_find(optarg);
-			if (!p)
+			if (!p && !strchr(optarg, ':'))
 				die_usage("unknown planner '%s' (see 'gridtree list')", optarg);
+			if (!p && gb_planner_resolve(optarg, &p, err, sizeof(err)) < 0)
+				die_usage("--algo: %s", err);
 			break;
+		}
 		case OPT_ROOT:
 			root = optarg;
 			break;
@@ -447,10 +455,12 @@ static int cmd_plan(int argc, char **argv)
 		die_usage("unknown root node '%s'", root);
 	}
 	t0 = gb_now();
-	ret = gb_plan(p, &m, &a, &t);
+	ret = gb_plan_err(p, &m, &a, &t, why, sizeof(why));
 	dt = gb_now() - t0;
 	if (ret < 0) {
 		gb_nm_release(&m);
+		if (p->path)
+			return fail("%s", why);
 		return fail("planner '%s' failed: %s", p->name, strerror(-ret));
 	}
 	ret = 0;
