@@ -143,6 +143,37 @@ static int get_bool(struct ctx *c, const yaml_node_t *n, const char *what, int *
 
 /* ---- algorithms --------------------------------------------------------- */
 
+/*
+ * The planner a campaign name stands for: a built-in of the registry or one
+ * the campaign brings (`planners:`, resolved at parse_plugins()).
+ */
+static const struct gb_planner *find_planner(const struct gx_campaign *cp, const char *name)
+{
+	const struct gb_planner *p = gb_planner_find(name);
+	char err[16];
+
+	for (int i = 0; !p && i < cp->nplugins; i++)
+		if (!strcmp(cp->plugins[i].name, name) &&
+		    gb_planner_resolve(cp->plugins[i].spec, &p, err, sizeof(err)) < 0)
+			p = NULL;
+	return p;
+}
+
+const char *gx_campaign_library(const struct gx_campaign *c, const char *name)
+{
+	const char *s = gx_campaign_spec(c, name);
+
+	return s != name && !strncmp(s, "library:", 8) ? s + 8 : NULL;
+}
+
+const char *gx_campaign_spec(const struct gx_campaign *c, const char *name)
+{
+	for (int i = 0; i < c->nplugins; i++)
+		if (!strcmp(c->plugins[i].name, name))
+			return c->plugins[i].spec;
+	return name;
+}
+
 static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 {
 	const char *s = sval(n), *colon, *at;
@@ -181,6 +212,10 @@ static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 		if (!strcmp(name, "native"))
 			return fail(c, n, "algorithm '%s': native is OpenMPI's own broadcast, "
 				    "which gridbed does not segment", quote(c, s));
+		if (gx_campaign_library(c->c, name))
+			return fail(c, n, "algorithm '%s': '%s' is your own MPI_Bcast "
+				    "(library:), which gridbed does not segment", quote(c, s),
+				    quote(c, name));
 		if (a->stripes.rest > 1 && a->segment == 0)
 			return fail(c, n, "algorithm '%s': stripes carry segments, and @0 sends "
 				    "whole messages", quote(c, s));
@@ -193,17 +228,27 @@ static int parse_algo(struct ctx *c, const yaml_node_t *n, struct gx_algo *a)
 	}
 	if (!strncmp(s, "adaptive", 8) && (!s[8] || s[8] == ':')) {
 		colon = s[8] ? s + 9 : NULL;
-		if (colon && !gb_planner_find(colon))
-			return fail(c, n, "algorithm '%s': '%s' is not a planner (see gridtree list)",
-				    quote(c, s), quote(c, colon));
+		if (colon && !find_planner(c->c, colon))
+			return fail(c, n, "algorithm '%s': '%s' is not a planner (see gridtree list; "
+				    "or name one under planners:)", quote(c, s), quote(c, colon));
 		snprintf(a->bcast, sizeof(a->bcast), "adaptive");
 		snprintf(a->planner, sizeof(a->planner), "%s", colon ? colon : "");
 		a->monitor = a->advisor = 1;
 		return 0;
 	}
-	if (!(p = gb_planner_find(s)))
-		return fail(c, n, "algorithm '%s' is not a planner (see gridtree list), native or "
-			    "adaptive[:PLANNER]", quote(c, s));
+	if (gx_campaign_library(c->c, s)) {
+		/* the user's MPI_Bcast: preloaded instead of libgridbcast.so,
+		 * which then sees no call (GRIDBED_BCAST=native; gridexp_run.c) */
+		snprintf(a->bcast, sizeof(a->bcast), "%s", s);
+		snprintf(a->planner, sizeof(a->planner), "%s", s);
+		return 0;
+	}
+	if (strchr(s, ':'))
+		return fail(c, n, "algorithm '%s': name a plugin or external planner under "
+			    "planners: (NAME: %s) and use NAME here", quote(c, s), quote(c, s));
+	if (!(p = find_planner(c->c, s)))
+		return fail(c, n, "algorithm '%s' is not a planner (see gridtree list), native, "
+			    "adaptive[:PLANNER] or one named under planners:", quote(c, s));
 	snprintf(a->bcast, sizeof(a->bcast), "%s", s);
 	snprintf(a->planner, sizeof(a->planner), "%s", s);
 	/* measured planners plan from gridmon's matrix (decision 6); phoenix's
@@ -753,12 +798,95 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 	return 0;
 }
 
+/* A user's PMPI library (library:PATH): a readable ELF file. */
+static int check_library(const char *path, char *err, size_t len)
+{
+	unsigned char magic[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		snprintf(err, len, "library:%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fread(magic, 1, 4, f) != 4 || memcmp(magic, "\x7f" "ELF", 4)) {
+		fclose(f);
+		snprintf(err, len, "library:%s: not a shared object (no ELF header; build it "
+			 "with mpicc -shared -fPIC)", path);
+		return -EINVAL;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * `planners:` - NAME: plugin:PATH | external:PATH | library:PATH
+ * (docs/plugins.md).  Each is resolved now, PATH against the campaign
+ * file's folder, so that a missing file, a shared object without the ABI or
+ * a program that cannot run fails the campaign before anything starts.
+ */
+static int parse_plugins(struct ctx *c, const yaml_node_t *v)
+{
+	struct gx_campaign *cp = c->c;
+	const yaml_node_pair_t *pr;
+
+	if (!v)
+		return 0;
+	if (v->type != YAML_MAPPING_NODE)
+		return fail(c, v, "planners must be a mapping NAME: plugin:PATH or "
+			    "external:PATH, got %s", str_or_kind(c, v));
+	for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
+		const yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&c->y.doc, pr->key);
+		const yaml_node_t *x = yaml_document_get_node((yaml_document_t *)&c->y.doc, pr->value);
+		const char *name = sval(k), *spec = sval(x), *kind, *colon;
+		struct gx_plugin *pl;
+		const struct gb_planner *p;
+		char path[PATH_MAX], err[PATH_MAX + 128];
+
+		if (!name || !*name || strlen(name) >= sizeof(pl->name) ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			   "._-") != strlen(name))
+			return fail(c, k, "planners: %s is not a name of letters, digits, '.', "
+				    "'_' and '-' (up to %zu)", str_or_kind(c, k),
+				    sizeof(pl->name) - 1);
+		if (gb_planner_find(name) || !strcmp(name, "native") || !strcmp(name, "adaptive"))
+			return fail(c, k, "planners: '%s' is already a planner of gridtree list",
+				    quote(c, name));
+		for (int i = 0; i < cp->nplugins; i++)
+			if (!strcmp(cp->plugins[i].name, name))
+				return fail(c, k, "planners: '%s' is named twice", quote(c, name));
+		if (cp->nplugins == GX_MAX_PLUGINS)
+			return fail(c, k, "planners: more than %d", GX_MAX_PLUGINS);
+		colon = spec ? strchr(spec, ':') : NULL;
+		if (!colon || !colon[1] || (strncmp(spec, "plugin:", 7) &&
+					    strncmp(spec, "external:", 9) &&
+					    strncmp(spec, "library:", 8)))
+			return fail(c, x, "planner '%s': %s is not plugin:PATH, external:PATH or "
+				    "library:PATH", quote(c, name), str_or_kind(c, x));
+		kind = !strncmp(spec, "plugin:", 7) ? "plugin" :
+			!strncmp(spec, "library:", 8) ? "library" : "external";
+		relative_to_campaign(cp, colon + 1, path, sizeof(path));
+		pl = &cp->plugins[cp->nplugins];
+		snprintf(pl->name, sizeof(pl->name), "%s", name);
+		snprintf(pl->spec, sizeof(pl->spec), "%s:%s", kind, path);
+		if (!strcmp(kind, "library")) {
+			if (check_library(path, err, sizeof(err)) < 0)
+				return fail(c, x, "planner '%s': %s", quote(c, name), err);
+		} else if (gb_planner_resolve(pl->spec, &p, err, sizeof(err)) < 0) {
+			return fail(c, x, "planner '%s': %s", quote(c, name), err);
+		} else {
+			snprintf(pl->spec, sizeof(pl->spec), "%s", p->name);
+		}
+		cp->nplugins++;
+	}
+	return 0;
+}
+
 static int parse_top(struct ctx *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "name", "topology", "backend", "scale", "dilate",
 					    "repetitions", "seed", "algorithms", "app", "load",
 					    "monitor", "advisor", "timeout", "ranks", "phoenixd",
-					    NULL };
+					    "planners", NULL };
 	struct gx_campaign *cp = c->c;
 	const yaml_node_t *x;
 	struct gb_diag td;
@@ -809,7 +937,8 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 	cp->seed = 1;
 	if ((x = get(c, root, "seed")) && (ret = get_seed(c, x, "seed", &cp->seed)) < 0)
 		return ret;
-	if ((ret = parse_algos(c, get(c, root, "algorithms"))) < 0 ||
+	if ((ret = parse_plugins(c, get(c, root, "planners"))) < 0 ||
+	    (ret = parse_algos(c, get(c, root, "algorithms"))) < 0 ||
 	    (ret = parse_app(c, get(c, root, "app"))) < 0 ||
 	    (ret = parse_load(c, get(c, root, "load"))) < 0 ||
 	    (ret = parse_monitor(c, get(c, root, "monitor"))) < 0 ||
@@ -824,7 +953,7 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 		if ((ret = check_map(c, x, "advisor", akeys)) < 0)
 			return ret;
 		if ((pl = get(c, x, "planner"))) {
-			if (!sval(pl) || !gb_planner_find(sval(pl)))
+			if (!sval(pl) || !find_planner(cp, sval(pl)))
 				return fail(c, pl, "advisor planner %s is not a planner (see "
 					    "gridtree list)", str_or_kind(c, pl));
 			snprintf(cp->advisor_planner, sizeof(cp->advisor_planner), "%s",

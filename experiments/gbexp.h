@@ -151,6 +151,22 @@ struct gx_monitor {
 				       loads that are on (gridexp_oracle.c; issue 13's ablation) */
 };
 
+/**
+ * struct gx_plugin - a planner or a broadcast the campaign brings
+ * (`planners:`, docs/plugins.md): @name, the label its algorithms use,
+ * stands for @spec, "plugin:PATH", "external:PATH" (a planner) or
+ * "library:PATH" (the user's own MPI_Bcast, a PMPI library preloaded into
+ * the ranks instead of libgridbcast.so), PATH absolute (resolved against the
+ * campaign file's folder, and checked, at load).
+ */
+struct gx_plugin {
+	char name[GX_NAME_MAX];
+	char spec[PATH_MAX + 16];
+};
+
+/** The planners one campaign may bring. */
+#define GX_MAX_PLUGINS 8
+
 /** struct gx_campaign - a parsed and validated campaign file. */
 struct gx_campaign {
 	char name[GX_NAME_MAX];
@@ -171,6 +187,8 @@ struct gx_campaign {
 	struct gx_ranks ranks;
 	struct gx_phoenixd phoenixd;
 	char advisor_planner[GX_NAME_MAX];
+	struct gx_plugin plugins[GX_MAX_PLUGINS];
+	int nplugins;
 	double timeout;           /**< per run, real seconds; 0: automatic */
 	struct gb_topo *topo;     /**< the topology, loaded */
 	char *text;               /**< the file's bytes (copied into the results) */
@@ -201,6 +219,20 @@ void gx_campaign_release(struct gx_campaign *c);
  */
 int gx_campaign_schedule(const struct gx_campaign *c, int cond, int rep,
 			 struct gb_load_sched *s, struct gb_diag *d);
+
+/**
+ * gx_campaign_spec() - what a planner name of the campaign stands for where
+ * gridbed's programs take a planner (GRIDBED_BCAST, gridadvisor --planner):
+ * the spec of the campaign's plugin called @name, else @name itself.
+ */
+const char *gx_campaign_spec(const struct gx_campaign *c, const char *name);
+
+/**
+ * gx_campaign_library() - the PMPI library (absolute path) that the
+ * campaign's broadcast called @name stands for (`NAME: library:PATH`), or
+ * NULL when @name is not one.
+ */
+const char *gx_campaign_library(const struct gx_campaign *c, const char *name);
 
 /** gx_campaign_algo() - index of algorithm @label, or -1. */
 int gx_campaign_algo(const struct gx_campaign *c, const char *label);

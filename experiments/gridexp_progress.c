@@ -165,13 +165,20 @@ int dry_run(struct runner *R)
 				char seg[GB_STRIPES_FMT_MAX + 80] = "", sv[32], st[GB_STRIPES_FMT_MAX];
 
 				gx_run_id(c, k, a, rep, id, sizeof(id));
+				if (gx_campaign_library(c, c->algos[a].bcast)) {
+					printf("  run %s: LD_PRELOAD=%s (its own MPI_Bcast)\n", id,
+					       gx_campaign_library(c, c->algos[a].bcast));
+					continue;
+				}
 				if (strcmp(c->algos[a].bcast, "native") &&
 				    algo_bcast_env(&c->algos[a], sv, sizeof(sv), st, sizeof(st)) == 0)
 					snprintf(seg, sizeof(seg), ", GRIDBED_SEGMENT=%s, GRIDBED_STRIPES=%s",
 						 sv, st);
-				printf("  run %s: GRIDBED_BCAST=%s%s%s%s%s\n", id, c->algos[a].bcast,
-				       seg, c->algos[a].advisor ? ", gridadvisor --planner " : "",
-				       c->algos[a].advisor ? c->algos[a].planner : "",
+				printf("  run %s: GRIDBED_BCAST=%s%s%s%s%s\n", id,
+				       gx_campaign_spec(c, c->algos[a].bcast), seg,
+				       c->algos[a].advisor ? ", gridadvisor --planner " : "",
+				       c->algos[a].advisor ? gx_campaign_spec(c, c->algos[a].planner)
+				       : "",
 				       c->algos[a].monitor ? ", gridmon's matrix" : "");
 			}
 			gb_load_sched_release(&s);

@@ -241,7 +241,9 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	add_arg(argv, &n, "%s", R->gridemu);
 	add_opt(argv, &n, "--prefix", "%s", R->prefix);
 	add_arg(argv, &n, "mpirun");
-	add_opt(argv, &n, "--preload", "%s", R->libbcast);
+	/* the user's own MPI_Bcast (library:) replaces libgridbcast.so */
+	add_opt(argv, &n, "--preload", "%s", gx_campaign_library(c, a->bcast) ?
+		gx_campaign_library(c, a->bcast) : R->libbcast);
 	add_opt(argv, &n, "--timeout", "%.0f", ceil(timeout));
 	if (R->hosts)
 		add_opt(argv, &n, "--hosts", "%s", R->hosts);
@@ -283,7 +285,8 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	argv[n] = NULL;
 
 	/* gridemu mpirun exports every GRIDBED_* variable to the ranks */
-	add_arg(env, &e, "GRIDBED_BCAST=%s", a->bcast);
+	add_arg(env, &e, "GRIDBED_BCAST=%s", gx_campaign_library(c, a->bcast) ? "native" :
+		gx_campaign_spec(c, a->bcast));
 	add_arg(env, &e, "GRIDBED_APPLOG=%s/applog.txt", r->tmp);
 	add_arg(env, &e, "GRIDBED_BCAST_RECORD=%s/record.jsonl", r->tmp);
 	add_arg(env, &e, "GRIDBED_SEED=%llu", (unsigned long long)c->seed);
@@ -328,8 +331,8 @@ static int advisor_start(struct runner *R, struct run *r)
 	char out[PATH_MAX], applog[PATH_MAX], log[PATH_MAX], scale[32], lo[32], hi[32];
 	char csv[PATH_MAX];
 	char *argv[] = { R->advisor, "--matrix", R->matrix, "--out", out, "--applog", applog,
-			 "--planner", (char *)a->planner, "--topology", R->c.topology, "--root",
-			 R->c.app.root, "--scale", scale, "--min-size", lo, "--max-size", hi, NULL };
+			 "--planner", (char *)gx_campaign_spec(&R->c, a->planner),
+			 "--topology", R->c.topology, "--root", R->c.app.root, "--scale", scale, "--min-size", lo, "--max-size", hi, NULL };
 	double smin = INFINITY, pmin = 1024, pmax = 1024, t0 = gb_now();
 	int want = 1;
 

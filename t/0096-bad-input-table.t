@@ -3,7 +3,7 @@
 # "Bad input ... gets a one-line message naming the place, exit status 2,
 # and changes nothing" (issue 49).  One table of bad values per CLI
 # (gridemu, gridexp, gridtree, gridbcast, gridload, gridmon, gridadvisor,
-# phoenixd, gridstencil-topo, gridstencil, synthapp);
+# phoenixd, gridstencil-topo, gridstencil, synthapp, gridbed-plugin);
 # each row runs the command in a scratch directory and asserts, in one
 # check:
 #   - exit status 2;
@@ -99,6 +99,14 @@ camp "$W/seg0.yaml" "$TC" "
   stripes: 4"
 camp "$W/stripes.yaml" "$TC" "
   stripes: '2M:4,1M:2'"
+# planners the campaign brings (docs/plugins.md): a missing plugin, a file
+# that is not a shared object, and a plugin's spec used as an algorithm
+camp "$W/pl-none.yaml" "$TC"
+printf 'planners: {mine: plugin:none.so}\n' >> "$W/pl-none.yaml"
+camp "$W/pl-text.yaml" "$TC"
+printf 'planners: {mine: plugin:pl-text.yaml}\n' >> "$W/pl-text.yaml"
+camp "$W/pl-algo.yaml" "$TC"
+sed -i 's/algorithms: \[mpich-g2, native\]/algorithms: [mpich-g2, "plugin:x.so"]/' "$W/pl-algo.yaml"
 printf -- '- {metric: loaded_mean, algo: nosuch, le: 1}\n' > "$W/ex-algo.yaml"
 printf -- '- {metric: loaded_mean, algo: mpich-g2, le: {times: 1, of: "*"}}\n' > "$W/ex-of.yaml"
 printf -- '- {metric: model_error_nosuch, algo: "*", le: 1}\n' > "$W/ex-model.yaml"
@@ -218,6 +226,11 @@ done <<'TABLE'
 ^gridexp: [^ ]*/cc.yaml:[0-9]+:[0-9]+: host 'a-1': congestion control '$CC' is not in this kernel	"$GX" run "$W/cc-camp.yaml" --dry-run
 ^gridexp: [^ ]*/cc.yaml:[0-9]+:[0-9]+: host 'a-1': congestion control '$CC' is not in this kernel	"$GX" run "$W/cc-camp.yaml" --prefix "$GB_PREFIX"
 ^gridexp: [^ ]*/overlap.yaml: data block [0-9./]+ overlaps the host's route	"$GX" run "$W/overlap-camp.yaml" --dry-run
+^[^ ]*/pl-none.yaml:10:[0-9]+: planner 'mine': plugin:[^ ]*/none.so: No such file	"$GX" run "$W/pl-none.yaml" --dry-run
+^[^ ]*/pl-text.yaml:10:[0-9]+: planner 'mine': plugin:[^ ]*/pl-text.yaml: cannot load	"$GX" run "$W/pl-text.yaml" --prefix "$GB_PREFIX"
+^[^ ]*/pl-algo.yaml:4:[0-9]+: algorithm 'plugin:x.so': name a plugin or external planner under planners:	"$GX" run "$W/pl-algo.yaml" --dry-run
+^gridbed-plugin: usage: gridbed-plugin PLUGIN.so	"$GRIDBED_BUILD/collectives/gridbed-plugin"
+^gridbed-plugin: usage: gridbed-plugin PLUGIN.so	"$GRIDBED_BUILD/collectives/gridbed-plugin" --frob x.so
 ^gridemu: [^ ]*/overlap.yaml: data block [0-9./]+ overlaps the host's route	"$GRIDEMU" up "$W/overlap.yaml"
 ^[^ ]*/seg0.yaml:11:[0-9]+: stripes carry segments	"$GX" run "$W/seg0.yaml" --dry-run
 ^[^ ]*/seg0.yaml:11:[0-9]+: stripes carry segments	"$GX" run "$W/seg0.yaml" --prefix "$GB_PREFIX"
@@ -272,6 +285,9 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^gridtree: size '18446744073709551616' is above 2147483647 bytes	"$GT" plan --algo flat --matrix "$W/m.json" --root h0 --size 18446744073709551616
 ^gridtree: size '1Q' is not a size	"$GT" plan --algo flat --matrix "$W/m.json" --root h0 --size 1Q
 ^gridtree: unknown planner 'nope'	"$GT" plan --algo nope --matrix "$W/m.json" --root h0 --size 1K
+^gridtree: --algo: plugin:[^ ]*/none.so: No such file	"$GT" plan --algo "plugin:$W/none.so" --matrix "$W/m.json" --root h0 --size 1K
+^gridtree: --algo: plugin:[^ ]*/m.json: cannot load: 	"$GT" plan --algo "plugin:$W/m.json" --matrix "$W/m.json" --root h0 --size 1K
+^gridtree: --algo: external:[^ ]*/m.json: not executable	"$GT" plan --algo "external:$W/m.json" --matrix "$W/m.json" --root h0 --size 1K
 ^gridtree: unknown root node 'zz'	"$GT" plan --algo flat --matrix "$W/m.json" --root zz --size 1K
 ^gridtree: plan: unknown option '--frob'	"$GT" plan --algo flat --matrix "$W/m.json" --root h0 --size 1K --frob
 ^gridtree: which command	"$GT"
@@ -281,6 +297,7 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^gridbcast: --algo '' names no algorithm	"${GBRUN[@]}" --algo '' --sizes 1M --reps 1 --out "$W/x.csv"
 ^gridbcast: --algo ',' names no algorithm	"${GBRUN[@]}" --algo , --sizes 1M --reps 1 --out "$W/x.csv"
 ^gridbcast: unknown algorithm 'nosuch'	"${GBRUN[@]}" --algo flat,nosuch --sizes 1M --reps 1 --out "$W/x.csv"
+^gridbcast: --algo: plugin:[^ ]*/none.so: No such file	"${GBRUN[@]}" --algo "flat,plugin:$W/none.so" --sizes 1M --reps 1 --out "$W/x.csv"
 ^gridbcast: --sizes ',,' names no size	"${GBRUN[@]}" --sizes ,, --reps 1 --out "$W/x.csv"
 ^gridbcast: --reps '0' is not a number	"${GBRUN[@]}" --sizes 1K --reps 0 --out "$W/x.csv"
 ^gridbcast: --out FILE.csv is required	"${GBRUN[@]}" --sizes 1K --reps 1
@@ -301,6 +318,7 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^gridadvisor: unknown option '--frob'	"$GA" --frob
 ^gridadvisor: --matrix FILE is required	"$GA" --out "$W/adv"
 ^gridadvisor: --planner: unknown planner 'nope'	"$GA" --matrix "$W/m.json" --out "$W/adv" --planner nope
+^gridadvisor: --planner: plugin:[^ ]*/none.so: No such file	"$GA" --matrix "$W/m.json" --out "$W/adv" --planner "plugin:$W/none.so"
 ^gridadvisor: [^ ]*/bad.yaml:3:[0-9]+: 	"$GA" --matrix "$W/m.json" --out "$W/adv" --topology "$W/bad.yaml"
 # phoenixd, gridstencil-topo, gridstencil, synthapp (gridexp's application);
 # gridemu exec and capture

@@ -7,7 +7,11 @@ there is any, 0 otherwise:
     a folder <F> may not use (TIERS below: a folder uses only the folders
     below it, docs/architecture.md, decision 12);
   - a file of core/, plan/ or libgbphoenix reaches mpi.h or an emulator/
-    header, directly or through the headers it includes.
+    header, directly or through the headers it includes;
+  - a file of libgridbcast's executor (EXECUTOR below) calls a function of
+    its planning side (PLANNING: the tree sources) or of libgbplan (gb_plan*,
+    gb_planner*): the executor runs the tree it is handed (issue 45,
+    collectives/bcast/bcast_source.c).
 """
 import os
 import re
@@ -30,6 +34,12 @@ TIERS = {
 PURE_DIRS = ("core", "plan")
 PURE_FILES = ("phoenix/phoenix.h", "phoenix/phoenix_proto.c", "phoenix/phoenix_sim.c",
               "phoenix/phoenix_tree.c", "phoenix/phoenix_wire.c")
+
+# libgridbcast's executor and its planning side (collectives/bcast/).
+EXECUTOR = ("bcast_exec.c", "bcast_pipe.c", "bcast_wait.c", "bcast_stripes.c", "bcast_core.c")
+PLANNING = ("bcast_tree.c", "bcast_adaptive.c", "bcast_source.c")
+DEFN = re.compile(r'^[a-z][^;(]*\b(gb_[a-z0-9_]+)\(', re.M)
+CALL = re.compile(r'\b(gb_[a-z0-9_]+)\s*\(')
 
 INC = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
@@ -86,6 +96,22 @@ def main(src):
             if r:
                 bad.append(f"collectives/{path}: reaches {r}; core/, plan/ and "
                            f"libgbphoenix must stay free of MPI and the emulator")
+    bdir = os.path.join(coll, "bcast")
+    planning = set()
+    for f in PLANNING:
+        with open(os.path.join(bdir, f), encoding="utf-8") as fh:
+            planning.update(DEFN.findall(fh.read()))
+    for f in EXECUTOR:
+        with open(os.path.join(bdir, f), encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                code = line.split("//")[0]
+                if code.lstrip().startswith(("*", "/*")):
+                    continue          # comments name functions freely
+                for fn in CALL.findall(code):
+                    if fn in planning or fn.startswith(("gb_plan_", "gb_planner")) or \
+                            fn == "gb_plan":
+                        bad.append(f"collectives/bcast/{f}:{n}: the executor calls {fn}(), "
+                                   f"which is planning")
     for b in bad:
         print(b)
     return 1 if bad else 0

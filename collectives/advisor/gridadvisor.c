@@ -296,7 +296,8 @@ static void csv_line(struct adv *A, int mode, double size, double budget, double
 /*
  * Plan @size with @budget and @seed, write the tree file (unless
  * @only_if_better and the file on disk is as good on the same matrix) and
- * the CSV line.  Return: 0, or -1 after printing why.
+ * the CSV line.  Return: 0 (also when a plugin or external planner failed:
+ * printed, and the previous tree kept), or -1 after printing why.
  */
 static int plan_one(struct adv *A, int mode, double size, double budget, uint64_t seed, int pass,
 		    int only_if_better)
@@ -326,9 +327,17 @@ static int plan_one(struct adv *A, int mode, double size, double budget, uint64_
 	planning = 1;
 	if (stop)
 		_exit(0);
-	ret = gb_plan(A->p, &ms, &a, &t);
+	ret = gb_plan_err(A->p, &ms, &a, &t, err, sizeof(err));
 	planning = 0;
 	plan_s = gb_now() - t0;
+	if (ret < 0 && A->p->path) {
+		/* a plugin's fault is contained (docs/plugins.md): say it, keep the
+		 * tree file there is, and go on to the next size and pass */
+		fprintf(stderr, "gridadvisor: %s (%.0f B); keeping the previous tree\n", err,
+			size);
+		gb_nm_release(&ms);
+		return 0;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "gridadvisor: planner '%s' failed for %.0f B: %s\n", A->p->name,
 			size, strerror(-ret));
@@ -512,7 +521,7 @@ static int parse_args(struct adv *A, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *planner = "clustered-sa";
-	char *end;
+	char *end, err[512];
 	int c;
 
 	A->scale = 1;
@@ -587,10 +596,12 @@ static int parse_args(struct adv *A, int argc, char **argv)
 				 optind != argc ? "'" : "");
 	}
 	A->p = gb_planner_find(planner);
-	if (!A->p) {
+	if (!A->p && !strchr(planner, ':')) {
 		return gb_refuse("gridadvisor",
 				 "--planner: unknown planner '%s' (see gridtree list)", planner);
 	}
+	if (!A->p && gb_planner_resolve(planner, &A->p, err, sizeof(err)) < 0)
+		return gb_refuse("gridadvisor", "--planner: %s", err);
 	if (A->min_size > A->max_size) {
 		return gb_refuse("gridadvisor", "--min-size %.0f is above --max-size %.0f",
 				 A->min_size, A->max_size);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bcast_adaptive.c - GRIDBED_BCAST=adaptive: the advisor's trees
- * (gbadvisor.h), for libgridbcast; bcast_tree.c plans and caches every
- * planner's tree and hands "adaptive" calls here.
+ * (gbadvisor.h), for libgridbcast: the "adaptive" tree source that
+ * bcast_source.c chooses; bcast_tree.c plans and caches every planner's
+ * tree (the fallback's too).
  *
  * Seed 000 s2.5: "MPI_Bcast then reads the current best broadcast tree,
  * corresponding to the message size, generated from clusteredSA".
@@ -123,10 +124,9 @@ static int advisor_tree(struct gb_bcast_comm *c, struct gb_bcast_entry *e, doubl
 	return ret == -ENOMEM ? ret : ret < 0 ? -ENOENT : 0;
 }
 
-/* The adaptive broadcast's tree for this call (collective, local work only). */
-static int adaptive_entry(struct gb_bcast_comm *c, int root, double size,
-			  const struct gb_bcast_opts *o, struct gb_bcast_entry **out,
-			  double *plan_s)
+int gb_bcast_adaptive_entry(struct gb_bcast_comm *c, int root, double size,
+			    const struct gb_bcast_opts *o, struct gb_bcast_entry **out,
+			    double *plan_s)
 {
 	struct gb_bcast_entry *e = &c->adaptive, *fe;
 	struct gb_bcast_opts fo;
@@ -176,50 +176,4 @@ static int adaptive_entry(struct gb_bcast_comm *c, int root, double size,
 	snprintf(e->model, sizeof(e->model), "%.110s (no advisor tree: %.120s)", fe->model, why);
 	*plan_s = gb_now() - t0;
 	return 0;
-}
-
-int gb_bcast_adaptive_prepare(int root, double size, MPI_Comm comm,
-			      const struct gb_bcast_opts *o, struct gb_bcast_info *info)
-{
-	struct gb_bcast_comm *c;
-	struct gb_bcast_entry *e;
-	double plan_s;
-	int ret = gb_bcast_comm_get(comm, &c);
-
-	if (ret < 0)
-		return ret;
-	if (root < 0 || root >= c->n) {
-		gb_bcast_seterr("root %d is not a rank of the communicator (size %d)", root, c->n);
-		return -EINVAL;
-	}
-	ret = adaptive_entry(c, root, size, o, &e, &plan_s);
-	if (ret == 0)
-		gb_bcast_set_info(info, e, plan_s);
-	return ret;
-}
-
-int gb_bcast_adaptive_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-			  const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
-			  struct gb_bcast_info *info)
-{
-	struct gb_bcast_opts eo;
-	struct gb_bcast_comm *c;
-	struct gb_bcast_entry *e;
-	double plan_s;
-	int tsize = 0, ret = gb_bcast_comm_get(comm, &c);
-
-	if (ret < 0)
-		return ret;
-	if (root < 0 || root >= c->n || count < 0 || MPI_Type_size(dt, &tsize) != MPI_SUCCESS) {
-		gb_bcast_seterr("bad root, count or datatype");
-		return -EINVAL;
-	}
-	ret = adaptive_entry(c, root, (double)count * tsize, o, &e, &plan_s);
-	if (ret < 0)
-		return ret;
-	eo = gb_bcast_call_opts(c, e, o, root, tsize);
-	eo.flags = (eo.flags & ~GB_BCAST_SHARED) | GB_BCAST_PIGGYBACK;
-	ret = gb_bcast_tree(buf, count, dt, root, comm, e->t.n ? &e->t : NULL, &eo, tm);
-	gb_bcast_set_info(info, e, plan_s);
-	return ret;
 }

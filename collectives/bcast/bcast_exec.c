@@ -83,7 +83,8 @@ static void comm_free(struct gb_bcast_comm *c)
 		}
 	if (!c->dead && c->pc != MPI_COMM_NULL)
 		MPI_Comm_free(&c->pc);
-	gb_bcast_planning_release(c);
+	if (c->release)
+		c->release(c);     /* the planning side's state (bcast_tree.c) */
 	gb_tree_release(&c->rx);
 	for (int s = 0; s < GB_STRIPES_MAX - 1; s++)
 		gb_tree_release(&c->stripe[s]);
@@ -245,15 +246,13 @@ static void tags(struct gb_bcast_comm *c, uint32_t seq, int *th, int *td)
 	*td = *th + 1;
 }
 
-/* c->group: each rank's cluster in the model of the ranks (bcast_tree.c). */
+/* c->group: each rank's cluster, which the planning side filled in. */
 static int stripe_groups(struct gb_bcast_comm *c)
 {
-	int ret = gb_bcast_planning_init(c);
-
-	if (ret < 0)
-		return ret;
-	for (int i = 0; i < c->n; i++)
-		c->group[i] = c->sm.nodes[i].cluster;
+	if (!c->groups_ready) {
+		gb_bcast_seterr("stripes need the ranks' clusters: no model of the ranks");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -282,7 +281,7 @@ static int stripes_make(struct gb_bcast_comm *c, const struct gb_tree *tr, int k
 	return 0;
 }
 
-int gb_bcast_tree(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+int gb_bcast_exec(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		  const struct gb_tree *t, const struct gb_bcast_opts *o,
 		  struct gb_bcast_timing *tm)
 {

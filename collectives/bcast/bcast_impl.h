@@ -23,7 +23,9 @@ struct gb_bcast_entry {
 	double size;
 	struct timespec mtime;   /**< the matrix file's, 0 without one */
 	struct gb_tree t;        /**< t.n == 0: the tree is not known here */
-	const char *tree_via;
+	const char *tree_via;    /**< how the ranks get the tree (the protocol's choice) */
+	const char *reported_via;   /**< what gb_bcast_info says instead, or NULL:
+				       "fallback:mpich-g2" when a plugin failed at the root */
 	char model[256];
 	double seg;              /**< root: the automatic segment size (bytes) */
 	int seg_elem;            /**< ... for elements of this size; 0: not chosen yet */
@@ -45,7 +47,9 @@ struct gb_bcast_comm {
 	size_t npreq;
 	struct gb_tree rx;       /**< the last tree a header brought */
 	/* striped broadcasts (gb_bcast_opts.stripes; bcast_exec.c) */
-	int *group;              /**< n entries: each rank's cluster, -1 unknown */
+	int *group;              /**< n entries: each rank's cluster, filled in by the
+				      planning side (groups_ready), which the executor reads */
+	int groups_ready;
 	/** stripes 1 .. k-1 of the last call, stripe s at [s - 1] (stripe 0 is the tree) */
 	struct gb_tree stripe[GB_STRIPES_MAX - 1];
 	int *skids;              /**< (GB_STRIPES_MAX - 1) x n: stripe s's children in row s - 1 */
@@ -62,6 +66,9 @@ struct gb_bcast_comm {
 	struct gb_bcast_entry adaptive;  /**< GRIDBED_BCAST=adaptive: the last call's */
 	char adaptive_via[48];           /**< its tree_via when it is "fallback:<planner>" */
 
+	/** the planning side's cleanup, set by gb_bcast_planning_init(): the
+	 *  executor frees a state without knowing what planning keeps in it */
+	void (*release)(struct gb_bcast_comm *c);
 	int dead;                /**< pc freed at MPI_Finalize */
 	struct gb_bcast_comm *next;
 };
@@ -182,19 +189,23 @@ struct gb_bcast_opts gb_bcast_call_opts(struct gb_bcast_comm *c, struct gb_bcast
 void gb_bcast_set_info(struct gb_bcast_info *info, const struct gb_bcast_entry *e, double plan_s);
 
 /**
- * gb_bcast_adaptive_prepare() - gb_bcast_prepare() for "adaptive"
- * (bcast_adaptive.c): the tree this call would take.
+ * gb_bcast_adaptive_entry() - the "adaptive" tree source (bcast_adaptive.c,
+ * chosen in bcast_source.c): this call's entry, the advisor's tree or the
+ * fallback planner's at the root, "piggyback" elsewhere; always sent in
+ * the header.  @root is a rank of @c.  Collective, local work only.
  */
-int gb_bcast_adaptive_prepare(int root, double size, MPI_Comm comm,
-			      const struct gb_bcast_opts *o, struct gb_bcast_info *info);
+int gb_bcast_adaptive_entry(struct gb_bcast_comm *c, int root, double size,
+			    const struct gb_bcast_opts *o, struct gb_bcast_entry **out,
+			    double *plan_s);
 
 /**
- * gb_bcast_adaptive_run() - gb_bcast_run() for "adaptive"
- * (bcast_adaptive.c): the advisor's tree, or the fallback planner's,
- * always piggybacked.
+ * gb_bcast_exec() - the executor (bcast_exec.c, with bcast_pipe.c): run
+ * tree @t as gridbcast.h's gb_bcast_tree() says, which is this after the
+ * planning side has what stripes need (bcast_source.c).  It calls nothing
+ * of planning (t/0095-layering.t).
  */
-int gb_bcast_adaptive_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-			  const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
-			  struct gb_bcast_info *info);
+int gb_bcast_exec(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+		  const struct gb_tree *t, const struct gb_bcast_opts *o,
+		  struct gb_bcast_timing *tm);
 
 #endif

@@ -76,6 +76,7 @@ static struct {
 	const char *algo;          /* NULL: native */
 	int bad;                   /* GRIDBED_BCAST names no planner */
 	char bad_env[160];         /* a GRIDBED_* value gb_bcast_opts_env() refused */
+	char bad_algo[512];        /* why GRIDBED_BCAST names no planner */
 	int logfd;
 	int recfd;                 /* GRIDBED_BCAST_RECORD, -1: none */
 	unsigned long seq;
@@ -171,7 +172,13 @@ static void setup(void)
 		snprintf(S.bad_env, sizeof(S.bad_env), "%s", gb_bcast_strerror());
 	if (a && *a && strcmp(a, "native") != 0) {
 		S.algo = a;
-		S.bad = strcmp(a, "adaptive") && !gb_planner_find(a); /* gridbcast.h */
+		const struct gb_planner *p;
+
+		/* gridbcast.h; plugin:PATH and external:PATH are resolved (and a
+		 * plugin probed) here, once per process */
+		if (strcmp(a, "adaptive") &&
+		    gb_planner_resolve(a, &p, S.bad_algo, sizeof(S.bad_algo)) < 0)
+			S.bad = 1;
 	}
 	if (log && *log)
 		S.logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -262,7 +269,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	if (inter)
 		return PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (S.bad)
-		return fail(comm, "unknown planner in GRIDBED_BCAST (see gridtree list)");
+		return fail(comm, S.bad_algo);
 	if (S.bad_env[0])
 		return fail(comm, S.bad_env);
 	memset(&tm, 0, sizeof(tm));

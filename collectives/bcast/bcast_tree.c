@@ -36,6 +36,9 @@
  *    (the real protocol) converged to, instead of planning (see below).
 
  *  - "adaptive" (the advisor's trees) is not a planner: bcast_adaptive.c.
+ *  - A plugin or external planner (plugin:PATH, external:PATH) is a measured
+ *    planner; when it fails at the root the broadcast goes down a labelled
+ *    fallback tree (plan_fallback()).
  */
 #include <errno.h>
 #include <math.h>
@@ -224,6 +227,10 @@ int gb_bcast_planning_init(struct gb_bcast_comm *c)
 		gb_nm_release(&c->sm);
 		return ret;
 	}
+	for (int i = 0; i < c->n; i++)
+		c->group[i] = c->sm.nodes[i].cluster;
+	c->groups_ready = 1;
+	c->release = gb_bcast_planning_release;
 	c->planning_ready = 1;
 	return 0;
 }
@@ -237,6 +244,7 @@ void gb_bcast_planning_release(struct gb_bcast_comm *c)
 	gb_nm_release(&c->sm);
 	free(c->host);
 	c->host = NULL;
+	c->groups_ready = 0;
 	c->planning_ready = 0;
 }
 
@@ -471,6 +479,7 @@ static int plan_on(const struct gb_planner *p, const struct gb_netmodel *m, int 
 		   double size, const struct gb_bcast_opts *o, struct gb_tree *out)
 {
 	struct gb_plan_args a;
+	char why[512];
 	int ret;
 
 	memset(&a, 0, sizeof(a));
@@ -478,10 +487,40 @@ static int plan_on(const struct gb_planner *p, const struct gb_netmodel *m, int 
 	a.size = size;
 	a.seed = o ? o->seed : 1;
 	a.budget_s = o ? o->budget_s : 0;
-	ret = gb_plan(p, m, &a, out);
-	if (ret < 0)
+	ret = gb_plan_err(p, m, &a, out, why, sizeof(why));
+	if (ret < 0 && p->path)
+		gb_bcast_seterr("%s (root %d, %.0f B)", why, root, size);
+	else if (ret < 0)
 		gb_bcast_seterr("planner '%s' failed for root %d, %.0f B: %s", p->name, root, size,
 				strerror(-ret));
+	return ret;
+}
+
+/*
+ * A plugin or an external planner that fails at the root (crash, budget
+ * overrun, not a spanning tree: gb_plan_err()) must not take the broadcast
+ * down: the other ranks already wait for the tree's header.  The root then
+ * broadcasts along FALLBACK_PLANNER's tree on the same model, and the
+ * entry's model says so, with the fault, in every result row, and its
+ * reported tree_via is "fallback:mpich-g2", as an adaptive broadcast's
+ * fallback is (the ranks' protocol is still the piggybacked header;
+ * docs/plugins.md, "When a plugin fails").  The entry stays cached like
+ * any other, so a broken plugin is tried again when the matrix changes,
+ * not at every broadcast.
+ */
+#define FALLBACK_PLANNER "mpich-g2"
+
+static int plan_fallback(struct gb_bcast_entry *e, const struct gb_netmodel *m,
+			 const struct gb_bcast_opts *o)
+{
+	char lb[sizeof(e->model)];
+	int ret;
+
+	snprintf(lb, sizeof(lb), "%s", e->model);
+	snprintf(e->model, sizeof(e->model), "FALLBACK %s: %.160s; on %.60s", FALLBACK_PLANNER,
+		 gb_bcast_strerror(), lb);
+	ret = plan_on(gb_planner_find(FALLBACK_PLANNER), m, e->root, e->size, o, &e->t);
+	e->reported_via = "fallback:" FALLBACK_PLANNER;
 	return ret;
 }
 
@@ -496,10 +535,14 @@ static void shared_path(const struct gb_bcast_comm *c, const struct gb_planner *
 		job = getenv("OMPI_MCA_ess_base_jobid");
 	for (int i = 0; i < c->n; i++)
 		h = (h ^ (uint64_t)c->world[i]) * 1099511628211ull;
+	/* a plugin's name holds its path: hash it, and name the kind only */
+	for (const char *s = p->path ? p->name : ""; *s; s++)
+		h = (h ^ (uint64_t)(unsigned char)*s) * 1099511628211ull;
 	if (!dir || !*dir)
 		dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	snprintf(buf, len, "%s/gridbed-tree-%s-%016llx-%s-r%d-%.0f.json", dir, job ? job : "0",
-		 (unsigned long long)h, p->name, root, size);
+		 (unsigned long long)h, p->path ? (p->flags & GB_PLAN_PLUGIN ? "plugin" : "external") :
+		 p->name, root, size);
 }
 
 /* Plan (or fetch) into cache entry @e, whose key is already set. */
@@ -523,6 +566,8 @@ static int fill_entry(struct gb_bcast_comm *c, struct gb_bcast_entry *e, unsigne
 		ret = measured_model(c, (double)e->size, &mm, e->model, sizeof(e->model));
 		if (ret == 0)
 			ret = plan_on(e->p, &mm, e->root, e->size, o, &e->t);
+		if (ret < 0 && e->p->path && mm.n)
+			ret = plan_fallback(e, &mm, o);
 		gb_nm_release(&mm);
 		if (!strcmp(e->p->name, "phoenix")) {
 			char lb[sizeof(e->model)];
@@ -670,86 +715,8 @@ void gb_bcast_set_info(struct gb_bcast_info *info, const struct gb_bcast_entry *
 		snprintf(info->model, sizeof(info->model), "MPI library");
 		return;
 	}
-	info->tree_via = e->tree_via;
+	info->tree_via = e->reported_via ? e->reported_via : e->tree_via;
 	snprintf(info->model, sizeof(info->model), "%s", e->model);
 	info->tree = e->t.n ? &e->t : NULL;
 	info->plan_s = plan_s;
-}
-
-static int find_planner(const char *algo, const struct gb_planner **p)
-{
-	*p = gb_planner_find(algo);
-	if (!*p) {
-		gb_bcast_seterr("unknown planner '%s'", algo ? algo : "(null)");
-		return -ENOENT;
-	}
-	return 0;
-}
-
-#define ADAPTIVE "adaptive"
-
-int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
-		     const struct gb_bcast_opts *o, struct gb_bcast_info *info)
-{
-	const struct gb_planner *p;
-	struct gb_bcast_comm *c;
-	struct gb_bcast_entry *e;
-	double plan_s;
-	int ret;
-
-	if (algo && !strcmp(algo, "native")) {
-		gb_bcast_set_info(info, NULL, 0);
-		return 0;
-	}
-	if (algo && !strcmp(algo, ADAPTIVE))
-		return gb_bcast_adaptive_prepare(root, size, comm, o, info);
-	ret = find_planner(algo, &p);
-	if (ret == 0)
-		ret = gb_bcast_comm_get(comm, &c);
-	if (ret < 0)
-		return ret;
-	if (root < 0 || root >= c->n)
-		return -EINVAL;
-	ret = gb_bcast_get_entry(c, p, root, size, o, &e, &plan_s);
-	if (ret == 0)
-		gb_bcast_set_info(info, e, plan_s);
-	return ret;
-}
-
-int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-		 const char *algo, const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
-		 struct gb_bcast_info *info)
-{
-	struct gb_bcast_opts eo;
-	const struct gb_planner *p;
-	struct gb_bcast_comm *c;
-	struct gb_bcast_entry *e;
-	double plan_s;
-	int tsize = 0, ret;
-
-	if (algo && !strcmp(algo, "native")) {
-		gb_bcast_set_info(info, NULL, 0);
-		return gb_bcast_native(buf, count, dt, root, comm, tm);
-	}
-	if (algo && !strcmp(algo, ADAPTIVE))
-		return gb_bcast_adaptive_run(buf, count, dt, root, comm, o, tm, info);
-	ret = find_planner(algo, &p);
-	if (ret == 0)
-		ret = gb_bcast_comm_get(comm, &c);
-	if (ret < 0)
-		return ret;
-	if (root < 0 || root >= c->n || count < 0 || MPI_Type_size(dt, &tsize) != MPI_SUCCESS) {
-		gb_bcast_seterr("bad root, count or datatype");
-		return -EINVAL;
-	}
-	ret = gb_bcast_get_entry(c, p, root, (double)count * tsize, o, &e, &plan_s);
-	if (ret < 0)
-		return ret;
-	eo = gb_bcast_call_opts(c, e, o, root, tsize);
-	eo.flags &= ~GB_BCAST_PIGGYBACK;
-	if (!strcmp(e->tree_via, "piggyback"))
-		eo.flags |= GB_BCAST_PIGGYBACK;
-	ret = gb_bcast_tree(buf, count, dt, root, comm, e->t.n ? &e->t : NULL, &eo, tm);
-	gb_bcast_set_info(info, e, plan_s);
-	return ret;
 }

@@ -4,8 +4,10 @@
  * point-to-point (issue 4).
  *
  *	gb_bcast_tree()    the executor: one tree, any root, count, datatype
- *	gb_bcast_run()     by planner name: get the tree (below), then execute;
- *	                   "native" is MPI's own MPI_Bcast
+ *	gb_bcast_run()     by algorithm name: get the tree from its source
+ *	                   (bcast_source.c: native, adaptive, a planner of the
+ *	                   registry, plugin:PATH, external:PATH; docs/plugins.md),
+ *	                   then execute; "native" is MPI's own MPI_Bcast
  *	gb_bcast_gather()  per-rank times to the root, after the broadcast
  *	MPI_Bcast          libgridbcast.so replaces it (PMPI), GRIDBED_BCAST
  *
@@ -292,7 +294,9 @@ int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
 		     const struct gb_bcast_opts *o, struct gb_bcast_info *info);
 
 /**
- * gb_bcast_run() - broadcast with planner @algo (gb_planner_find()),
+ * gb_bcast_run() - broadcast with planner @algo (gb_planner_resolve(): a name
+ * of the registry, plugin:PATH or external:PATH; a plugin that fails at the
+ * root gives a labelled fallback tree, docs/plugins.md),
  * "adaptive" (the advisor's tree, see above; looked up at every call) or
  * "native".  Trees are cached per communicator by (planner, root, size,
  * matrix file's modification time): the first call plans.

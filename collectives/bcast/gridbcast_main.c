@@ -221,6 +221,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'a': {
 			const char *tmp[MAX_ALGOS];
+			const struct gb_planner *pl;
+			char why[512];
 			int nt = 0;
 
 			split_list(optarg, tmp, MAX_ALGOS, &nt);
@@ -232,8 +234,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					continue;
 				}
 				if (strcmp(tmp[i], "native") && strcmp(tmp[i], "adaptive") &&
-				    !gb_planner_find(tmp[i]))
+				    !gb_planner_find(tmp[i]) && !strchr(tmp[i], ':'))
 					refuse("unknown algorithm '%s' (see gridtree list)", tmp[i]);
+				if (strchr(tmp[i], ':') &&
+				    gb_planner_resolve(tmp[i], &pl, why, sizeof(why)) < 0)
+					refuse("--algo: %s", why);
 				if (strcmp(tmp[i], "native") && o->nalgos < MAX_ALGOS)
 					o->algos[o->nalgos++] = tmp[i];
 			}

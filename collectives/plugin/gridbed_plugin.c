@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "gbio.h"
+#include "gbutil.h"
 #include "gridbed/planner.h"
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -236,10 +237,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc != 2 + probe || argv[1 + probe][0] == '-') {
-		usage(stderr);
-		return 2;
-	}
+	if (argc != 2 + probe || argv[1 + probe][0] == '-')
+		return gb_refuse("gridbed-plugin", "usage: gridbed-plugin PLUGIN.so | --probe "
+				 "PLUGIN.so (see --help)");
 	if (load(argv[1 + probe], &plan))
 		return 1;
 	return probe ? 0 : serve(plan);
