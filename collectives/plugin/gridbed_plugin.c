@@ -21,6 +21,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,13 @@ static int serve(gridbed_plan_fn *plan)
 		.cluster_name = cname, .site_name = sname, .lat = m.lat, .bw = m.bw,
 		.o = m.o, .version = (unsigned long long)m.version,
 	};
+	/* a crash in the plugin must end this process by its signal, which
+	 * the caller reports ("crashed (signal 11, ...)"), even where a
+	 * sanitizer or another handler has taken the signal over */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
 	pr = plan(&gm, &rq, parent, order, perr, sizeof(perr));
 	if (pr != 0) {
 		perr[sizeof(perr) - 1] = '\0';
