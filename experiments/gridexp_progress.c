@@ -163,11 +163,11 @@ int dry_run(struct runner *R)
 				if (!R->use[a])
 					continue;
 				char seg[GB_STRIPES_FMT_MAX + 80] = "", sv[32], st[GB_STRIPES_FMT_MAX];
+				const char *lib;
 
 				gx_run_id(c, k, a, rep, id, sizeof(id));
-				if (gx_campaign_library(c, c->algos[a].bcast)) {
-					printf("  run %s: LD_PRELOAD=%s (its own MPI_Bcast)\n", id,
-					       gx_campaign_library(c, c->algos[a].bcast));
+				if ((lib = gx_campaign_library(c, c->algos[a].bcast))) {
+					printf("  run %s: LD_PRELOAD=%s (its own MPI_Bcast)\n", id, lib);
 					continue;
 				}
 				if (strcmp(c->algos[a].bcast, "native") &&

@@ -234,6 +234,7 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	const struct gx_campaign *c = &R->c;
 	const struct gx_algo *a = &c->algos[r->algo];
 	const struct gx_pattern *p = &c->app.pat;
+	const char *lib = gx_campaign_library(c, a->bcast);
 	double timeout = c->timeout > 0 ? c->timeout : 180 + 3 * planned_app(R);
 	char seg[32], stripes[GB_STRIPES_FMT_MAX];
 	int n = 0, e = 0;
@@ -242,8 +243,7 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	add_opt(argv, &n, "--prefix", "%s", R->prefix);
 	add_arg(argv, &n, "mpirun");
 	/* the user's own MPI_Bcast (library:) replaces libgridbcast.so */
-	add_opt(argv, &n, "--preload", "%s", gx_campaign_library(c, a->bcast) ?
-		gx_campaign_library(c, a->bcast) : R->libbcast);
+	add_opt(argv, &n, "--preload", "%s", lib ? lib : R->libbcast);
 	add_opt(argv, &n, "--timeout", "%.0f", ceil(timeout));
 	if (R->hosts)
 		add_opt(argv, &n, "--hosts", "%s", R->hosts);
@@ -285,8 +285,7 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	argv[n] = NULL;
 
 	/* gridemu mpirun exports every GRIDBED_* variable to the ranks */
-	add_arg(env, &e, "GRIDBED_BCAST=%s", gx_campaign_library(c, a->bcast) ? "native" :
-		gx_campaign_spec(c, a->bcast));
+	add_arg(env, &e, "GRIDBED_BCAST=%s", lib ? "native" : gx_campaign_spec(c, a->bcast));
 	add_arg(env, &e, "GRIDBED_APPLOG=%s/applog.txt", r->tmp);
 	add_arg(env, &e, "GRIDBED_BCAST_RECORD=%s/record.jsonl", r->tmp);
 	add_arg(env, &e, "GRIDBED_SEED=%llu", (unsigned long long)c->seed);

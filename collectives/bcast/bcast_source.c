@@ -90,21 +90,20 @@ static const struct tree_source *source_for(const char *algo)
 	return NULL;    /* not reached: the last source takes any name */
 }
 
-/* The source and the entry of one call; *e = NULL for MPI's own broadcast. */
-static int select_entry(const char *algo, int root, double size, MPI_Comm comm,
-			const struct gb_bcast_opts *o, const struct tree_source **src,
-			struct gb_bcast_comm **c, struct gb_bcast_entry **e, double *plan_s)
+/* Source @src's entry of one call; *e = NULL for MPI's own broadcast. */
+static int select_entry(const struct tree_source *src, const char *algo, int root, double size,
+			MPI_Comm comm, const struct gb_bcast_opts *o, struct gb_bcast_comm **c,
+			struct gb_bcast_entry **e, double *plan_s)
 {
 	int ret;
 
 	*e = NULL;
 	*plan_s = 0;
-	if (!algo) {
+	if (!src) {
 		gb_bcast_seterr("no algorithm named");
 		return -EINVAL;
 	}
-	*src = source_for(algo);
-	if (!(*src)->entry)
+	if (!src->entry)
 		return 0;
 	ret = gb_bcast_comm_get(comm, c);
 	if (ret < 0)
@@ -114,17 +113,17 @@ static int select_entry(const char *algo, int root, double size, MPI_Comm comm,
 				(*c)->n);
 		return -EINVAL;
 	}
-	return (*src)->entry(*c, algo, root, size, o, e, plan_s);
+	return src->entry(*c, algo, root, size, o, e, plan_s);
 }
 
 int gb_bcast_prepare(const char *algo, int root, double size, MPI_Comm comm,
 		     const struct gb_bcast_opts *o, struct gb_bcast_info *info)
 {
-	const struct tree_source *src;
+	const struct tree_source *src = algo ? source_for(algo) : NULL;
 	struct gb_bcast_comm *c;
 	struct gb_bcast_entry *e;
 	double plan_s;
-	int ret = select_entry(algo, root, size, comm, o, &src, &c, &e, &plan_s);
+	int ret = select_entry(src, algo, root, size, comm, o, &c, &e, &plan_s);
 
 	if (ret == 0)
 		gb_bcast_set_info(info, e, plan_s);
@@ -135,14 +134,14 @@ int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		 const char *algo, const struct gb_bcast_opts *o, struct gb_bcast_timing *tm,
 		 struct gb_bcast_info *info)
 {
-	const struct tree_source *src;
+	const struct tree_source *src = algo ? source_for(algo) : NULL;
 	struct gb_bcast_opts eo;
 	struct gb_bcast_comm *c;
 	struct gb_bcast_entry *e;
 	double plan_s;
 	int tsize = 0, ret;
 
-	if (algo && (source_for(algo)->entry == NULL)) {
+	if (src && !src->entry) {
 		gb_bcast_set_info(info, NULL, 0);
 		return gb_bcast_native(buf, count, dt, root, comm, tm);
 	}
@@ -150,7 +149,7 @@ int gb_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		gb_bcast_seterr("bad root, count or datatype");
 		return -EINVAL;
 	}
-	ret = select_entry(algo, root, (double)count * tsize, comm, o, &src, &c, &e, &plan_s);
+	ret = select_entry(src, algo, root, (double)count * tsize, comm, o, &c, &e, &plan_s);
 	if (ret < 0)
 		return ret;
 	eo = gb_bcast_call_opts(c, e, o, root, tsize);

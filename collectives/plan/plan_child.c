@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gbio.h"
@@ -34,12 +33,49 @@
 
 #define GB_CHILD_OUT_MAX (64u << 20)
 
-static double mono(void)
-{
-	struct timespec ts;
+/* The last non-empty line of standard error, kept as it arrives. */
+struct tail {
+	char line[sizeof(((struct gb_child_result *)0)->errline)];
+	size_t cur;
+	int complete;           /* line[] holds a whole line: the next byte starts another */
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+static void tail_add(struct tail *t, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			t->complete = t->cur > 0;
+			continue;
+		}
+		if (t->complete) {
+			t->cur = 0;
+			t->complete = 0;
+		}
+		if (t->cur + 1 < sizeof(t->line))
+			t->line[t->cur++] = buf[i];
+		t->line[t->cur] = '\0';
+	}
+}
+
+/* Append @n bytes to @r->out (NUL-terminated), growing it; @cap its room. */
+static int out_add(struct gb_child_result *r, size_t *cap, const char *buf, size_t n)
+{
+	if (r->outlen + n + 1 > *cap) {
+		size_t nc = *cap ? *cap * 2 : 65536;
+		char *nb;
+
+		while (nc < r->outlen + n + 1)
+			nc *= 2;
+		nb = realloc(r->out, nc);
+		if (!nb)
+			return -ENOMEM;
+		r->out = nb;
+		*cap = nc;
+	}
+	memcpy(r->out + r->outlen, buf, n);
+	r->outlen += n;
+	r->out[r->outlen] = '\0';
+	return 0;
 }
 
 /* A memfd holding @len bytes of @data, positioned at 0; -errno on failure. */
@@ -93,14 +129,13 @@ int gb_child_run(char *const argv[], const void *in, size_t inlen, double timeou
 		 struct gb_child_result *r)
 {
 	int ifd, op[2] = { -1, -1 }, ep[2] = { -1, -1 }, ret, status = 0, open_fds = 2;
-	char buf[4096], *nb, line[sizeof(r->errline)];
-	size_t cap = 0, cur = 0;
-	int complete = 0;       /* line[] holds a whole line: the next byte starts another */
+	struct tail tl = { .cur = 0 };
+	char buf[4096];
+	size_t cap = 0;
 	double t0, deadline;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
-	line[0] = '\0';
 	if (access(argv[0], X_OK) < 0)
 		return -errno;
 	ifd = input_fd(in ? in : "", in ? inlen : 0);
@@ -110,7 +145,7 @@ int gb_child_run(char *const argv[], const void *in, size_t inlen, double timeou
 		ret = -errno;
 		goto fail_fds;
 	}
-	t0 = mono();
+	t0 = gb_now();
 	deadline = t0 + timeout_s;
 	pid = fork();
 	if (pid < 0) {
@@ -127,7 +162,7 @@ int gb_child_run(char *const argv[], const void *in, size_t inlen, double timeou
 
 	while (open_fds > 0) {
 		struct pollfd pf[2] = { { op[0], POLLIN, 0 }, { ep[0], POLLIN, 0 } };
-		double left = deadline - mono();
+		double left = deadline - gb_now();
 		int pr;
 
 		if (left <= 0) {
@@ -161,44 +196,16 @@ int gb_child_run(char *const argv[], const void *in, size_t inlen, double timeou
 				continue;
 			}
 			if (k == 1) {
-				for (ssize_t i = 0; i < n; i++) {
-					if (buf[i] == '\n') {
-						complete = cur > 0;
-						continue;
-					}
-					if (complete) {
-						cur = 0;
-						complete = 0;
-					}
-					if (cur + 1 < sizeof(line))
-						line[cur++] = buf[i];
-					line[cur] = '\0';
-				}
-				continue;
-			}
-			if (r->outlen + (size_t)n > GB_CHILD_OUT_MAX) {
+				tail_add(&tl, buf, (size_t)n);
+			} else if (r->outlen + (size_t)n > GB_CHILD_OUT_MAX) {
 				r->too_much = 1;
 				kill(-pid, SIGKILL);
-				continue;
+			} else if (out_add(r, &cap, buf, (size_t)n) < 0) {
+				ret = -ENOMEM;
+				kill(-pid, SIGKILL);
+				waitpid(pid, NULL, 0);
+				goto fail_fds;
 			}
-			if (r->outlen + (size_t)n + 1 > cap) {
-				size_t nc = cap ? cap * 2 : 65536;
-
-				while (nc < r->outlen + (size_t)n + 1)
-					nc *= 2;
-				nb = realloc(r->out, nc);
-				if (!nb) {
-					ret = -ENOMEM;
-					kill(-pid, SIGKILL);
-					waitpid(pid, NULL, 0);
-					goto fail_fds;
-				}
-				r->out = nb;
-				cap = nc;
-			}
-			memcpy(r->out + r->outlen, buf, (size_t)n);
-			r->outlen += (size_t)n;
-			r->out[r->outlen] = '\0';
 		}
 	}
 	/* Both pipes closed (or the deadline passed): reap by the deadline. */
@@ -211,7 +218,7 @@ int gb_child_run(char *const argv[], const void *in, size_t inlen, double timeou
 			ret = -errno;
 			goto fail_fds;
 		}
-		if (r->timed_out || mono() >= deadline) {
+		if (r->timed_out || gb_now() >= deadline) {
 			r->timed_out = 1;
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
@@ -227,9 +234,9 @@ int gb_child_run(char *const argv[], const void *in, size_t inlen, double timeou
 		close(ep[0]);
 	/* a planner's helpers may outlive it: take the whole group down */
 	kill(-pid, SIGKILL);
-	r->elapsed_s = mono() - t0;
+	r->elapsed_s = gb_now() - t0;
 	r->status = status;
-	snprintf(r->errline, sizeof(r->errline), "%s", line);
+	snprintf(r->errline, sizeof(r->errline), "%s", tl.line);
 	return 0;
 
 fail_fds:
