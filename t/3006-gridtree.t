@@ -76,6 +76,20 @@ pred=$(jget predicted.contention <"$TMP/t.json")
 ev=$("$GT" eval --tree "$TMP/t.json" --topo "$TG" --size 65536 --format json | jget contention)
 is "$ev" "$pred" "eval of the saved tree reproduces its prediction"
 like "$("$GT" eval --tree "$TMP/t.json" --topo "$TG" --size 64K)" "contention" "eval text output"
+# eval --algo (issue 45): plans with the planner and scores its tree, the
+# same predictions as plan's
+ev=$("$GT" eval --algo mateescu --root c2-1 --topo "$TG" --size 64K --format json | jget contention)
+is "$ev" "$pred" "eval --algo scores the tree plan gives"
+like "$("$GT" eval --algo sa --root c2-1 --seed 3 --topo "$TG" --size 64K)" \
+	"tree       planned by sa, root c2-1, seed 3" "eval --algo text names the planner"
+err=$("$GT" eval --algo sa --tree "$TMP/t.json" --topo "$TG" --size 1K 2>&1 >/dev/null); st=$?
+is "$st:$err" "2:gridtree: eval: give exactly one of --tree FILE and --algo NAME" "eval --tree with --algo: usage error"
+err=$("$GT" eval --algo sa --topo "$TG" --size 1K 2>&1 >/dev/null); st=$?
+is "$st:$err" "2:gridtree: eval: --root is required with --algo" "eval --algo without --root: usage error"
+err=$("$GT" eval --algo sa --root nosuch --topo "$TG" --size 1K 2>&1 >/dev/null); st=$?
+is "$st:$err" "2:gridtree: unknown root node 'nosuch'" "eval --algo with an unknown root: exit 2, one line"
+err=$("$GT" eval --tree "$TMP/t.json" --root c2-1 --topo "$TG" --size 1K 2>&1 >/dev/null); st=$?
+is "$st" 2 "eval --tree with --root: usage error"
 
 # dot
 out=$("$GT" plan --algo magpie --topo "$TG" --root c2-1 --size 1K --format dot)

@@ -51,6 +51,9 @@ like "$out" "^  c2-1 -> " "and prints a tree from the root"
 rel=$(cd "$TMP/ex" && "$GT" plan --algo plugin:./earliest-first.so --matrix "$TMP/m3.json" \
 	--root a --size 1K --format json); st=$?
 is "$st" 0 "a path relative to the working directory"
+out=$("$GT" eval --algo "plugin:$PL" --topo "$TG" --root c2-1 --size 1M --format json); st=$?
+is "$st" 0 "gridtree eval --algo plugin:PATH"
+like "$out" '"contention": [0-9.]+' "  scores the plugin's tree under every model"
 
 # --- the example external planner ----------------------------------------
 cp "$GRIDBED_SRC/examples/external-planner/coordinators.py" "$TMP/coord.py"

@@ -6,7 +6,8 @@
  *	gridtree plan --algo NAME (--topo FILE | --matrix FILE) --root NODE --size BYTES
  *	              [--seed N] [--budget-ms N] [--model M] [--o SECONDS]
  *	              [--format text|json|dot] [--arrivals] [--stripes K]
- *	gridtree eval --tree FILE (--topo FILE | --matrix FILE) --size BYTES [--format text|json]
+ *	gridtree eval (--tree FILE | --algo NAME --root NODE [--seed N] [--budget-ms N]
+ *	              [--model M]) (--topo FILE | --matrix FILE) --size BYTES [--format text|json]
  *	              [--arrivals] [--stripes K]
  *	gridtree sim gupta-fig3|fkaier ...
  *	gridtree pools --matrix FILE --percent P
@@ -380,92 +381,120 @@ static void usage_plan(FILE *f)
 		DEFAULT_O);
 }
 
+/* The planning options (plan, and eval --algo): plan_opt(). */
+struct plan_opts {
+	const struct gb_planner *p; /* --algo */
+	const char *root;           /* --root */
+	struct gb_plan_args a;      /* --seed, --budget-ms, --model; the size */
+};
+
+#define PLAN_OPTIONS                                               \
+	{ "algo", required_argument, NULL, OPT_ALGO },             \
+	{ "root", required_argument, NULL, OPT_ROOT },             \
+	{ "seed", required_argument, NULL, OPT_SEED },             \
+	{ "budget-ms", required_argument, NULL, OPT_BUDGET },      \
+	{ "model", required_argument, NULL, OPT_MODEL }
+
+/* Take option @c of PLAN_OPTIONS into @po; 0 when @c is not one of them. */
+static int plan_opt(struct plan_opts *po, int c, const char *arg)
+{
+	char err[512];
+
+	switch (c) {
+	case OPT_ALGO:
+		po->p = gb_planner_find(arg);
+		if (!po->p && !strchr(arg, ':'))
+			die_usage("unknown planner '%s' (see 'gridtree list')", arg);
+		if (!po->p && gb_planner_resolve(arg, &po->p, err, sizeof(err)) < 0)
+			die_usage("--algo: %s", err);
+		return 1;
+	case OPT_ROOT:
+		po->root = arg;
+		return 1;
+	case OPT_SEED:
+		po->a.seed = parse_u64_opt("seed", arg);
+		return 1;
+	case OPT_BUDGET:
+		po->a.budget_s = parse_double_opt("budget", arg) * 1e-3;
+		return 1;
+	case OPT_MODEL:
+		if (!gb_costmodel_find(arg))
+			die_usage("unknown cost model '%s' (see 'gridtree list')", arg);
+		po->a.model = arg;
+		return 1;
+	}
+	return 0;
+}
+
+/* Plan @po's tree on @m into @t, timing it in *@dt; prints the error.
+ * Returns 0 or the exit status (2: --root names no node). */
+static int plan_tree(struct plan_opts *po, const struct gb_netmodel *m, const char *cmd,
+		     struct gb_tree *t, double *dt)
+{
+	char why[512];
+	double t0;
+	int ret;
+
+	if (!po->root)
+		die_usage("%s: --root is required with --algo", cmd);
+	po->a.root = parse_node(m, po->root);
+	if (po->a.root < 0) {
+		fail("unknown root node '%s'", po->root);
+		return EXIT_USAGE;
+	}
+	t0 = gb_now();
+	ret = gb_plan_err(po->p, m, &po->a, t, why, sizeof(why));
+	*dt = gb_now() - t0;
+	if (ret < 0) {
+		if (po->p->path)
+			return fail("%s", why);
+		return fail("planner '%s' failed: %s", po->p->name, strerror(-ret));
+	}
+	return 0;
+}
+
 static int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "algo", required_argument, NULL, OPT_ALGO },
+		PLAN_OPTIONS,
 		CMD_OPTIONS,
-		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "budget-ms", required_argument, NULL, OPT_BUDGET },
-		{ "model", required_argument, NULL, OPT_MODEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tool_cli cli = { "gridtree: plan", usage_plan };
 	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 1, 0, 1 };
-	struct gb_plan_args a = { 0, -1, 1, 0, NULL };
-	const struct gb_planner *p = NULL;
-	const char *root = NULL;
+	struct plan_opts po = { NULL, NULL, { 0, -1, 1, 0, NULL } };
+	const struct gb_planner *p;
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
-	char why[512];
 	int c, st, ret;
-	double t0, dt, seg;
+	double dt, seg;
 
 	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1) {
-		if (cmd_opt(&co, c, optarg))
+		if (cmd_opt(&co, c, optarg) || plan_opt(&po, c, optarg))
 			continue;
-		switch (c) {
-		case OPT_ALGO: {
-			char err[512];
-
-			p = gb_planner_find(optarg);
-			if (!p && !strchr(optarg, ':'))
-				die_usage("unknown planner '%s' (see 'gridtree list')", optarg);
-			if (!p && gb_planner_resolve(optarg, &p, err, sizeof(err)) < 0)
-				die_usage("--algo: %s", err);
-			break;
-		}
-		case OPT_ROOT:
-			root = optarg;
-			break;
-		case OPT_SIZE:
-			a.size = parse_size_opt(optarg);
-			break;
-		case OPT_SEED:
-			a.seed = parse_u64_opt("seed", optarg);
-			break;
-		case OPT_BUDGET:
-			a.budget_s = parse_double_opt("budget", optarg) * 1e-3;
-			break;
-		case OPT_MODEL:
-			if (!gb_costmodel_find(optarg))
-				die_usage("unknown cost model '%s' (see 'gridtree list')", optarg);
-			a.model = optarg;
-			break;
-		}
+		if (c == OPT_SIZE)
+			po.a.size = parse_size_opt(optarg);
 	}
 	if (st >= 0)
 		return st;
-	if (!p)
+	if (!(p = po.p))
 		die_usage("plan: --algo is required");
 	if (co.arrivals && co.format)
 		die_usage("plan: --arrivals goes with the text format only");
-	if (!root)
+	if (!po.root)
 		die_usage("plan: --root is required");
-	if (a.size < 0)
+	if (po.a.size < 0)
 		die_usage("plan: --size is required");
-	if ((ret = load_model(&co, &m)) || (ret = at_size(&m, a.size)))
+	if ((ret = load_model(&co, &m)) || (ret = at_size(&m, po.a.size)))
 		return ret;
-	a.root = parse_node(&m, root);
-	if (a.root < 0) {
+	if ((ret = plan_tree(&po, &m, "plan", &t, &dt))) {
 		gb_nm_release(&m);
-		die_usage("unknown root node '%s'", root);
+		return ret;
 	}
-	t0 = gb_now();
-	ret = gb_plan_err(p, &m, &a, &t, why, sizeof(why));
-	dt = gb_now() - t0;
-	if (ret < 0) {
-		gb_nm_release(&m);
-		if (p->path)
-			return fail("%s", why);
-		return fail("planner '%s' failed: %s", p->name, strerror(-ret));
-	}
-	ret = 0;
 	if (co.format == 1) {
-		if (gb_tree_save_json(&t, &m, p->name, a.size, "-") < 0)
+		if (gb_tree_save_json(&t, &m, p->name, po.a.size, "-") < 0)
 			ret = fail("cannot write the tree: %s", strerror(EIO));
 	} else if (co.format == 2) {
 		if (gb_tree_write_dot(&t, &m, stdout) < 0)
@@ -473,16 +502,16 @@ static int cmd_plan(int argc, char **argv)
 	} else {
 		printf("planner    %s: %s\n", p->name, p->summary);
 		model_summary(stdout, &co, &m);
-		printf("root       %s, size %.0f B, seed %llu", m.nodes[a.root].name, a.size,
-		       (unsigned long long)a.seed);
-		if ((p->flags & GB_PLAN_ANYTIME) && a.budget_s > 0)
-			printf(", budget %.0f ms", a.budget_s * 1e3);
+		printf("root       %s, size %.0f B, seed %llu", m.nodes[po.a.root].name, po.a.size,
+		       (unsigned long long)po.a.seed);
+		if ((p->flags & GB_PLAN_ANYTIME) && po.a.budget_s > 0)
+			printf(", budget %.0f ms", po.a.budget_s * 1e3);
 		else if (p->flags & GB_PLAN_ANYTIME)
 			printf(", no budget (the paper's fixed invocation counts)");
 		printf("\nplanning   %.3f ms\n", dt * 1e3);
 		print_tree_text(stdout, &m, &t);
-		seg = print_costs(stdout, &m, &t, a.size, a.model, co.stripes);
-		if (co.arrivals && print_arrivals(stdout, &m, &t, a.size, seg, co.stripes))
+		seg = print_costs(stdout, &m, &t, po.a.size, po.a.model, co.stripes);
+		if (co.arrivals && print_arrivals(stdout, &m, &t, po.a.size, seg, co.stripes))
 			ret = 1;
 	}
 	gb_tree_release(&t);
@@ -497,19 +526,24 @@ static int cmd_plan(int argc, char **argv)
 static void usage_eval(FILE *f)
 {
 	fprintf(f,
-		"usage: gridtree eval --tree FILE (--topo FILE | --matrix FILE) --size BYTES\n"
+		"usage: gridtree eval (--tree FILE | --algo NAME --root NODE [--seed N]\n"
+		"                     [--budget-ms N] [--model M])\n"
+		"                     (--topo FILE | --matrix FILE) --size BYTES\n"
 		"                     [--o SECONDS] [--format text|json] [--arrivals]\n"
 		"                     [--stripes K]\n"
-		"  Score an existing tree (the JSON of 'gridtree plan --format json') under\n"
-		"  every cost model; nodes are matched by name.  --arrivals (text): when\n"
-		"  each node has the message, per model.  --stripes K (text): also the\n"
-		"  root's segments down K trees (GRIDBED_STRIPES).\n");
+		"  Score a tree under every cost model: an existing one (--tree: the JSON of\n"
+		"  'gridtree plan --format json'; nodes are matched by name), or the one\n"
+		"  --algo plans (a planner, plugin:FILE.so or external:PROGRAM, with plan's\n"
+		"  options).  --arrivals (text): when each node has the message, per model.\n"
+		"  --stripes K (text): also the root's segments down K trees\n"
+		"  (GRIDBED_STRIPES).\n");
 }
 
 static int cmd_eval(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "tree", required_argument, NULL, OPT_TREE },
+		PLAN_OPTIONS,
 		CMD_OPTIONS,
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "help", no_argument, NULL, 'h' },
@@ -517,15 +551,16 @@ static int cmd_eval(int argc, char **argv)
 	};
 	static const struct tool_cli cli = { "gridtree: eval", usage_eval };
 	struct cmd_opts co = { NULL, NULL, DEFAULT_O, 0, 0, 0, 1 };
+	struct plan_opts po = { NULL, NULL, { 0, -1, 1, 0, NULL } };
 	const char *tree = NULL;
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
-	double size = -1, seg;
+	double size = -1, seg, dt;
 	char err[512];
 	int c, st, ret;
 
 	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1) {
-		if (cmd_opt(&co, c, optarg))
+		if (cmd_opt(&co, c, optarg) || plan_opt(&po, c, optarg))
 			continue;
 		switch (c) {
 		case OPT_TREE:
@@ -538,16 +573,24 @@ static int cmd_eval(int argc, char **argv)
 	}
 	if (st >= 0)
 		return st;
-	if (!tree)
-		die_usage("eval: --tree is required");
+	if (!tree == !po.p)
+		die_usage("eval: give exactly one of --tree FILE and --algo NAME");
+	if (tree && (po.root || po.a.model || po.a.budget_s > 0))
+		die_usage("eval: --root, --budget-ms and --model go with --algo");
+	if (po.p && !po.root)
+		die_usage("eval: --root is required with --algo");
 	if (co.arrivals && co.format)
 		die_usage("eval: --arrivals goes with the text format only");
 	if (size < 0)
 		die_usage("eval: --size is required");
 	if ((ret = load_model(&co, &m)) || (ret = at_size(&m, size)))
 		return ret;
-	ret = gb_tree_load_json(&t, &m, tree, err, sizeof(err));
-	if (ret < 0) {
+	po.a.size = size;
+	if (po.p && (ret = plan_tree(&po, &m, "eval", &t, &dt))) {
+		gb_nm_release(&m);
+		return ret;
+	}
+	if (tree && (ret = gb_tree_load_json(&t, &m, tree, err, sizeof(err))) < 0) {
 		/* the tree file is the user's input: malformed or unreadable, exit 2 */
 		gb_nm_release(&m);
 		if (err[0])
@@ -573,7 +616,11 @@ static int cmd_eval(int argc, char **argv)
 		json_decref(o);
 	} else {
 		model_summary(stdout, &co, &m);
-		printf("tree       %s, root %s\n", tree, m.nodes[t.root].name);
+		if (tree)
+			printf("tree       %s, root %s\n", tree, m.nodes[t.root].name);
+		else
+			printf("tree       planned by %s, root %s, seed %llu\n", po.p->name,
+			       m.nodes[t.root].name, (unsigned long long)po.a.seed);
 		seg = print_costs(stdout, &m, &t, size, NULL, co.stripes);
 		if (co.arrivals && print_arrivals(stdout, &m, &t, size, seg, co.stripes))
 			ret = 1;
