@@ -426,17 +426,15 @@ static int plan_opt(struct plan_opts *po, int c, const char *arg)
 	return 0;
 }
 
-/* Plan @po's tree on @m into @t, timing it in *@dt; prints the error.
- * Returns 0 or the exit status (2: --root names no node). */
-static int plan_tree(struct plan_opts *po, const struct gb_netmodel *m, const char *cmd,
-		     struct gb_tree *t, double *dt)
+/* Plan @po's tree (its --root given) on @m into @t, timing it in *@dt;
+ * prints the error.  Returns 0 or the exit status (2: --root names no node). */
+static int plan_tree(struct plan_opts *po, const struct gb_netmodel *m, struct gb_tree *t,
+		     double *dt)
 {
 	char why[512];
 	double t0;
 	int ret;
 
-	if (!po->root)
-		die_usage("%s: --root is required with --algo", cmd);
 	po->a.root = parse_node(m, po->root);
 	if (po->a.root < 0) {
 		fail("unknown root node '%s'", po->root);
@@ -489,7 +487,7 @@ static int cmd_plan(int argc, char **argv)
 		die_usage("plan: --size is required");
 	if ((ret = load_model(&co, &m)) || (ret = at_size(&m, po.a.size)))
 		return ret;
-	if ((ret = plan_tree(&po, &m, "plan", &t, &dt))) {
+	if ((ret = plan_tree(&po, &m, &t, &dt))) {
 		gb_nm_release(&m);
 		return ret;
 	}
@@ -555,7 +553,7 @@ static int cmd_eval(int argc, char **argv)
 	const char *tree = NULL;
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
-	double size = -1, seg, dt;
+	double seg, dt;
 	char err[512];
 	int c, st, ret;
 
@@ -567,7 +565,7 @@ static int cmd_eval(int argc, char **argv)
 			tree = optarg;
 			break;
 		case OPT_SIZE:
-			size = parse_size_opt(optarg);
+			po.a.size = parse_size_opt(optarg);
 			break;
 		}
 	}
@@ -581,12 +579,11 @@ static int cmd_eval(int argc, char **argv)
 		die_usage("eval: --root is required with --algo");
 	if (co.arrivals && co.format)
 		die_usage("eval: --arrivals goes with the text format only");
-	if (size < 0)
+	if (po.a.size < 0)
 		die_usage("eval: --size is required");
-	if ((ret = load_model(&co, &m)) || (ret = at_size(&m, size)))
+	if ((ret = load_model(&co, &m)) || (ret = at_size(&m, po.a.size)))
 		return ret;
-	po.a.size = size;
-	if (po.p && (ret = plan_tree(&po, &m, "eval", &t, &dt))) {
+	if (po.p && (ret = plan_tree(&po, &m, &t, &dt))) {
 		gb_nm_release(&m);
 		return ret;
 	}
@@ -604,7 +601,7 @@ static int cmd_eval(int argc, char **argv)
 		json_t *o = json_object();
 
 		for (int i = 0; o && i < gb_ncostmodels; i++) {
-			double x = gb_costmodels[i].cost(&m, &t, size, NULL);
+			double x = gb_costmodels[i].cost(&m, &t, po.a.size, NULL);
 
 			json_object_set_new(o, gb_costmodels[i].name,
 					    isfinite(x) ? json_real(x) : json_null());
@@ -621,8 +618,8 @@ static int cmd_eval(int argc, char **argv)
 		else
 			printf("tree       planned by %s, root %s, seed %llu\n", po.p->name,
 			       m.nodes[t.root].name, (unsigned long long)po.a.seed);
-		seg = print_costs(stdout, &m, &t, size, NULL, co.stripes);
-		if (co.arrivals && print_arrivals(stdout, &m, &t, size, seg, co.stripes))
+		seg = print_costs(stdout, &m, &t, po.a.size, NULL, co.stripes);
+		if (co.arrivals && print_arrivals(stdout, &m, &t, po.a.size, seg, co.stripes))
 			ret = 1;
 	}
 	gb_tree_release(&t);
