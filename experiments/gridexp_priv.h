@@ -14,8 +14,8 @@
  *	gridexp_run.c      one run: the load schedule's child, gridadvisor,
  *	                   gridemu mpirun of synthapp, run.json, the complete marker
  *	gridexp_capture.c  one run's wide-area counters (libgbcapture)
- *	gridexp_fidelity.c one run's fidelity monitor (emulator/fidelity.h)
- *	gridexp_tcpstat.c  one run's hosts' TCP counters (emulator/tcpstat.h)
+ *	gridexp_fidelity.c one run's fidelity monitor (emulator/grid/fidelity.h)
+ *	gridexp_tcpstat.c  one run's hosts' TCP counters (emulator/grid/tcpstat.h)
  *	gridexp_oracle.c   `monitor: {oracle: true}`: the configured matrix, with
  *	                   the loads that are on applied (a perfect monitor)
  *	gridexp_meta.c     the results directory and its meta.json (sessions)

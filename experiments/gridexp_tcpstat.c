@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * gridexp_tcpstat.c - one run's hosts' TCP counters (emulator/tcpstat.h):
+ * gridexp_tcpstat.c - one run's hosts' TCP counters (emulator/grid/tcpstat.h):
  * every host built here sampled when the broadcasts may start, every
  * TCP_PERIOD of the wall clock while they run, and when the application
  * has ended.  Files:

@@ -30,7 +30,7 @@
  * Bounds (independent of the caller): PR_SET_PDEATHSIG + a getppid() check,
  * a self-imposed end time, and ITIMER_REAL one second after it as a
  * backstop whose SIGALRM (default action) ends a process stuck anywhere
- * (gb_child_fork(), emulator/probe_child.h, sets up all but the end time).
+ * (gb_child_fork(), emulator/grid/probe_child.h, sets up all but the end time).
  */
 #include "gbload.h"
 #include "gbemu.h"
@@ -93,7 +93,7 @@ static int ms_until(double t)
  * CPU falls behind its schedule (development runs of teragrid-paper on 2
  * cores sent 30-93 % of their rate with SCHED_OTHER: docs/measurements.md,
  * session 33).  So both ends run SCHED_FIFO when allowed, below the delay
- * line's workers (emulator/tapd_daemon.h: RT_PRIO 10) that carry their
+ * line's workers (emulator/tapd/tapd_daemon.h: RT_PRIO 10) that carry their
  * datagrams, with a timer slack of 1 ns for the sender's paced sleeps.
  * They sleep between datagrams, so they cannot hold a CPU.
  */

@@ -30,7 +30,7 @@
  *     the grid's run directory, so `gridload restore` repairs the links after
  *     a crash.
  *
- * Time dilation (docs/architecture.md, decision 9, emulator/dilate.h): on a grid
+ * Time dilation (docs/architecture.md, decision 9, emulator/grid/dilate.h): on a grid
  * brought up with `--dilate K`, a schedule describes the same *virtual*
  * experiment as at K = 1.  Every schedule time, after the time scale, lasts
  * K times as long on the wall clock, and every flow sends its topology rate

@@ -17,7 +17,7 @@
  *       sleep until the next event, at most 0.1 s (flows are polled)
  *
  * Time dilation (docs/architecture.md, decision 9): on a grid dilated k times
- * (emulator/dilate.h), the loop runs on wall-clock times = scaled times x k
+ * (emulator/grid/dilate.h), the loop runs on wall-clock times = scaled times x k
  * (wall()), and a flow's rate is divided by k once, where its sender's spec
  * is filled (traffic_start()); what it measured on the wire is multiplied
  * by k back (traffic_collect()).  Everything else here (rows, progress

@@ -26,7 +26,6 @@
  */
 #include "load_priv.h"
 #include "dilate.h"
-#include "shaping.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# 0095-layering: collectives/ keeps its dependency tiers (docs/architecture.md
-# decision 12, collectives/CMakeLists.txt): every folder includes only the
-# folders below it, and core/, plan/ and libgbphoenix reach neither <mpi.h>
-# nor an emulator header.  The checker is t/layering.py; it is first shown a
-# copy of the tree with one bad include planted, so that it is known to
-# catch one.
+# 0095-layering: every top-level folder, emulator/'s products and
+# collectives/'s folders keep their dependency tiers (docs/architecture.md
+# decision 12, emulator/CMakeLists.txt, collectives/CMakeLists.txt): each
+# includes only what is below it; no folder includes an emulator product's
+# private header; core/, plan/ and libgbphoenix reach neither <mpi.h> nor
+# an emulator header.  The checker is t/layering.py; it is first shown
+# copies of the tree with bad includes planted, so that it is known to
+# catch them.
 source "$(dirname "$0")/lib-netns.sh"
 command -v python3 >/dev/null || skip_all "python3 is not installed"
 
@@ -12,7 +14,7 @@ tmp=$(mktemp -d /tmp/gb-layering.XXXXXX)
 trap 'st=$?; rm -rf "$tmp"; (exit $st)' EXIT
 check=$GRIDBED_SRC/t/layering.py
 
-plan 7
+plan 11
 
 out=$(python3 "$check" "$GRIDBED_SRC" 2>&1); st=$?
 ok $st "the tree keeps its layering" || printf '%s\n' "$out" | sed 's/^/#   /'
@@ -39,3 +41,22 @@ printf 'static int planted2(void) { return gb_planner_find("flat") != 0; }\n' \
 	>>"$tmp/src/collectives/bcast/bcast_exec.c"
 like "$(python3 "$check" "$tmp/src" 2>&1)" 'bcast/bcast_exec.c:[0-9]+: the executor calls gb_planner_find\(\)' \
 	"and a call into libgbplan"
+
+# the top-level tiers and emulator/'s products (issue 46): plant in a copy
+# of every folder
+rm -rf "$tmp/src"
+mkdir -p "$tmp/src"
+for d in util include topologies emulator collectives loadgen stencil experiments; do
+	cp -r "$GRIDBED_SRC/$d" "$tmp/src/"
+done
+printf '#include "grid_priv.h"\n' >>"$tmp/src/loadgen/flow.c"
+printf '#include "gbexp.h"\n' >>"$tmp/src/emulator/grid/status.c"
+printf '#include "mpirun.h"\n' >>"$tmp/src/emulator/capture/capture.c"
+out=$(python3 "$check" "$tmp/src" 2>&1); st=$?
+is "$st" 1 "planted includes across folders fail the check"
+like "$out" 'loadgen/flow.c:[0-9]+: includes grid_priv.h, private to emulator/grid/' \
+	"a private header of emulator/grid/ included from loadgen/ is named"
+like "$out" 'emulator/grid/status.c:[0-9]+: emulator/ includes gbexp.h \(experiments/\)' \
+	"an emulator file that includes experiments/ is named"
+like "$out" 'emulator/capture/capture.c:[0-9]+: emulator/capture/ includes mpirun.h \(emulator/mpirun/\)' \
+	"and an emulator product that uses one beside it"

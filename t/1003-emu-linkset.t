@@ -12,7 +12,7 @@ require_cmd ping
 addr() { "$GRIDEMU" status | awk -v h="$1" '$1 == h {print $5}'; }
 # min RTT in ms over N pings.  The delay line holds a packet for its
 # link's delay less its own cost per traversal as measured at `up` (a
-# median, emulator/calibrate.h), so a ping that meets an awake machine can
+# median, emulator/grid/calibrate.h), so a ping that meets an awake machine can
 # come back early, but never by more than that cost on each of the path's
 # traversals: a-1 -> b-1 crosses a-1-a, a-siteA, the WAN, b-siteB and
 # b-1-b, 10 traversals out and back.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 1006-emu-cgroup-cpu - heterogeneous processors: a cluster's `cpu` share
-# becomes a CPU quota on each of its hosts (emulator/cgroup.h).
+# becomes a CPU quota on each of its hosts (emulator/grid/cgroup.h).
 #   - up creates MOUNT/gridbed-P/HOST for the hosts of the cluster with a
 #     share, with quota = share x period, and records the interface in
 #     state.json; hosts of a cluster without a share get none;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 1008-emu-calibrate: the tap delay line's cost per link traversal is
 # measured at `up` and subtracted from every delay (issue 16, "Per-hop
-# accuracy"; emulator/calibrate.h).  `up` says what it measured and warns,
+# accuracy"; emulator/grid/calibrate.h).  `up` says what it measured and warns,
 # once, about links configured below it; `status` and `status --json` show
 # it; the daemon holds it (stats pass_ns) while link parameters keep their
 # configured values; `up --no-calibrate` subtracts nothing and status says

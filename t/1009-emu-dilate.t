@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 1009-emu-dilate: time dilation on the wire (issue 16; emulator/dilate.h).
+# 1009-emu-dilate: time dilation on the wire (issue 16; emulator/grid/dilate.h).
 # `gridemu up --dilate 10` puts every delay x10 and every rate /10 on the
 # wire (the delay line's parameters, the kernel's TBF), while status, link
 # show and link set keep the topology's units and gb_probe reports

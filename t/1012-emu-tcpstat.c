@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * 1012-emu-tcpstat: a host's kernel TCP counters (emulator/tcpstat.h).
+ * 1012-emu-tcpstat: a host's kernel TCP counters (emulator/grid/tcpstat.h).
  * The parser on the kernel's own layout (a table is a line of names and a
  * line of values; -1 values; tables and counters that are not kept; a
  * line of values that does not match its names), then the counters of a

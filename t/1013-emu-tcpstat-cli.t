@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 1013-emu-tcpstat-cli: `gridemu tcpstat` (emulator/gridemu_tcpstat.c) prints
+# 1013-emu-tcpstat-cli: `gridemu tcpstat` (emulator/cli/cmd_tcpstat.c) prints
 # every host's kernel TCP counters as CSV, in gridexp's tcp.csv columns.
 # On two-clusters: a first sample has every host and only hosts; after a
 # real TCP transfer a-1 -> b-1 (gridemu probe), a-1's segments sent have

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../emulator/tapd_queue.c"
+#include "../emulator/tapd/tapd_queue.c"
 #include "tap.h"
 
 static void test_heap(void)

@@ -4,7 +4,7 @@
 #     latency is at least the configured one-way path delay less the
 #     delay line's cost per traversal on each of its 5 traversals (the
 #     cost measured at `up`, a median, is subtracted from every delay,
-#     emulator/calibrate.h, so an awake machine can deliver that much
+#     emulator/grid/calibrate.h, so an awake machine can deliver that much
 #     early, never more) and below twice it
 #     plus 1 ms, and whose bandwidth is 30-110 % of the path bottleneck;
 #   - the file loads with the planner library (gridtree plan --matrix);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 8017-gridexp-fidelity: the fidelity monitor on every run (issue 16;
-# emulator/fidelity.h, experiments/gridexp_fidelity.c).  The same small
+# emulator/grid/fidelity.h, experiments/gridexp_fidelity.c).  The same small
 # campaign twice: on the quiet box, and with CPU hogs started here (two
 # busy loops per core, at nice -20, above the ranks: they take the CPU
 # whenever the experiment wants it).  Each run gets

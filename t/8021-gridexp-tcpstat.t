@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 8021-gridexp-tcpstat: every run samples its hosts' kernel TCP counters
-# (emulator/tcpstat.h, experiments/gridexp_tcpstat.c).  A small campaign on
+# (emulator/grid/tcpstat.h, experiments/gridexp_tcpstat.c).  A small campaign on
 # two-clusters whose wide-area link loses 2 % of its packets in each
 # direction: tcp.csv has every host, with the columns of the fields table;
 # tcp-broadcasts.csv has a row per broadcast, each with segments sent, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""layering.py SRC - check the collectives/ folders' include layering.
+"""layering.py SRC - check the include layering of every top-level folder.
 
 Used by t/0095-layering.t.  Prints one line per violation and exits 1 if
 there is any, 0 otherwise:
@@ -11,7 +11,12 @@ there is any, 0 otherwise:
   - a file of libgridbcast's executor (EXECUTOR below) calls a function of
     its planning side (PLANNING: the tree sources) or of libgbplan (gb_plan*,
     gb_planner*): the executor runs the tree it is handed (issue 45,
-    collectives/bcast/bcast_source.c).
+    collectives/bcast/bcast_source.c);
+  - a file of a top-level folder includes a header of a folder it may not
+    use (TOP_TIERS), or a file of emulator/<P>/ one of an emulator product
+    <P> may not use (EMU_TIERS);
+  - a file outside emulator/<P>/ includes a header of <P> that is not one
+    of its public headers (EMU_PUBLIC, emulator/CMakeLists.txt).
 """
 import os
 import re
@@ -42,6 +47,78 @@ DEFN = re.compile(r'^[a-z][^;(]*\b(gb_[a-z0-9_]+)\(', re.M)
 CALL = re.compile(r'\b(gb_[a-z0-9_]+)\s*\(')
 
 INC = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+
+# What each top-level folder may include, besides itself (issue 46).
+TOP_TIERS = {
+    "util": set(),
+    "include": set(),                    # gridbed/planner.h, the plugin ABI
+    "topologies": {"util"},
+    "emulator": {"util", "topologies"},
+    "collectives": {"util", "topologies", "include", "emulator"},
+    "loadgen": {"util", "topologies", "emulator"},
+    "stencil": {"util", "topologies", "collectives"},
+    "experiments": {"util", "topologies", "include", "emulator", "collectives", "loadgen",
+                    "stencil"},
+}
+# emulator/'s products (emulator/CMakeLists.txt), what each may use, and
+# the headers each offers the others and every other folder.
+EMU_TIERS = {
+    "tapd": set(),
+    "grid": {"tapd"},
+    "capture": {"grid", "tapd"},
+    "mpirun": {"grid", "tapd"},
+    "cli": {"grid", "tapd", "capture", "mpirun"},
+}
+EMU_PUBLIC = {
+    "tapd": {"tapd.h", "tapd_queue.h"},
+    "grid": {"gbemu.h", "dilate.h", "netns.h", "cgroup.h", "calibrate.h", "probe.h",
+             "probe_child.h", "fidelity.h", "tcpstat.h"},
+    "capture": {"capture.h"},
+    "mpirun": {"mpirun.h"},
+    "cli": set(),
+}
+
+
+def check_top(src):
+    """The top-level and emulator/ rules above; returns the violations."""
+    tops = [d for d in TOP_TIERS if os.path.isdir(os.path.join(src, d))]
+    home = {}                       # header name -> (top folder, emulator product or None)
+    for d in tops:
+        for root, _, files in os.walk(os.path.join(src, d)):
+            rel = os.path.relpath(root, src).split(os.sep)
+            prod = rel[1] if d == "emulator" and len(rel) > 1 and rel[1] in EMU_TIERS else None
+            for f in files:
+                if f.endswith(".h"):
+                    home.setdefault(f, (d, prod))
+    bad = []
+    for d in tops + ["t"]:
+        for root, _, files in os.walk(os.path.join(src, d)):
+            rel = os.path.relpath(root, src).split(os.sep)
+            prod = rel[1] if d == "emulator" and len(rel) > 1 and rel[1] in EMU_TIERS else None
+            for f in sorted(files):
+                if not f.endswith((".c", ".h")):
+                    continue
+                path = "/".join(rel + [f])
+                with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+                    for n, line in enumerate(fh, 1):
+                        m = INC.match(line)
+                        if not m or m.group(1) != '"':
+                            continue
+                        h = os.path.basename(m.group(2))
+                        if h not in home or not h.endswith(".h"):
+                            continue
+                        w, wp = home[h]
+                        if d != "t" and w != d and w not in TOP_TIERS[d]:
+                            bad.append(f"{path}:{n}: {d}/ includes {h} ({w}/), which it may not use")
+                            continue
+                        if w != "emulator" or wp is None or wp == prod:
+                            continue
+                        if prod is not None and wp not in EMU_TIERS[prod]:
+                            bad.append(f"{path}:{n}: emulator/{prod}/ includes {h} "
+                                       f"(emulator/{wp}/), which it may not use")
+                        elif h not in EMU_PUBLIC[wp]:
+                            bad.append(f"{path}:{n}: includes {h}, private to emulator/{wp}/")
+    return bad
 
 
 def main(src):
@@ -112,6 +189,7 @@ def main(src):
                             fn == "gb_plan":
                         bad.append(f"collectives/bcast/{f}:{n}: the executor calls {fn}(), "
                                    f"which is planning")
+    bad += check_top(src)
     for b in bad:
         print(b)
     return 1 if bad else 0

@@ -63,7 +63,7 @@
  * what became of it.  The probes are real traffic on the grid's links; the
  * log says which broadcasts shared a link with one.
  *
- * Time dilation (docs/architecture.md, decision 9; emulator/dilate.h): on a grid
+ * Time dilation (docs/architecture.md, decision 9; emulator/grid/dilate.h): on a grid
  * brought up with `gridemu up --dilate K`, the wire is K times slower and the
  * matrices stay in the topology's units.  Two places convert, nowhere else:
  *   - what a pair measured (latency / K, bandwidth x K, o / K): the probe,

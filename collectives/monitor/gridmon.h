@@ -9,11 +9,11 @@
  *	                                           transfer of exactly N bytes,
  *	                                           timed from acknowledged bytes
  *	both report over pipes; the parent kills and reaps both, always (the
- *	children come from gb_child_fork(), emulator/probe_child.h: they die
+ *	children come from gb_child_fork(), emulator/grid/probe_child.h: they die
  *	with the parent).
  *
  * The caller's namespace is never changed (docs/architecture.md, practice 2): only the
- * children enter namespaces.  Unlike gb_probe() (emulator/probe.h), which
+ * children enter namespaces.  Unlike gb_probe() (emulator/grid/probe.h), which
  * runs for a fixed time, a transfer here is a fixed number of bytes, so
  * gridmon's own traffic per period is bounded and known in advance.
  */
@@ -38,7 +38,7 @@ struct gb_mon_opts {
 	double timeout;       /**< seconds of wall clock for the whole pair
 				   before -ETIMEDOUT (a caller on a dilated
 				   grid gives its virtual timeout x k) */
-	double dilate;        /**< the grid's time dilation k (emulator/dilate.h;
+	double dilate;        /**< the grid's time dilation k (emulator/grid/dilate.h;
 				   0 or 1: none): the probe's own gaps and waits
 				   are k times longer on the wall clock, as the
 				   wire's delays are, and its result is in the

@@ -15,7 +15,7 @@
  * read a backlog in one burst and stamped it as if it had just arrived,
  * which inflated the bandwidth (up to 2x in t/6101).  A starved sender
  * only takes fewer samples; each one is still exact.  "acked" is
- * gb_tcp_bytes_delivered() (emulator/probe_child.h): cumulatively
+ * gb_tcp_bytes_delivered() (emulator/grid/probe_child.h): cumulatively
  * acknowledged plus selectively acknowledged bytes, because after a loss
  * the cumulative count jumps by data delivered long before, which read
  * +8 % on teragrid's 30 Mbit/s, 60 ms paths (now within 1 % of iperf3).
@@ -46,7 +46,7 @@
  * the last ACK arrives reads the final count later than it happened.
  * Time is CLOCK_MONOTONIC (docs/architecture.md, decision 4).
  *
- * Time dilation (docs/architecture.md, decision 9, emulator/dilate.h): on a grid
+ * Time dilation (docs/architecture.md, decision 9, emulator/grid/dilate.h): on a grid
  * dilated by k the wire's delays are k times longer and its rates k times
  * lower, so the probe's own gaps and waits that are about the network (the
  * echo gap, the wait for a lost echo, the transfer's minimum round trip and

@@ -34,7 +34,7 @@ struct opts {
 };
 
 /*
- * The virtual clock (docs/architecture.md, decision 9; emulator/dilate.h): on a
+ * The virtual clock (docs/architecture.md, decision 9; emulator/grid/dilate.h): on a
  * grid dilated by k every time phoenixd deals in, the launcher's and the
  * host processes', is CLOCK_MONOTONIC / k, shared by all of them as the
  * monotonic clock is (decision 4).  So measured round trips and the hold

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hop-accuracy.sh - host-to-host RTTs against the sum of the configured
 # delays, on every shipped topology, with and without the delay line's
-# calibration (issue 16, "Per-hop accuracy"; emulator/calibrate.h).
+# calibration (issue 16, "Per-hop accuracy"; emulator/grid/calibrate.h).
 #
 #   emulator/bench/hop-accuracy.sh [--topologies "two-clusters teragrid ..."]
 #                                  [--count N] [--csv FILE] [--modes "cal nocal"]

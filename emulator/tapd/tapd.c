@@ -155,7 +155,7 @@ static void usage(FILE *f)
 		"                    [--spin-budget PCT] [--no-offload] [--no-rt] [--no-pm-qos]\n"
 		"                    [--persist]\n"
 		"       " PROG " --control PATH --send REQUEST\n"
-		"The userspace delay line of gridemu's tap backend; see emulator/tapd.h.\n");
+		"The userspace delay line of gridemu's tap backend; see emulator/tapd/tapd.h.\n");
 }
 
 static int parse_args(struct tapd *t, int argc, char **argv)

@@ -29,7 +29,6 @@
 #include <sched.h>
 #include <jansson.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,16 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <netlink/netlink.h>
-
-void gb_err_set(struct gb_err *e, const char *fmt, ...)
-{
-	if (!e)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-}
 
 const char *gb_grid_backend(const struct gb_grid *g)
 {
@@ -67,10 +56,6 @@ const char *gb_grid_nsname(const struct gb_grid *g, const char *node, char *buf,
 	return buf;
 }
 
-/* ------------------------------------------------------------------ */
-/* Shaping helpers shared by the backends                              */
-/* ------------------------------------------------------------------ */
-
 const char *gb_grid_node_nsname(const struct gb_grid *g, int i, char *buf, size_t len)
 {
 	const char *node = g->topo->nodes[i].name;
@@ -79,35 +64,6 @@ const char *gb_grid_node_nsname(const struct gb_grid *g, int i, char *buf, size_
 		return gb_grid_nsname(g, node, buf, len);
 	snprintf(buf, len, "%s-%s", g->peer_prefix, node);
 	return buf;
-}
-
-const struct gb_shaper *gb_shaper_find(const char *name)
-{
-	static const struct gb_shaper *all[] = { &gb_shaper_netem, &gb_shaper_tap };
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (!strcmp(all[i]->name, name))
-			return all[i];
-	return NULL;
-}
-
-uint32_t gb_tbf_burst(uint64_t rate_bps, uint32_t mtu)
-{
-	uint64_t ms = rate_bps / 8 / 1000;
-	uint64_t b = ms > 2ull * mtu ? ms : 2ull * mtu;
-	return b > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)b;
-}
-
-uint32_t gb_limit_of(const struct gb_topo *t, int dl)
-{
-	const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t, dl);
-	return p->limit ? p->limit : gb_topo_default_limit(t, dl);
-}
-
-uint32_t gb_bdp_pkts(const struct gb_topo *t, int dl)
-{
-	const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t, dl);
-	double bytes = (double)p->rate_bps / 8.0 * ((double)(p->delay_ns + p->jitter_ns) / 1e9);
-	return (uint32_t)(bytes / (t->mtu ? t->mtu : 1500)) + 1;
 }
 
 /* ------------------------------------------------------------------ */

@@ -106,16 +106,11 @@ void gb_capture_free(struct gb_capture *c);
 int gb_capture_read_file(const char *path, struct gb_capture_count *total, int *datalink,
 			 struct gb_err *e);
 
-/**
- * gb_cmd_capture() - the `gridemu capture` subcommand (argv[0] is "capture"):
- *
- *   gridemu capture LINK [--dir A>B] [--out FILE.pcap] [--stats INTERVAL]
- *                   [--csv FILE] [--filter BPF] [--duration S] [--snaplen N]
- *   gridemu capture --read FILE.pcap
- *
- * Return: the exit status: 0, 1 failure, 2 bad usage (unknown link, bad
- * filter, no grid up).
- */
-int gb_cmd_capture(int argc, char **argv);
+/** gb_capture_dlt_name() - libpcap's name of link type @dlt ("RAW", "EN10MB"), or "?". */
+const char *gb_capture_dlt_name(int dlt);
+
+/** GB_CAPTURE_SNAP_MAX - the largest snaplen (bytes kept per packet), also
+ *  the default with a pcap file. */
+#define GB_CAPTURE_SNAP_MAX 262144
 
 #endif

@@ -73,12 +73,4 @@ void gb_tcpstat_csv_header(FILE *f);
 /** gb_tcpstat_csv_row() - one row of that CSV: @host's counters @v at time @t. */
 void gb_tcpstat_csv_row(FILE *f, double t, const char *host, const uint64_t v[GB_TS_N]);
 
-/**
- * gb_cmd_tcpstat() - the `gridemu tcpstat` subcommand (argv[0] is
- * "tcpstat"; gridemu_tcpstat.c): every host's counters as CSV, once or
- * every --every seconds.  Prints; returns the exit status (0, 1 failure
- * or no grid up, 2 bad usage).
- */
-int gb_cmd_tcpstat(int argc, char **argv);
-
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * gridemu_tcpstat.c - `gridemu tcpstat`: every host's kernel TCP counters
+ * cmd_tcpstat.c - `gridemu tcpstat`: every host's kernel TCP counters
  * (tcpstat.h) as CSV, once or every --every seconds, in the columns of
  * gridexp's tcp.csv (experiments/gridexp_tcpstat.c), so one reading serves
  * both.  For a benchmark that runs its own jobs on a grid it brought up
@@ -62,7 +62,7 @@ static void sample(const struct gb_grid *g, uint64_t *last, int first)
 	fflush(stdout);
 }
 
-int gb_cmd_tcpstat(int argc, char **argv)
+int tcpstat_main(int argc, char **argv)
 {
 	double every = 0;
 	long count = 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gbemu.h - libgbemu: bring an emulated grid up and down, change links at
- * runtime, describe the live grid.  The CLI in gridemu.c is a thin layer over
+ * runtime, describe the live grid.  The CLI in emulator/cli/ is a thin layer over
  * this; experiments and tests link it too.
  *
  * Layout of a live grid with prefix P (default "gb"):
