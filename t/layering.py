@@ -105,7 +105,7 @@ def check_top(src):
                         if not m or m.group(1) != '"':
                             continue
                         h = os.path.basename(m.group(2))
-                        if h not in home or not h.endswith(".h"):
+                        if h not in home:
                             continue
                         w, wp = home[h]
                         if d != "t" and w != d and w not in TOP_TIERS[d]:

@@ -65,7 +65,6 @@ struct cap_cli {
 	const char *link, *dirs, *out, *filter, *csv, *read;
 	double stats, duration;
 	int snaplen;
-	const char *prefix;
 };
 
 static int parse_cap(int argc, char **argv, struct cap_cli *o)
@@ -75,7 +74,7 @@ static int parse_cap(int argc, char **argv, struct cap_cli *o)
 		{ "stats", required_argument, 0, 's' }, { "csv", required_argument, 0, 'c' },
 		{ "filter", required_argument, 0, 'f' }, { "duration", required_argument, 0, 't' },
 		{ "snaplen", required_argument, 0, 'n' }, { "read", required_argument, 0, 'r' },
-		{ "prefix", required_argument, 0, 'p' }, { "help", no_argument, 0, 'h' },
+		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	char *end;
@@ -84,14 +83,13 @@ static int parse_cap(int argc, char **argv, struct cap_cli *o)
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;	/* the faults below, one line each, not getopt's and the usage */
-	while ((c = getopt_long(argc, argv, ":d:o:s:c:f:t:n:r:p:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:o:s:c:f:t:n:r:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->dirs = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'c': o->csv = optarg; break;
 		case 'f': o->filter = optarg; break;
 		case 'r': o->read = optarg; break;
-		case 'p': o->prefix = optarg; break;
 		case 's':
 		case 't': {
 			double v = strtod(optarg, &end);
@@ -179,15 +177,9 @@ int capture_main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (o.read)
 		return cmd_read(o.read);
-	if ((err = gb_grid_open(&g, o.prefix, 0, &e)) < 0) {
-		fprintf(stderr, ME ": %s\n", e.msg);
-		return err == -EBUSY || err == -EINVAL ? 2 : 1;
-	}
-	if ((err = gb_grid_attach(&g, &e)) < 0) {
-		fprintf(stderr, ME ": %s\n", e.msg);
-		gb_grid_close(&g);
-		return err == -ENOENT ? 2 : 1;
-	}
+	/* --prefix was taken out of argv by gridemu.c (late_prefix()) */
+	if ((r = gridemu_attach(&g)))
+		return r;
 	/* A capture may last long: do not keep `link set` out meanwhile. */
 	gb_grid_unlock(&g);
 	k = gb_topo_find_link(g.topo, o.link);
