@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * phoenixd.h - what phoenixd's launcher (phoenixd.c: command line, spawning,
- * phases, judging the trees) and its host processes (phoenixd_host.c: the
- * protocol of phoenix.h on one emulated host, over UDP) share: the options
- * and the pipe protocol between them.  Not an API.
+ * phoenixd.h - what phoenixd's command line (phoenixd_cli.c), its launcher
+ * (phoenixd.c: spawning, phases, judging the trees) and its host processes
+ * (phoenixd_host.c: the protocol of phoenix.h on one emulated host, over
+ * UDP) share: the options, and the pipe protocol between launcher and
+ * hosts.  Not an API.
  */
 #ifndef GRIDBED_PHOENIXD_H
 #define GRIDBED_PHOENIXD_H
@@ -25,7 +26,10 @@ struct opts {
 	double coalesce_ms;
 	int hosts;            /* 0: all */
 	const char *out;
-	const char *change;
+	const char *change;   /* --change as given, NULL: none; read into: */
+	char change_link[128];
+	uint64_t change_delay_ns;
+	double change_at_s;   /* after the first convergence */
 	int no_shortcut, no_serial;
 	int serial_every;
 	int verbose;
@@ -71,6 +75,15 @@ static inline int phx_max_int(int a, int b)
 {
 	return a > b ? a : b;
 }
+
+/**
+ * phxd_run() - the launcher (phoenixd.c): one run of the protocol on the live
+ * grid with the options @o, checked by the command line (phoenixd_cli.c).
+ * Catches the stop signals, prints its lines on stdout and its faults on
+ * stderr, and returns the exit status: 0 converged (and again after
+ * --change), 1 not, or an error.
+ */
+int phxd_run(const struct opts *o);
 
 /* ------------------------------------------------------------------ */
 /* Launcher <-> host process                                           */
