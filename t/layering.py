@@ -57,8 +57,8 @@ TOP_TIERS = {
     "collectives": {"util", "topologies", "include", "emulator"},
     "loadgen": {"util", "topologies", "emulator"},
     "stencil": {"util", "topologies", "collectives"},
-    "experiments": {"util", "topologies", "include", "emulator", "collectives", "loadgen",
-                    "stencil"},
+    "gridstencil": {"util", "topologies", "emulator", "collectives", "stencil"},
+    "experiments": {"util", "topologies", "include", "emulator", "collectives", "loadgen"},
 }
 # emulator/'s products (emulator/CMakeLists.txt), what each may use, and
 # the headers each offers the others and every other folder.
