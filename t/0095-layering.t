@@ -46,7 +46,7 @@ like "$(python3 "$check" "$tmp/src" 2>&1)" 'bcast/bcast_exec.c:[0-9]+: the execu
 # of every folder
 rm -rf "$tmp/src"
 mkdir -p "$tmp/src"
-for d in util include topologies emulator collectives loadgen stencil gridstencil experiments; do
+for d in util include topologies emulator collectives loadgen stencil gridstencil synthapp experiments; do
 	cp -r "$GRIDBED_SRC/$d" "$tmp/src/"
 done
 printf '#include "grid_priv.h"\n' >>"$tmp/src/loadgen/flow.c"

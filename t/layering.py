@@ -58,7 +58,9 @@ TOP_TIERS = {
     "loadgen": {"util", "topologies", "emulator"},
     "stencil": {"util", "topologies", "collectives"},
     "gridstencil": {"util", "topologies", "emulator", "collectives", "stencil"},
-    "experiments": {"util", "topologies", "include", "emulator", "collectives", "loadgen"},
+    "synthapp": {"util", "topologies", "collectives"},
+    "experiments": {"util", "topologies", "include", "emulator", "collectives", "loadgen",
+                    "synthapp"},                # appsched.h, the application's pattern
 }
 # emulator/'s products (emulator/CMakeLists.txt), what each may use, and
 # the headers each offers the others and every other folder.
