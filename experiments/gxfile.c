@@ -14,14 +14,9 @@
 #include "gbyaml.h"
 #include "gxfile.h"
 
-int gx_write_file(const char *path, const void *buf, size_t len, int sync)
-{
-	return gb_write_file(path, buf, len, sync);
-}
-
 int gx_write_atomic(const char *path, const void *buf, size_t len)
 {
-	return gx_write_file(path, buf, len, 1);
+	return gb_write_file(path, buf, len, 1);
 }
 
 int gx_copy_atomic(const char *from, const char *to)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gxfile.h - atomic file writes for the campaign's results (docs/architecture.md
- * decision 7: a crash never leaves a truncated file), shared by gridexp and
- * the synthetic application.
+ * decision 7: a crash never leaves a truncated file), for gridexp (the
+ * synthetic application calls gb_write_file() of util/gbutil.h itself).
  */
 #ifndef GRIDBED_GXFILE_H
 #define GRIDBED_GXFILE_H
@@ -14,15 +14,11 @@ extern "C" {
 #endif
 
 /**
- * gx_write_file() - write @len bytes to "@path.XXXXXX" next to @path, then
- * rename it over @path, so that a reader (or a crash) sees the old file or
- * the new one, never a part.  @sync: fsync before the rename, so that the
- * new content also survives a power cut (the application skips it between
- * broadcasts and syncs its last write).  Return: 0 or -errno.
+ * gx_write_atomic() - write @len bytes to "@path.XXXXXX" next to @path,
+ * fsync, then rename it over @path, so that a reader (or a crash, or a
+ * power cut) sees the old file or the new one, never a part (gb_write_file()
+ * of util/gbutil.h with its sync).  Return: 0 or -errno.
  */
-int gx_write_file(const char *path, const void *buf, size_t len, int sync);
-
-/** gx_write_atomic() - gx_write_file() with fsync. */
 int gx_write_atomic(const char *path, const void *buf, size_t len);
 
 /** gx_copy_atomic() - copy file @from to @to atomically.  Return: 0 or -errno. */

@@ -3,8 +3,9 @@
 # collectives/'s folders keep their dependency tiers (docs/architecture.md
 # decision 12, emulator/CMakeLists.txt, collectives/CMakeLists.txt): each
 # includes only what is below it; no folder includes an emulator product's
-# private header; core/, plan/ and libgbphoenix reach neither <mpi.h> nor
-# an emulator header.  The checker is t/layering.py; it is first shown
+# private header, or one of synthapp/'s or gridstencil/'s; no tiers form a
+# cycle; core/, plan/ and libgbphoenix reach neither <mpi.h> nor an
+# emulator header.  The checker is t/layering.py; it is first shown
 # copies of the tree with bad includes planted, so that it is known to
 # catch them.
 source "$(dirname "$0")/lib-netns.sh"
@@ -14,7 +15,7 @@ tmp=$(mktemp -d /tmp/gb-layering.XXXXXX)
 trap 'st=$?; rm -rf "$tmp"; (exit $st)' EXIT
 check=$GRIDBED_SRC/t/layering.py
 
-plan 11
+plan 14
 
 out=$(python3 "$check" "$GRIDBED_SRC" 2>&1); st=$?
 ok $st "the tree keeps its layering" || printf '%s\n' "$out" | sed 's/^/#   /'
@@ -46,12 +47,14 @@ like "$(python3 "$check" "$tmp/src" 2>&1)" 'bcast/bcast_exec.c:[0-9]+: the execu
 # of every folder
 rm -rf "$tmp/src"
 mkdir -p "$tmp/src"
-for d in util include topologies emulator collectives loadgen stencil experiments; do
+for d in util include topologies emulator collectives loadgen stencil gridstencil synthapp experiments; do
 	cp -r "$GRIDBED_SRC/$d" "$tmp/src/"
 done
 printf '#include "grid_priv.h"\n' >>"$tmp/src/loadgen/flow.c"
 printf '#include "gbexp.h"\n' >>"$tmp/src/emulator/grid/status.c"
 printf '#include "mpirun.h"\n' >>"$tmp/src/emulator/capture/capture.c"
+printf '#include "gbexp.h"\n' >>"$tmp/src/synthapp/synthapp_model.c"
+printf '#include "synthapp_priv.h"\n' >>"$tmp/src/experiments/gridexp_calibrate.c"
 out=$(python3 "$check" "$tmp/src" 2>&1); st=$?
 is "$st" 1 "planted includes across folders fail the check"
 like "$out" 'loadgen/flow.c:[0-9]+: includes grid_priv.h, private to emulator/grid/' \
@@ -60,3 +63,12 @@ like "$out" 'emulator/grid/status.c:[0-9]+: emulator/ includes gbexp.h \(experim
 	"an emulator file that includes experiments/ is named"
 like "$out" 'emulator/capture/capture.c:[0-9]+: emulator/capture/ includes mpirun.h \(emulator/mpirun/\)' \
 	"and an emulator product that uses one beside it"
+like "$out" 'synthapp/synthapp_model.c:[0-9]+: synthapp/ includes gbexp.h \(experiments/\)' \
+	"the application that includes the campaign tool's header is named"
+like "$out" 'experiments/gridexp_calibrate.c:[0-9]+: includes synthapp_priv.h, private to synthapp/' \
+	"and a private header of synthapp/ included from experiments/"
+
+# the tiers themselves have no cycle (the first test); the finder finds one
+cyc=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import layering
+print(layering.tier_cycle({"a": {"b"}, "b": {"c", "mpi"}, "c": {"a"}}))' "$GRIDBED_SRC/t" 2>&1)
+is "$cyc" "['a', 'b', 'c', 'a']" "a cycle in a table of tiers is found"

@@ -16,7 +16,10 @@ there is any, 0 otherwise:
     use (TOP_TIERS), or a file of emulator/<P>/ one of an emulator product
     <P> may not use (EMU_TIERS);
   - a file outside emulator/<P>/ includes a header of <P> that is not one
-    of its public headers (EMU_PUBLIC, emulator/CMakeLists.txt).
+    of its public headers (EMU_PUBLIC, emulator/CMakeLists.txt), or a file
+    outside synthapp/ or gridstencil/ one of theirs that is not (TOP_PUBLIC);
+  - the tiers themselves (TIERS, TOP_TIERS, EMU_TIERS) have a cycle, so that
+    two folders could include each other.
 """
 import os
 import re
@@ -57,8 +60,10 @@ TOP_TIERS = {
     "collectives": {"util", "topologies", "include", "emulator"},
     "loadgen": {"util", "topologies", "emulator"},
     "stencil": {"util", "topologies", "collectives"},
+    "gridstencil": {"util", "topologies", "emulator", "collectives", "stencil"},
+    "synthapp": {"util", "topologies", "collectives"},
     "experiments": {"util", "topologies", "include", "emulator", "collectives", "loadgen",
-                    "stencil"},
+                    "synthapp"},                # appsched.h, the application's pattern
 }
 # emulator/'s products (emulator/CMakeLists.txt), what each may use, and
 # the headers each offers the others and every other folder.
@@ -77,6 +82,38 @@ EMU_PUBLIC = {
     "mpirun": {"mpirun.h"},
     "cli": set(),
 }
+# The headers the applications' folders offer the others (synthapp/CMakeLists.txt,
+# gridstencil/CMakeLists.txt); their other headers are their own.
+TOP_PUBLIC = {
+    "synthapp": {"appsched.h"},
+    "gridstencil": set(),
+}
+
+
+def tier_cycle(tiers):
+    """A cycle in @tiers (folder -> the folders it may use) as a list, or None."""
+    state = {}                      # folder -> 1 on the path, 2 done
+
+    def visit(d, path):
+        state[d] = 1
+        for u in sorted(tiers[d]):
+            if u not in tiers:
+                continue            # "mpi", "emulator" in TIERS: not a folder of it
+            if state.get(u) == 1:
+                return path[path.index(u):] + [u]
+            if u not in state:
+                c = visit(u, path + [u])
+                if c:
+                    return c
+        state[d] = 2
+        return None
+
+    for d in sorted(tiers):
+        if d not in state:
+            c = visit(d, [d])
+            if c:
+                return c
+    return None
 
 
 def check_top(src):
@@ -110,6 +147,9 @@ def check_top(src):
                         w, wp = home[h]
                         if d != "t" and w != d and w not in TOP_TIERS[d]:
                             bad.append(f"{path}:{n}: {d}/ includes {h} ({w}/), which it may not use")
+                            continue
+                        if w != d and w in TOP_PUBLIC and h not in TOP_PUBLIC[w]:
+                            bad.append(f"{path}:{n}: includes {h}, private to {w}/")
                             continue
                         if w != "emulator" or wp is None or wp == prod:
                             continue
@@ -190,6 +230,10 @@ def main(src):
                         bad.append(f"collectives/bcast/{f}:{n}: the executor calls {fn}(), "
                                    f"which is planning")
     bad += check_top(src)
+    for name, tiers in (("TIERS", TIERS), ("TOP_TIERS", TOP_TIERS), ("EMU_TIERS", EMU_TIERS)):
+        c = tier_cycle(tiers)
+        if c:
+            bad.append(f"t/layering.py: {name} has a cycle: {' -> '.join(c)}")
     for b in bad:
         print(b)
     return 1 if bad else 0

@@ -25,7 +25,7 @@
  *
  * The per-call record, $GRIDBED_BCAST_RECORD (none by default): what only
  * the library knows about a call, for programs that time MPI_Bcast
- * themselves (experiments/synthapp.c).  The root of every call appends one
+ * themselves (synthapp/synthapp.c).  The root of every call appends one
  * JSON object on one line, in one write(2) (O_APPEND), after the broadcast:
  *
  *	{"seq": 3, "t": 1234.5678, "size": 1048576, "root": 8, "ranks": 64,

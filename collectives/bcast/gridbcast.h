@@ -373,7 +373,7 @@ const char *gb_bcast_strerror(void);
  * through the PMPI wrapper (libgridbcast.so only, bcast_pmpi.c), for
  * programs that time MPI_Bcast themselves and want to know when the
  * message reached each rank and when each edge began, i.e. per-edge times
- * (experiments/synthapp.c; it finds the symbol with dlsym(RTLD_DEFAULT),
+ * (synthapp/synthapp.c; it finds the symbol with dlsym(RTLD_DEFAULT),
  * so that it also runs without the library).  @out->child_start stays
  * valid until the next broadcast on that communicator.
  * Return: 0, or -1 when the last call ran no tree of ours (native, an

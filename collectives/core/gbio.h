@@ -73,7 +73,7 @@ void gb_errf(char *err, size_t errlen, const char *fmt, ...);
  * gb_csv_field() - write @s as one CSV field (RFC 4180): as it is, or in
  * double quotes (inner quotes doubled) when it holds a comma, a quote or a
  * newline.  Shared by the programs that write result CSVs (gridbcast,
- * experiments/synthapp).
+ * synthapp).
  */
 void gb_csv_field(FILE *f, const char *s);
 

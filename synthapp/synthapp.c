@@ -112,7 +112,6 @@
 #include "gbplan.h"
 #include "gbtopo.h"
 #include "gridbcast.h"
-#include "gxfile.h"
 #include "gbutil.h"
 #include "synthapp_priv.h"
 
@@ -326,7 +325,7 @@ static void rows_put(FILE *f, char **buf, size_t *len, const struct opts *o, con
 	if (fclose(f) == EOF)
 		die("out of memory");
 	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
-	if ((ret = gx_write_file(path, *buf, *len, sync)) < 0)
+	if ((ret = gb_write_file(path, *buf, *len, sync)) < 0)
 		die("cannot write '%s': %s", path, strerror(-ret));
 	free(*buf);
 	*buf = NULL;
@@ -473,7 +472,7 @@ static void handshake(const struct opts *o, int root, struct go *g)
 	j = json_pack("{s:i,s:i,s:s?,s:i,s:f}", "ranks", nranks, "root_rank", root, "rankmap",
 		      getenv("GRIDBED_RANKMAP"), "pid", (int)getpid(), "t_ready", t0);
 	text = j ? json_dumps(j, JSON_INDENT(1)) : NULL;
-	if (!text || gx_write_file(path, text, strlen(text), 1) < 0)
+	if (!text || gb_write_file(path, text, strlen(text), 1) < 0)
 		die("cannot write '%s'", path);
 	free(text);
 	json_decref(j);
