@@ -147,6 +147,8 @@ struct gx_monitor {
 	double publish_change;    /**< < 0 = gridmon's default */
 	int sites_free;           /**< `sites_free: true`: gridmon --sites-free (no site
 				       access link is a shared bottleneck; mon_sched.c) */
+	int duplex;               /**< `duplex: true`: gridmon --duplex (a pair holds only
+				       the link directions its data take; mon_sched.c) */
 	int oracle;               /**< 1: no gridmon; the emulator's configuration with the
 				       loads that are on (gridexp_oracle.c; issue 13's ablation) */
 };

@@ -350,6 +350,8 @@ static int monitor_start(struct runner *R)
 		argv[n++] = "--fixed";
 	if (R->c.monitor.sites_free)
 		argv[n++] = "--sites-free";
+	if (R->c.monitor.duplex)
+		argv[n++] = "--duplex";
 	if (R->c.monitor.publish_change >= 0) {
 		snprintf(chg, sizeof(chg), "%.6g", R->c.monitor.publish_change);
 		argv[n++] = "--publish-change";

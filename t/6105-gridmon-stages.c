@@ -74,7 +74,7 @@ int main(void)
 					     "transatlantic.yaml", "phoenix.yaml" };
 	int ntopos = (int)(sizeof(topos) / sizeof(topos[0]));
 
-	plan(13 + 2 * ntopos);
+	plan(16 + 2 * ntopos);
 
 	struct gb_topo *t = load("teragrid.yaml");
 	if (!t)
@@ -169,6 +169,41 @@ int main(void)
 	}
 	ok(nsf >= 15 && nsf < ns && shared == 0, "--sites-free: %d stages (%d with the site links "
 	   "held), no cluster uplink twice in one", nsf, ns);
+
+	/* --duplex (a link is one direction): a pair holds its source
+	 * cluster's way out and its destination's way in, so no stage has a
+	 * cluster sending twice or receiving twice (a diagonal is a send);
+	 * with --sites-free every cluster sends 8 times (7 pairs and its
+	 * diagonal): 8 stages at best, and the greedy schedule finds them */
+	int flags[2] = { GB_MON_DUPLEX | GB_MON_SITES_FREE, GB_MON_DUPLEX }, nd[2], twice[2];
+	for (int f = 0; f < 2; f++) {
+		nd[f] = gb_mon_schedule(t, p, n, 0, flags[f], stage);
+		twice[f] = 0;
+		for (int s = 0; s < nd[f]; s++) {
+			int *out = calloc((size_t)nc, sizeof(int)), *in = calloc((size_t)nc, sizeof(int));
+			int *sout = calloc((size_t)t->nsites, sizeof(int));
+			int *sin = calloc((size_t)t->nsites, sizeof(int));
+			for (int i = 0; out && in && sout && sin && i < n; i++) {
+				int sa = t->clusters[p[i].a].site, sb = t->clusters[p[i].b].site;
+				if (stage[i] != s)
+					continue;
+				twice[f] += out[p[i].a]++ > 0;
+				if (p[i].b == p[i].a)
+					continue;
+				twice[f] += in[p[i].b]++ > 0;
+				if (f == 1 && sa != sb)
+					twice[f] += (sout[sa]++ > 0) + (sin[sb]++ > 0);
+			}
+			free(out);
+			free(in);
+			free(sout);
+			free(sin);
+		}
+	}
+	is_int(nd[0], 8, "--duplex --sites-free: 8 stages (every cluster sends 8 times)");
+	is_int(twice[0], 0, "--duplex --sites-free: no cluster sends or receives twice in a stage");
+	ok(nd[1] < ns && twice[1] == 0, "--duplex with the site links held: %d stages (%d without "
+	   "--duplex), no site link direction twice in one", nd[1], ns);
 	free(size);
 	free(p);
 	free(stage);

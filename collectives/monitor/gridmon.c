@@ -6,7 +6,8 @@
  *	gridmon [--out FILE] [--period 300s] [--scale F] [--once | --rounds N]
  *	        [--bytes-per-probe 4M] [--max-bytes-per-period B] [--rtt-count N]
  *	        [--fixed | --steady-rtts 4] [--concurrency N] [--publish-change 0.25]
- *	        [--port N] [--timeout S] [--probe-log FILE] [--avoid HOST] [-v]
+ *	        [--port N] [--timeout S] [--probe-log FILE] [--avoid HOST]
+ *	        [--sites-free] [--duplex] [-v]
  *	gridmon --print-configured [--out FILE]      (oracle, an ablation)
  *	        [--version N] [--derate LINK:ab|ba:F ...]
  *
@@ -18,8 +19,9 @@
  *	pairs: rep(A) -> rep(B) for A != B (off-diagonal A,B), and
  *	       rep(A) -> sec(A) if A has 2+ hosts (diagonal A,A),
  *	       in rotation order (mon_sched.c)
- *	stages: pairs that share no uplink or site access link in the same
- *	       direction run together (mon_sched.c), at most --concurrency
+ *	stages: pairs that share no uplink or site access link run together
+ *	       (mon_sched.c; with --duplex, no direction of one), at most
+ *	       --concurrency
  *	pair = median RTT/2 of small UDP echoes (latency),
  *	       TCP goodput once the rate stops growing (bandwidth; mon_probe.c;
  *	       --fixed: a fixed-size transfer after warm-up),
@@ -140,7 +142,7 @@ static void usage(FILE *f)
 		"               [--bytes-per-probe SIZE] [--max-bytes-per-period SIZE]\n"
 		"               [--rtt-count N] [--fixed | --steady-rtts K] [--concurrency N]\n"
 		"               [--publish-change SHARE] [--port N] [--timeout S]\n"
-		"               [--probe-log FILE] [--avoid HOST] [--sites-free] [-v]\n"
+		"               [--probe-log FILE] [--avoid HOST] [--sites-free] [--duplex] [-v]\n"
 		"       gridmon --print-configured [--out FILE] [--version N]\n"
 		"               [--derate LINK:ab|ba:F ...]   (oracle: the emulator's config,\n"
 		"               LINK's direction at (1 - F) of its rate)\n"
@@ -148,6 +150,8 @@ static void usage(FILE *f)
 		"  broadcast root) while HOST's cluster has another host to represent it\n"
 		"--sites-free: no site access link is a shared bottleneck (each carries all\n"
 		"  its site's cluster uplinks at once): pairs hold only their clusters' uplinks\n"
+		"--duplex: a link is one direction: a pair holds only the directions its data\n"
+		"  take, so a cluster may send one probe and receive another at once\n"
 		"Exit: 0 ok; 1 failure; 2 bad input or no grid up (docs/exit-status.md).\n");
 }
 
@@ -483,6 +487,7 @@ int main(int argc, char **argv)
 		{ "probe-log", required_argument, NULL, 'L' },
 		{ "avoid", required_argument, NULL, 'A' },
 		{ "sites-free", no_argument, NULL, 'S' },
+		{ "duplex", no_argument, NULL, 'X' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -601,6 +606,7 @@ int main(int argc, char **argv)
 		case 'L': probelog = optarg; break;
 		case 'A': avoid = optarg; break;
 		case 'S': sched_flags |= GB_MON_SITES_FREE; break;
+		case 'X': sched_flags |= GB_MON_DUPLEX; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':':

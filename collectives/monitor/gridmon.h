@@ -138,12 +138,18 @@ int gb_mon_pairs(const struct gb_topo *t, int avoid, struct gb_mon_pairref *p, i
  *  topologies/teragrid-public.yaml's do): a pair holds its clusters'
  *  uplinks only, so pairs of one site may run together. */
 #define GB_MON_SITES_FREE 1
+/** gb_mon_schedule()'s @flags: a link is one direction: a pair holds only
+ *  the directions its data take (its source cluster's uplink out, its
+ *  destination's in; a diagonal its source's way out), so a cluster may
+ *  send one probe and receive another at once (mon_sched.c). */
+#define GB_MON_DUPLEX 2
 
 /**
  * gb_mon_schedule() - the stage of each of the @n pairs @p: pairs in one
  * stage share no cluster uplink or site access link, in either direction
  * (mon_sched.c states the assumption; with GB_MON_SITES_FREE in @flags, no
- * cluster uplink only), so they run at the same time; a stage holds at
+ * cluster uplink only; with GB_MON_DUPLEX, not in the direction of their
+ * data), so they run at the same time; a stage holds at
  * most @concurrency pairs (0: no limit, 1: one pair at a time).  Each
  * stage takes first the pairs whose source cluster has waited longest, in
  * the order of @p among equals.  @stage[i] gets pair i's stage.

@@ -7,6 +7,9 @@
  * measurement: tcp_transfer_steady() below, gridmon's default) or fixed
  * (exactly N bytes, the scheme that follows).
  *
+ * The transfer's connection is opened while the echoes run (its handshake
+ * is two small segments), so that it costs no round trip of its own.
+ *
  * Why the sender times the transfer from acknowledged bytes: a sample
  * (clock, acked) taken at the sender is consistent whatever the
  * receiving process does, because the receiver's kernel acknowledges data
@@ -356,21 +359,64 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 	return 0;
 }
 
-/* Send exactly o->tcp_bytes to @daddr and time it (or o->steady: see
- * tcp_transfer_steady()); 0 or -errno. */
-static int tcp_transfer(uint32_t daddr, const struct gb_mon_opts *o, struct source_report *r)
+/*
+ * The transfer's connection, opened while the echoes run: its handshake
+ * (two small segments) costs the pair no round trip of its own, and the
+ * echoes' round trips are still those of a path this transfer has not
+ * loaded yet.  tcp_connect_start() returns the socket with its connect
+ * under way (or -errno); tcp_connect_wait() waits for it until @deadline
+ * and makes the socket blocking again (0 or -errno).
+ */
+static int tcp_connect_start(uint32_t daddr, const struct gb_mon_opts *o)
+{
+	struct sockaddr_in st = gb_sockaddr(daddr, o->port + 1);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (s < 0)
+		return -errno;
+	if (connect(s, (void *)&st, sizeof(st)) < 0 && errno != EINPROGRESS) {
+		int err = -errno;
+		close(s);
+		return err;
+	}
+	return s;
+}
+
+static int tcp_connect_wait(int s, double deadline)
+{
+	int soerr = 0, fl;
+	socklen_t len = sizeof(soerr);
+
+	for (;;) {
+		struct pollfd pf = { s, POLLOUT, 0 };
+		double left = deadline - gb_now();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		int p = poll(&pf, 1, (int)(left * 1000) + 1);
+		if (p < 0 && errno != EINTR)
+			return -errno;
+		if (p > 0)
+			break;
+	}
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+		return -errno;
+	if (soerr)
+		return -soerr;
+	if ((fl = fcntl(s, F_GETFL)) < 0 || fcntl(s, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Send exactly o->tcp_bytes on the connected socket @s and time it (or
+ * o->steady: see tcp_transfer_steady()); closes @s; 0 or -errno. */
+static int tcp_transfer(int s, const struct gb_mon_opts *o, struct source_report *r)
 {
 	static char buf[1 << 16];
 	struct timespec nap = { 0, (long)(SAMPLE_S * 1e9) };
 	struct rate_trace tr = { calloc(MAX_SAMPLES, sizeof(struct ack_sample)), 0 };
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
-	struct sockaddr_in st = gb_sockaddr(daddr, o->port + 1);
+	int err = 0;
 	uint64_t base, got = 0, left = o->tcp_bytes;
 
-	if (s < 0 || connect(s, (void *)&st, sizeof(st)) < 0) {
-		err = -errno;
-		goto out;
-	}
 	if (!tr.s) {
 		err = -ENOMEM;
 		goto out;
@@ -431,6 +477,9 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	struct sockaddr_in sd = gb_sockaddr(daddr, o->port);
 	if (!rtt || !os || u < 0 || connect(u, (void *)&sd, sizeof(sd)) < 0)
 		_exit(1);
+	int tcp = o->tcp_bytes > 0 ? tcp_connect_start(daddr, o) : -1;
+	if (o->tcp_bytes > 0 && tcp < 0)
+		_exit(2);
 	/* The echoes are pipelined, ECHO_GAP apart: the round costs one round
 	 * trip, not rtt_count of them.  64-byte datagrams a millisecond apart
 	 * do not queue behind each other on any link of 1 Mbit/s or more. */
@@ -488,7 +537,8 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 		gb_sort_doubles(os, (size_t)nos);
 		r.o_send = os[(nos - 1) / 2];
 	}
-	if (o->tcp_bytes > 0 && r.received && tcp_transfer(daddr, o, &r) < 0)
+	if (o->tcp_bytes > 0 && r.received &&
+	    (tcp_connect_wait(tcp, gb_now() + (o->timeout > 0 ? o->timeout : 30)) < 0 || tcp_transfer(tcp, o, &r) < 0))
 		_exit(2);
 	r.ok = 1;
 	gb_write_full(out, &r, sizeof(r));

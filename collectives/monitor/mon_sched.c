@@ -42,6 +42,22 @@
  * carries all of its site's cluster uplinks at once (teragrid-public.yaml:
  * 300 Mbit/s for at most three 100 Mbit/s uplinks, a 400 Mbit/s backbone
  * for SDSC's two), so a pair holds its two uplinks only.
+ *
+ * `--duplex` (GB_MON_DUPLEX) reads issue 44's "pairs whose paths share no
+ * link are probed at the same time" with a link as one direction, as the
+ * emulator shapes it (every directed link has its own rate and queue): a
+ * pair holds the directions its data take, cluster A's uplink out of A and
+ * B's into B (and the site links out of site(A) and into site(B), unless
+ * --sites-free), and a diagonal its representative's way out.  So a
+ * cluster sends one probe and receives another at the same time, and on
+ * teragrid a round is 8 stages instead of 16 (--sites-free): 7 in which
+ * every cluster sends to another and receives from a third, then the
+ * diagonals.  What it gives up: a pair's ACKs now meet another pair's data
+ * on the way back (the first version's c2 -> c3 above).  Whether that
+ * costs accuracy is measured, not assumed: collectives/monitor/bench/
+ * gridmon-accuracy.sh reads every pair against the configured path, idle
+ * and under a pair load, with and without --duplex (docs/results.md, "The
+ * monitor").
  */
 #include "gridmon.h"
 
@@ -49,20 +65,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A pair's resources: id c is cluster c's uplink, nclusters + s site s's
- * access link (unless GB_MON_SITES_FREE), both directions.  Returns how
- * many (1, 2 or 4). */
+/* Resource ids: cluster c's uplink out of c (c) and into c (nc + c); site
+ * s's access link out of s (2 nc + s) and into s (2 nc + ns + s). */
+enum { OUT = 0, IN = 1 };
+
+static int cluster_res(const struct gb_topo *t, int c, int dir)
+{
+	return dir * t->nclusters + c;
+}
+
+static int site_res(const struct gb_topo *t, int s, int dir)
+{
+	return 2 * t->nclusters + dir * t->nsites + s;
+}
+
+/* A pair's resources into @r (room for 8): the directions its data take
+ * with GB_MON_DUPLEX, both directions of every link it crosses without;
+ * site access links unless GB_MON_SITES_FREE.  Returns how many. */
 static int res_of(const struct gb_topo *t, const struct gb_mon_pairref *p, int flags, int *r)
 {
 	int n = 0, sa = t->clusters[p->a].site, sb = t->clusters[p->b].site;
+	int both = !(flags & GB_MON_DUPLEX);
 
-	r[n++] = p->a;
+	r[n++] = cluster_res(t, p->a, OUT);
+	if (both)
+		r[n++] = cluster_res(t, p->a, IN);
 	if (p->a == p->b)
 		return n;
-	r[n++] = p->b;
+	r[n++] = cluster_res(t, p->b, IN);
+	if (both)
+		r[n++] = cluster_res(t, p->b, OUT);
 	if (sa != sb && !(flags & GB_MON_SITES_FREE)) {
-		r[n++] = t->nclusters + sa;
-		r[n++] = t->nclusters + sb;
+		r[n++] = site_res(t, sa, OUT);
+		r[n++] = site_res(t, sb, IN);
+		if (both) {
+			r[n++] = site_res(t, sa, IN);
+			r[n++] = site_res(t, sb, OUT);
+		}
 	}
 	return n;
 }
@@ -112,7 +151,7 @@ int gb_mon_pairs(const struct gb_topo *t, int avoid, struct gb_mon_pairref *p, i
 int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int n,
 		    int concurrency, int flags, int *stage)
 {
-	int nres = t->nclusters + t->nsites, nstages = 0, left = n;
+	int nres = 2 * (t->nclusters + t->nsites), nstages = 0, left = n;
 	int *busy = calloc((size_t)nres, sizeof(int));
 	int *last = calloc((size_t)t->nclusters, sizeof(int)); /* stage + 1 a cluster last sent */
 
@@ -131,7 +170,7 @@ int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int
 			 * the first in rotation order among equals */
 			int best = -1;
 			for (int i = 0; i < n; i++) {
-				int r[4], nr, ok = stage[i] < 0;
+				int r[8], nr, ok = stage[i] < 0;
 				if (!ok || (best >= 0 && last[p[i].a] >= last[p[best].a]))
 					continue;
 				nr = res_of(t, &p[i], flags, r);
@@ -142,7 +181,7 @@ int gb_mon_schedule(const struct gb_topo *t, const struct gb_mon_pairref *p, int
 			}
 			if (best < 0)
 				break;
-			int r[4], nr = res_of(t, &p[best], flags, r);
+			int r[8], nr = res_of(t, &p[best], flags, r);
 			for (int j = 0; j < nr; j++)
 				busy[r[j]] = 1;
 			stage[best] = nstages;
