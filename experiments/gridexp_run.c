@@ -452,7 +452,9 @@ int run_one(struct runner *R, struct run *r)
 	}
 	gb_load_sched_init(&r->sched);
 	if (gx_campaign_schedule(c, r->cond, r->rep, &r->sched, &d) < 0) {
-		warnx("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		char line[GB_DIAG_LINE_MAX];
+
+		warnx("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 		return -1;
 	}
 	r->sched.scale = R->scale;   /* --scale overrides the campaign's */

@@ -59,7 +59,9 @@ static void test_topology(void)
 	}
 	ret = gb_topo_load(path, &t, &d);
 	if (ret < 0) {
-		diag("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		char line[GB_DIAG_LINE_MAX];
+
+		diag("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 		skip(9, "two-clusters.yaml does not load");
 		return;
 	}

@@ -610,13 +610,14 @@ static int parse_args(struct adv *A, int argc, char **argv)
 		A->sizes[A->nsizes++] = s;
 	if (A->topo_path) {
 		struct gb_diag d;
+		char line[GB_DIAG_LINE_MAX];
 		int ret;
 
 		memset(&d, 0, sizeof(d));
 		ret = gb_topo_load(A->topo_path, &A->topo, &d);
 		if (ret == -EINVAL) {
-			return gb_refuse("gridadvisor", "%s:%d:%d: %s", d.file[0] ? d.file :
-					 A->topo_path, d.line, d.col, d.msg);
+			return gb_refuse("gridadvisor", "%s",
+					 gb_diag_format(&d, A->topo_path, line, sizeof(line)));
 		}
 		if (ret < 0) {
 			return gb_refuse("gridadvisor", "--topology: cannot read '%s': %s",

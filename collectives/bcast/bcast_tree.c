@@ -67,12 +67,13 @@ static struct {
 static int load_topology(const char *path)
 {
 	struct gb_diag d;
+	char line[GB_DIAG_LINE_MAX];
 	int ret;
 
 	memset(&d, 0, sizeof(d));
 	ret = gb_topo_load(path, &G.topo, &d);
 	if (ret == -EINVAL) {
-		gb_bcast_seterr("%s:%d:%d: %s", d.file[0] ? d.file : path, d.line, d.col, d.msg);
+		gb_bcast_seterr("%s", gb_diag_format(&d, path, line, sizeof(line)));
 		return ret;
 	}
 	if (ret < 0) {

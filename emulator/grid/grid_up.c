@@ -436,7 +436,7 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 	memset(&d, 0, sizeof(d));
 	if ((err = gb_topo_load(path, &g->topo, &d)) < 0) {
 		if (err == -EINVAL)
-			gb_err_set(e, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+			gb_diag_err(e, &d, NULL);
 		else
 			gb_err_set(e, "cannot read topology '%s': %s", path, strerror(-err));
 		/* A file that cannot be read (missing, a directory, a symbolic
