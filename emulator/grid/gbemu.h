@@ -184,10 +184,10 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json);
 /**
  * gb_grid_health() - 1 if the grid's data plane works as far as gridbed's
  * own helpers go (the tap backend's delay line answers), 0 if not, with
- * the reason in @why; -errno if that cannot be told.  The netem backend
+ * the reason in @e; -errno if that cannot be told.  The netem backend
  * has no helper: always 1.
  */
-int gb_grid_health(struct gb_grid *g, char *why, size_t whylen);
+int gb_grid_health(struct gb_grid *g, struct gb_err *e);
 
 /* ------------------------------------------------------------------ */
 /* The hosts' TCP stack (hosttcp.c; keys in docs/topology-format.md)   */
