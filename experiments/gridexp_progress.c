@@ -134,10 +134,11 @@ int dry_run(struct runner *R)
 		for (int k = 0; k < c->nconds; k++) {
 			struct gb_load_sched s;
 			struct gb_diag d;
+			char line[GB_DIAG_LINE_MAX];
 
 			gb_load_sched_init(&s);
 			if (gx_campaign_schedule(c, k, rep, &s, &d) < 0) {
-				fprintf(stderr, "%s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+				fprintf(stderr, "%s\n", gb_diag_format(&d, NULL, line, sizeof(line)));
 				return 2;
 			}
 			s.scale = R->scale;

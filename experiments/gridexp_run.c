@@ -452,7 +452,9 @@ int run_one(struct runner *R, struct run *r)
 	}
 	gb_load_sched_init(&r->sched);
 	if (gx_campaign_schedule(c, r->cond, r->rep, &r->sched, &d) < 0) {
-		warnx("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		char line[GB_DIAG_LINE_MAX];
+
+		warnx("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 		return -1;
 	}
 	r->sched.scale = R->scale;   /* --scale overrides the campaign's */
@@ -566,11 +568,11 @@ int run_one(struct runner *R, struct run *r)
 	/* a run over a broken data plane (a dead or stalled delay line) is
 	 * spoiled, whatever the job said (issue 16, "Health") */
 	if (!interrupted) {
-		char why[sizeof(reason)];
+		struct gb_err why = { "" };
 
-		if (gb_grid_health(&R->g, why, sizeof(why)) == 0) {
+		if (gb_grid_health(&R->g, &why) == 0) {
 			snprintf(r->status, sizeof(r->status), "failed: data plane broken");
-			snprintf(reason, sizeof(reason), "%s", why);
+			snprintf(reason, sizeof(reason), "%s", why.msg);
 		}
 	}
 	snprintf(path, sizeof(path), "%s/run.json", r->tmp);

@@ -270,8 +270,10 @@ static int attach(struct gb_grid *g)
 
 static int print_diag(const struct gb_diag *d)
 {
+	char line[GB_DIAG_LINE_MAX];
+
 	if (d->line)
-		fprintf(stderr, "%s:%d:%d: %s\n", d->file, d->line, d->col, d->msg);
+		fprintf(stderr, "%s\n", gb_diag_format(d, NULL, line, sizeof(line)));
 	else
 		fprintf(stderr, ME ": %s: %s\n", d->file, d->msg);
 	return 2;

@@ -26,12 +26,13 @@ static struct gb_topo *load(const char *file)
 	char path[512];
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
+	char line[GB_DIAG_LINE_MAX];
 	int r;
 
 	snprintf(path, sizeof(path), "%s/topologies/%s", src_dir(), file);
 	r = gb_topo_load(path, &t, &d);
 	if (!is_int(r, 0, "%s loads", file))
-		diag("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		diag("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 	return r ? NULL : t;
 }
 
@@ -39,10 +40,11 @@ static struct gb_topo *parse(const char *name, const char *yaml)
 {
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
+	char line[GB_DIAG_LINE_MAX];
 	int r = gb_topo_parse(yaml, strlen(yaml), name, &t, &d);
 
 	if (!is_int(r, 0, "%s parses", name))
-		diag("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		diag("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 	return r ? NULL : t;
 }
 

@@ -45,7 +45,8 @@ static int same_model(const struct gb_netmodel *a, const struct gb_netmodel *b)
 
 static void test_topology(void)
 {
-	char path[512], why[200];
+	char path[512];
+	struct gb_err why = { "" };
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
 	struct gb_netmodel m;
@@ -59,14 +60,16 @@ static void test_topology(void)
 	}
 	ret = gb_topo_load(path, &t, &d);
 	if (ret < 0) {
-		diag("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		char line[GB_DIAG_LINE_MAX];
+
+		diag("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 		skip(9, "two-clusters.yaml does not load");
 		return;
 	}
 	is_int(gb_nm_from_topo(&m, t, 20e-6), 0, "from_topo two-clusters");
 	is_int(m.n, 8, "8 hosts");
-	ok(gb_nm_check(&m, why, sizeof(why)) == 0, "model from topology is valid (%s)",
-	   gb_nm_check(&m, why, sizeof(why)) ? why : "ok");
+	ok(gb_nm_check(&m, &why) == 0, "model from topology is valid (%s)",
+	   gb_nm_check(&m, &why) ? why.msg : "ok");
 	a1 = gb_nm_find_node(&m, "a-1");
 	a2 = gb_nm_find_node(&m, "a-2");
 	b1 = gb_nm_find_node(&m, "b-1");
@@ -165,7 +168,7 @@ static void test_generators(void)
 	gb_nm_release(&c);
 
 	is_int(gb_nm_gen_grid(&a, 3, 2, 4, 1), 0, "grid 3 sites x 2 clusters x 4");
-	ok(a.n == 24 && a.nclusters == 6 && a.nsites == 3 && gb_nm_check(&a, NULL, 0) == 0,
+	ok(a.n == 24 && a.nclusters == 6 && a.nsites == 3 && gb_nm_check(&a, NULL) == 0,
 	   "grid shape and validity");
 	ok(a.nodes[5].cluster == 1 && a.nodes[5].site == 0 && a.nodes[9].site == 1,
 	   "nodes numbered cluster by cluster");

@@ -103,7 +103,8 @@ static void test_io(void)
 	struct gb_tree t, r;
 	const struct gb_planner *p = gb_planner_find("mateescu");
 	struct gb_plan_args a = { 2, 65536, 1, 0, NULL };
-	char path[] = "/tmp/gb3002-XXXXXX", err[256], *buf = NULL;
+	char path[] = "/tmp/gb3002-XXXXXX", *buf = NULL;
+	struct gb_err err = { "" };
 	size_t len = 0;
 	int fd = mkstemp(path);
 	FILE *f;
@@ -114,7 +115,7 @@ static void test_io(void)
 	if (gb_nm_gen_grid(&m, 2, 2, 3, 11) < 0 || !p || gb_plan(p, &m, &a, &t) < 0)
 		bail("setup");
 	is_int(gb_tree_save_json(&t, &m, "mateescu", a.size, path), 0, "save tree json");
-	is_int(gb_tree_load_json(&r, &m, path, err, sizeof(err)), 0, "load tree json");
+	is_int(gb_tree_load_json(&r, &m, path, &err), 0, "load tree json");
 	ok(gb_tree_equal(&r, &t), "round trip keeps parents and send order");
 	gb_tree_release(&r);
 
@@ -147,7 +148,7 @@ static void test_io(void)
 
 		if (gb_nm_sub(&s, &m, pick, 3) < 0)
 			bail("sub");
-		is_int(gb_tree_load_json(&r, &s, path, err, sizeof(err)), 0,
+		is_int(gb_tree_load_json(&r, &s, path, &err), 0,
 		       "children-only file loads");
 		ok(r.root == 0 && children_are(&r, 0, want, 2), "send order from the file");
 		gb_tree_release(&r);
@@ -155,15 +156,15 @@ static void test_io(void)
 		fprintf(f, "{\"root\": \"%s\", \"children\": {\"%s\": [\"%s\"]}}",
 			s.nodes[0].name, s.nodes[0].name, s.nodes[2].name);
 		fclose(f);
-		is_int(gb_tree_load_json(&r, &s, path, err, sizeof(err)), -EINVAL,
+		is_int(gb_tree_load_json(&r, &s, path, &err), -EINVAL,
 		       "non-spanning tree rejected");
 		{
 			char want_missing[96];
 
 			snprintf(want_missing, sizeof(want_missing), "'%s' has no parent",
 				 s.nodes[1].name);
-			ok(strstr(err, want_missing) != NULL, "reason names the node left out: %s",
-			   err);
+			ok(strstr(err.msg, want_missing) != NULL, "reason names the node left out: %s",
+			   err.msg);
 		}
 		/* issue 49: each fault names its node, not only the root */
 		{
@@ -199,11 +200,11 @@ static void test_io(void)
 				fputs(body, f);
 				fclose(f);
 				snprintf(what, sizeof(what), "'%s%s", bad[i].who, bad[i].what);
-				err[0] = 0;
-				is_int(gb_tree_load_json(&r, &s, path, err, sizeof(err)), -EINVAL,
+				err.msg[0] = 0;
+				is_int(gb_tree_load_json(&r, &s, path, &err), -EINVAL,
 				       "bad tree %zu rejected", i);
-				ok(strstr(err, what) != NULL, "  and the node named (%s): %s", what,
-				   err);
+				ok(strstr(err.msg, what) != NULL, "  and the node named (%s): %s", what,
+				   err.msg);
 			}
 		}
 		gb_nm_release(&s);

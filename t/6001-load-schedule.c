@@ -268,12 +268,13 @@ static void test_yaml(const struct gb_topo *t)
 {
 	struct gb_load_sched s, s2;
 	struct gb_diag d;
+	char line[GB_DIAG_LINE_MAX];
 
 	gb_load_sched_init(&s);
 	gb_load_sched_init(&s2);
 	int r = gb_load_parse(good, sizeof(good) - 1, "good.yaml", t, &s, &d);
 	if (!is_int(r, 0, "a good schedule parses"))
-		diag("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		diag("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 	if (r < 0 || s.n != 3) {
 		skip(19, "no schedule");
 		return;
@@ -367,12 +368,13 @@ static void test_bad(const struct gb_topo *t)
 	gb_load_sched_init(&s);
 	for (size_t i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
 		struct gb_diag d = { "", 0, 0, "" };
+		char line[GB_DIAG_LINE_MAX];
 		const struct bad *b = &bads[i];
 		int r = gb_load_parse(b->text, strlen(b->text), "bad.yaml", t, &s, &d);
 
 		ok(r == -EINVAL && !strcmp(d.file, "bad.yaml") && d.line == b->line &&
 		   d.col == b->col && strstr(d.msg, b->msg),
-		   "bad schedule %zu: %s:%d:%d: %s", i + 1, d.file, d.line, d.col, d.msg);
+		   "bad schedule %zu: %s", i + 1, gb_diag_format(&d, NULL, line, sizeof(line)));
 		if (r != -EINVAL || d.line != b->line || d.col != b->col)
 			diag("  expected -EINVAL at %d:%d with '%s'", b->line, b->col, b->msg);
 		ok(s.n == 0 && s.iv == NULL, "  and nothing is left allocated");
@@ -384,12 +386,13 @@ int main(void)
 	char path[512];
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
+	char line[GB_DIAG_LINE_MAX];
 
 	snprintf(path, sizeof(path), "%s/topologies/teragrid.yaml", srcdir());
 	if (access(path, R_OK) != 0)
 		skip_all("topologies/teragrid.yaml not found");
 	if (gb_topo_load(path, &t, &d) < 0)
-		bail("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		bail("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 	test_random(t);
 	test_random_pairs(t);
 	test_yaml(t);

@@ -78,12 +78,13 @@ static void roundtrip(void)
 	struct gb_advtree_meta m;
 	struct gb_advtree a;
 	struct gb_tree plain;
-	char path[512], err[512] = "";
+	char path[512];
+	struct gb_err err = { "" };
 
 	meta_for(&m, 65536, 0);
 	is_int(gb_advtree_save(dir, &m, &T, &M, path, sizeof(path)), 0, "save a tree file");
 	ok(strstr(path, "/tree-65536.json") != NULL, "named tree-<bytes>.json (%s)", path);
-	is_int(gb_advtree_load(path, &a, err, sizeof(err)), 0, "load it back (%s)", err);
+	is_int(gb_advtree_load(path, &a, &err), 0, "load it back (%s)", err.msg);
 	ok(a.n == M.n && gb_tree_equal(&a.t, &T), "the same tree, node for node, send orders kept");
 	is_str(a.root, M.nodes[T.root].name, "its root");
 	for (int i = 0; i < M.n && i < a.n; i++)
@@ -101,14 +102,14 @@ static void roundtrip(void)
 	   "budget, plan time, predicted gap");
 	gb_advtree_release(&a);
 	gb_advtree_release(&a);
-	is_int(gb_tree_load_json(&plain, &M, path, err, sizeof(err)), 0,
+	is_int(gb_tree_load_json(&plain, &M, path, &err), 0,
 	       "an advisor tree file is also a plain tree file");
 	ok(gb_tree_equal(&plain, &T), "... with the same tree");
 	gb_tree_release(&plain);
 	put("tree-7.json", "{\"format\": \"gridbed-tree\", \"root\": \"x\"}");
 	snprintf(path, sizeof(path), "%s/tree-7.json", dir);
-	is_int(gb_advtree_load(path, &a, err, sizeof(err)), -EINVAL,
-	       "a file without the advisor object is refused (%s)", err);
+	is_int(gb_advtree_load(path, &a, &err), -EINVAL,
+	       "a file without the advisor object is refused (%s)", err.msg);
 	unlink(path);
 }
 
@@ -117,13 +118,13 @@ static void like_why(const char *why, const char *sub)
 	ok(strstr(why, sub) != NULL, "... and says so: '%s'", why);
 }
 
-static double pick_size(double size, double maxage, char *why, size_t len)
+static double pick_size(double size, double maxage, struct gb_err *why)
 {
 	struct gb_advtree a;
 	double s;
 
-	why[0] = 0;
-	if (gb_advtree_pick(dir, size, maxage, gb_now(), &a, why, len) < 0)
+	why->msg[0] = 0;
+	if (gb_advtree_pick(dir, size, maxage, gb_now(), &a, why) < 0)
 		return -1;
 	s = a.meta.size;
 	gb_advtree_release(&a);
@@ -132,58 +133,59 @@ static double pick_size(double size, double maxage, char *why, size_t len)
 
 static void picking(void)
 {
-	char why[512], p[512];
+	char p[512];
+	struct gb_err why = { "" };
 	struct gb_advtree a;
 
-	is_int(gb_advtree_pick("/nonexistent/gb6103", 1024, 60, gb_now(), &a, why, sizeof(why)),
-	       -ENOENT, "a missing directory: no tree (%s)", why);
+	is_int(gb_advtree_pick("/nonexistent/gb6103", 1024, 60, gb_now(), &a, &why),
+	       -ENOENT, "a missing directory: no tree (%s)", why.msg);
 	snprintf(p, sizeof(p), "%s/tree-65536.json", dir);
 	unlink(p);
-	is_int(gb_advtree_pick(dir, 1024, 60, gb_now(), &a, why, sizeof(why)), -ENOENT,
+	is_int(gb_advtree_pick(dir, 1024, 60, gb_now(), &a, &why), -ENOENT,
 	       "an empty directory: no tree");
-	like_why(why, "no tree files");
+	like_why(why.msg, "no tree files");
 
 	save(1024, 0);
 	save(4096, 0);
 	save(1048576, 0);
-	is_double(pick_size(3000, 60, why, sizeof(why)), 4096, 0, "3000 B: the nearest is 4 KiB");
-	is_double(pick_size(2048, 60, why, sizeof(why)), 4096, 0,
+	is_double(pick_size(3000, 60, &why), 4096, 0, "3000 B: the nearest is 4 KiB");
+	is_double(pick_size(2048, 60, &why), 4096, 0,
 		  "2 KiB, halfway in log between 1 and 4 KiB: the larger");
-	is_double(pick_size(1, 60, why, sizeof(why)), 1024, 0, "1 B: 1 KiB");
-	is_double(pick_size(0, 60, why, sizeof(why)), 1024, 0, "0 B counts as 1 B");
-	is_double(pick_size(8 << 20, 60, why, sizeof(why)), 1048576, 0, "8 MiB: 1 MiB");
+	is_double(pick_size(1, 60, &why), 1024, 0, "1 B: 1 KiB");
+	is_double(pick_size(0, 60, &why), 1024, 0, "0 B counts as 1 B");
+	is_double(pick_size(8 << 20, 60, &why), 1048576, 0, "8 MiB: 1 MiB");
 
 	save(262144, 100);
-	is_double(pick_size(262144, 60, why, sizeof(why)), 1048576, 0,
+	is_double(pick_size(262144, 60, &why), 1048576, 0,
 		  "a stale nearest tree is skipped for the nearest fresh one");
-	is_double(pick_size(262144, 200, why, sizeof(why)), 262144, 0,
+	is_double(pick_size(262144, 200, &why), 262144, 0,
 		  "... and used under a larger age limit");
 	save(16384, -1000);
-	is_double(pick_size(16384, 60, why, sizeof(why)), 4096, 0,
+	is_double(pick_size(16384, 60, &why), 4096, 0,
 		  "a tree stamped in the future (before a reboot) is stale");
 	put("tree-2048.json", "{ not json");
-	is_double(pick_size(2048, 60, why, sizeof(why)), 4096, 0, "an unreadable file is skipped");
+	is_double(pick_size(2048, 60, &why), 4096, 0, "an unreadable file is skipped");
 	put("tree-1024.json.AbC123", "{ half written");
 	put("tree-1k.json", "{}");
-	is_double(pick_size(1000, 60, why, sizeof(why)), 1024, 0,
+	is_double(pick_size(1000, 60, &why), 1024, 0,
 		  "temporary and other files are not tree files");
-	is_double(pick_size(1024, 0.0, why, sizeof(why)), -1, 0,
+	is_double(pick_size(1024, 0.0, &why), -1, 0,
 		  "nothing is fresh under max age 0: no tree, the caller falls back");
-	like_why(why, "old");
+	like_why(why.msg, "old");
 
 	/* a prediction one byte off starts a new file: the newer plan of the
 	 * same message wins over the exact size (seed 9's broadcast 26) */
 	save(34952, 100);
 	save(34953, 10);
 	save(36000, 5);
-	is_double(pick_size(34952, 200, why, sizeof(why)), 34953, 0,
+	is_double(pick_size(34952, 200, &why), 34953, 0,
 		  "two files within 1 %%: the newer one, not the exact size");
-	is_double(pick_size(34952, 50, why, sizeof(why)), 34953, 0,
+	is_double(pick_size(34952, 50, &why), 34953, 0,
 		  "... as when the exact one is stale");
 	save(34952, 1);
-	is_double(pick_size(34953, 200, why, sizeof(why)), 34952, 0,
+	is_double(pick_size(34953, 200, &why), 34952, 0,
 		  "... and the other way round");
-	is_double(pick_size(36000, 200, why, sizeof(why)), 36000, 0,
+	is_double(pick_size(36000, 200, &why), 36000, 0,
 		  "3 %% apart are two sizes: the nearest, though older than another");
 }
 
@@ -200,7 +202,8 @@ static void fitting(void)
 {
 	struct gb_advtree a;
 	struct gb_tree r;
-	char why[512], path[512], (*names)[32];
+	char path[512], (*names)[32];
+	struct gb_err why = { "" };
 	int n = M.n, perm[64], in[64] = { 0 }, k = 0, bad = 0, root_rank = -1, oroot = T.root;
 
 	names = calloc((size_t)n, sizeof(*names));
@@ -208,12 +211,12 @@ static void fitting(void)
 		bail("setup");
 	save(65536, 0);
 	gb_advtree_path(dir, 65536, path, sizeof(path));
-	if (gb_advtree_load(path, &a, why, sizeof(why)) < 0)
-		bail("load: %s", why);
+	if (gb_advtree_load(path, &a, &why) < 0)
+		bail("load: %s", why.msg);
 
 	for (int i = 0; i < n; i++)
 		snprintf(names[i], sizeof(names[i]), "%s", M.nodes[i].name);
-	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, oroot, &r, why, sizeof(why)),
+	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, oroot, &r, &why),
 	       0, "all hosts in file order");
 	ok(gb_tree_equal(&r, &T), "... is the file's tree itself");
 	gb_tree_release(&r);
@@ -223,8 +226,8 @@ static void fitting(void)
 		perm[i] = n - 1 - i;
 		snprintf(names[i], sizeof(names[i]), "%s", M.nodes[perm[i]].name);
 	}
-	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, n - 1 - oroot, &r, why,
-				    sizeof(why)), 0, "all hosts, reversed rank order");
+	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, n - 1 - oroot, &r, &why),
+	       0, "all hosts, reversed rank order");
 	for (int i = 0; i < n; i++) {
 		int want = T.parent[perm[i]];
 
@@ -248,8 +251,8 @@ static void fitting(void)
 		root_rank = k;
 		snprintf(names[k++], sizeof(names[0]), "%s", M.nodes[oroot].name);
 	}
-	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, k, root_rank, &r, why,
-				    sizeof(why)), 0, "a subset of %d hosts", k);
+	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, k, root_rank, &r, &why),
+	       0, "a subset of %d hosts", k);
 	bad = gb_tree_check(&r, NULL, 0) < 0;
 	for (int i = 0; i < k && !bad; i++) {
 		int want = perm[i] == oroot ? -1 : anc_in(perm[i], in);
@@ -268,8 +271,8 @@ static void fitting(void)
 		int nr = (oroot + 1) % n;
 		char a1[512] = "", b1[512] = "";
 
-		is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, nr, &r, why,
-					    sizeof(why)), 0, "another root");
+		is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, nr, &r, &why),
+		       0, "another root");
 		ok(r.root == nr && r.nchild[nr] == T.nchild[oroot], "rooted there, with the file "
 		   "root's %d children", T.nchild[oroot]);
 		for (int j = 0; j < T.nchild[oroot]; j++) {
@@ -287,11 +290,11 @@ static void fitting(void)
 
 	snprintf(names[0], sizeof(names[0]), "nohost");
 	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, oroot == 0 ? 1 : oroot, &r,
-				    why, sizeof(why)), -ENOENT, "a host missing from the file (%s)",
-	       why);
+				    &why), -ENOENT, "a host missing from the file (%s)",
+	       why.msg);
 	snprintf(names[0], sizeof(names[0]), "%s", M.nodes[1].name);
-	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, 1, &r, why, sizeof(why)),
-	       -EINVAL, "two ranks on one host (%s)", why);
+	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, n, 1, &r, &why),
+	       -EINVAL, "two ranks on one host (%s)", why.msg);
 	gb_advtree_release(&a);
 	free(names);
 }

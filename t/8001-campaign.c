@@ -76,10 +76,10 @@ static void test_valid(void)
 	struct gx_campaign c;
 	struct gb_load_sched s;
 	struct gb_diag d;
-	char id[128];
+	char id[128], line[GB_DIAG_LINE_MAX];
 	int r = parse(text, &c, &d);
 
-	ok(r == 0, "a valid campaign parses (%s:%d:%d: %s)", d.file, d.line, d.col, d.msg);
+	ok(r == 0, "a valid campaign parses (%s)", gb_diag_format(&d, NULL, line, sizeof(line)));
 	if (r)
 		return;
 	is_str(c.name, "t", "name");

@@ -51,13 +51,14 @@ int main(void)
 	char dir[] = "/tmp/gb-8024.XXXXXX", log[64], csv[64], line[256];
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
+	char where[GB_DIAG_LINE_MAX];
 	struct gx_mon_share m;
 
 	plan(12);
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
 	if (gb_topo_parse(topo, sizeof(topo) - 1, "share.yaml", &t, &d) < 0)
-		bail("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		bail("%s", gb_diag_format(&d, NULL, where, sizeof(where)));
 	snprintf(log, sizeof(log), "%s/probes.csv", dir);
 	snprintf(csv, sizeof(csv), "%s/share.csv", dir);
 	/* window [100, 200] s: 1.25 MB a>b inside (1 s of 10 Mbit/s x 10 s...),

@@ -48,6 +48,7 @@ int main(void)
 	char dir[] = "/tmp/gb-8025.XXXXXX", path[64];
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
+	char line[GB_DIAG_LINE_MAX];
 	struct gx_row rows[5];
 	struct gx_tree_counts c;
 	FILE *f;
@@ -56,7 +57,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
 	if (gb_topo_parse(topo, sizeof(topo) - 1, "trees.yaml", &t, &d) < 0)
-		bail("%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		bail("%s", gb_diag_format(&d, NULL, line, sizeof(line)));
 	snprintf(path, sizeof(path), "%s/ranks.csv", dir);
 	if (!(f = fopen(path, "w")))
 		bail("cannot write %s", path);

@@ -12,7 +12,8 @@
  *
  * Conventions (docs/architecture.md, practice 1): functions return 0 or a negative errno and print
  * nothing.  Parse and validation errors are described in a struct gb_diag as
- * "file:line:col: message" so that the CLI can print it as one line.
+ * "file:line:col: message" (gb_diag_format()) so that the CLI can print it
+ * as one line.
  *
  * Node numbering is stable and meaningful:
  *   - hosts come first, 0 .. nhosts-1, in file order (cluster by cluster);
@@ -163,12 +164,38 @@ struct gb_prefix {
 	int len;
 };
 
-/** A parse/validation diagnostic: "file:line:col: msg". */
+/**
+ * struct gb_diag - a parse/validation diagnostic: where in an input file,
+ * and what.  Every YAML parser fills one (gbyaml.h); its one line,
+ * "file:line:col: msg", is made by gb_diag_format() or gb_diag_err() and
+ * nowhere else.
+ */
 struct gb_diag {
 	char file[256];
 	int line, col;
 	char msg[256];
 };
+
+/** A buffer that holds any gb_diag's line whole (gb_diag_format()). */
+#define GB_DIAG_LINE_MAX (256 + 256 + 32)
+
+struct gb_err;
+
+/**
+ * gb_diag_format() - @d's one line, "FILE:LINE:COL: MSG", into @buf (of
+ * @len bytes; GB_DIAG_LINE_MAX never truncates).  FILE is @d's own file, or
+ * @file when @d names none and @file is not NULL.  Nothing is written when
+ * @buf is NULL or @len is 0.
+ * Return: @buf.
+ */
+char *gb_diag_format(const struct gb_diag *d, const char *file, char *buf, size_t len);
+
+/**
+ * gb_diag_err() - gb_diag_format() into the error carrier @e (util/gbutil.h;
+ * nothing when @e is NULL), for a library that reports a parse's failure
+ * as a struct gb_err.
+ */
+void gb_diag_err(struct gb_err *e, const struct gb_diag *d, const char *file);
 
 struct gb_topo {
 	char name[GB_NAME_MAX + 1];

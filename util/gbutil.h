@@ -8,7 +8,9 @@
  * everything else).
  *
  * Conventions: functions return 0 or a negative errno and print nothing,
- * except gb_refuse(), which is for command lines.
+ * except gb_refuse(), which is for command lines.  What went wrong in words
+ * travels in a struct gb_err (below), the one carrier of every library
+ * (docs/architecture.md, "One error convention for library code").
  */
 #ifndef GRIDBED_GBUTIL_H
 #define GRIDBED_GBUTIL_H
@@ -22,6 +24,28 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- the error carrier (err.c) ----------------------------------------- */
+
+/**
+ * struct gb_err - what a failing call explains to its caller: one line, no
+ * newline, for a command line to print (library code never prints).  A
+ * library function that can fail for a reason a user must read takes an
+ * optional `struct gb_err *` (NULL: the caller wants no words), returns a
+ * negative errno, and fills it.  A parse of an input file says where
+ * instead, in a struct gb_diag (topologies/gbtopo.h), which
+ * gb_diag_err() turns into a gb_err.
+ */
+struct gb_err {
+	char msg[512];
+};
+
+/** gb_err_set() - printf into @e; nothing when @e is NULL. */
+__attribute__((format(printf, 2, 3))) void gb_err_set(struct gb_err *e, const char *fmt, ...);
+
+/** gb_err_vset() - gb_err_set() with a va_list (for a library's own wrapper). */
+__attribute__((format(printf, 2, 0))) void gb_err_vset(struct gb_err *e, const char *fmt,
+							va_list ap);
 
 /* ---- the clock (clock.c) ------------------------------------------------ */
 

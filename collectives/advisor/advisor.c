@@ -322,7 +322,7 @@ static void jstr(const json_t *o, const char *key, char *buf, size_t len)
 	snprintf(buf, len, "%s", s ? s : "");
 }
 
-int gb_advtree_load(const char *path, struct gb_advtree *a, char *err, size_t errlen)
+int gb_advtree_load(const char *path, struct gb_advtree *a, struct gb_err *e)
 {
 	struct gb_netmodel m;
 	struct gb_advtree_meta *mt = &a->meta;
@@ -332,19 +332,19 @@ int gb_advtree_load(const char *path, struct gb_advtree *a, char *err, size_t er
 	memset(a, 0, sizeof(*a));
 	memset(&m, 0, sizeof(m));
 	snprintf(a->path, sizeof(a->path), "%s", path);
-	j = gb_json_load_err(path, &ret, err, errlen);
+	j = gb_json_load_err(path, &ret, e);
 	if (!j)
 		return ret;
 	ret = -EINVAL;
 	adv = json_object_get(j, "advisor");
 	nodes = json_object_get(j, "nodes");
 	if (!json_is_object(adv) || json_integer_value(json_object_get(adv, "format_version")) < 1) {
-		gb_errf(err, errlen, "%s: not an advisor tree file (no 'advisor' object)", path);
+		gb_err_set(e, "%s: not an advisor tree file (no 'advisor' object)", path);
 		goto cleanup;
 	}
 	if (!json_is_array(nodes) || json_array_size(nodes) < 1 ||
 	    json_array_size(nodes) > 65536) {
-		gb_errf(err, errlen, "%s: 'nodes' must list the tree's nodes", path);
+		gb_err_set(e, "%s: 'nodes' must list the tree's nodes", path);
 		goto cleanup;
 	}
 	a->n = (int)json_array_size(nodes);
@@ -358,7 +358,7 @@ int gb_advtree_load(const char *path, struct gb_advtree *a, char *err, size_t er
 		const char *s = json_string_value(json_array_get(nodes, i));
 
 		if (!s || !*s || strlen(s) >= sizeof(a->names[i])) {
-			gb_errf(err, errlen, "%s: nodes[%d] is not a node name", path, i);
+			gb_err_set(e, "%s: nodes[%d] is not a node name", path, i);
 			goto cleanup;
 		}
 		snprintf(a->names[i], sizeof(a->names[i]), "%s", s);
@@ -366,7 +366,7 @@ int gb_advtree_load(const char *path, struct gb_advtree *a, char *err, size_t er
 	}
 	/* gb_tree_from_json() only matches names: a model of names suffices */
 	m.n = a->n;
-	ret = gb_tree_from_json(&a->t, &m, j, path, err, errlen);
+	ret = gb_tree_from_json(&a->t, &m, j, path, e);
 	if (ret < 0)
 		goto cleanup;
 	snprintf(a->root, sizeof(a->root), "%s", a->names[a->t.root]);
@@ -393,8 +393,8 @@ int gb_advtree_load(const char *path, struct gb_advtree *a, char *err, size_t er
 	mt->pred_gap = jnum(o, "gap");
 	mt->history = (int)json_integer_value(json_object_get(o, "history"));
 	if (!isfinite(mt->planned_mono) || !isfinite(mt->size) || !mt->planner[0]) {
-		gb_errf(err, errlen, "%s: the advisor object needs planner, planned_at.mono and "
-			"the tree's size", path);
+		gb_err_set(e, "%s: the advisor object needs planner, planned_at.mono and "
+			   "the tree's size", path);
 		ret = -EINVAL;
 		goto cleanup;
 	}
@@ -468,7 +468,7 @@ static int advtree_fresh(const struct gb_advtree *t, double maxage, double now)
 static void newest_of_size(const char *dir, const struct cand *c, int nc, int i,
 			   double maxage, double now, struct gb_advtree *a)
 {
-	char path[1024], err[512];
+	char path[1024];
 
 	for (int j = 0; j < nc; j++) {
 		struct gb_advtree t;
@@ -476,7 +476,7 @@ static void newest_of_size(const char *dir, const struct cand *c, int nc, int i,
 		if (j == i || fabs(c[j].lsize - c[i].lsize) > log(ADVTREE_SAME_SIZE))
 			continue;
 		if (gb_advtree_path(dir, c[j].size, path, sizeof(path)) < 0 ||
-		    gb_advtree_load(path, &t, err, sizeof(err)) < 0)
+		    gb_advtree_load(path, &t, NULL) < 0)
 			continue;
 		if (advtree_fresh(&t, maxage, now) && t.meta.planned_mono > a->meta.planned_mono) {
 			gb_advtree_release(a);
@@ -488,11 +488,12 @@ static void newest_of_size(const char *dir, const struct cand *c, int nc, int i,
 }
 
 int gb_advtree_pick(const char *dir, double size, double maxage, double now,
-		    struct gb_advtree *a, char *why, size_t whylen)
+		    struct gb_advtree *a, struct gb_err *e)
 {
 	struct cand *c = NULL;
 	struct dirent *de;
-	char path[1024], err[512];
+	char path[1024];
+	struct gb_err err = { "" };
 	int nc = 0, cap = 0, ret = -ENOENT;
 	double lwant = log(size >= 1 ? size : 1);
 	DIR *d;
@@ -501,8 +502,8 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 	d = opendir(dir);
 	if (!d) {
 		ret = -errno;
-		gb_errf(why, whylen, "cannot read advisor directory '%s': %s", dir,
-			strerror(errno));
+		gb_err_set(e, "cannot read advisor directory '%s': %s", dir,
+			   strerror(errno));
 		return ret == -ENOENT ? -ENOENT : ret;
 	}
 	while ((de = readdir(d))) {
@@ -526,7 +527,7 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 		nc++;
 	}
 	if (!nc) {
-		gb_errf(why, whylen, "no tree files in '%s'", dir);
+		gb_err_set(e, "no tree files in '%s'", dir);
 		goto cleanup;
 	}
 	qsort(c, (size_t)nc, sizeof(*c), cand_cmp);
@@ -534,9 +535,9 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 		struct gb_advtree t;
 
 		if (gb_advtree_path(dir, c[i].size, path, sizeof(path)) < 0 ||
-		    gb_advtree_load(path, &t, err, sizeof(err)) < 0) {
+		    gb_advtree_load(path, &t, &err) < 0) {
 			if (i == 0)
-				gb_errf(why, whylen, "%s", err);
+				gb_err_set(e, "%s", err.msg);
 			continue;
 		}
 		if (advtree_fresh(&t, maxage, now)) {
@@ -546,8 +547,8 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
 			goto cleanup;
 		}
 		if (i == 0)
-			gb_errf(why, whylen, "nearest tree '%s' is %.3g s old (max %g s)", path,
-				now - t.meta.planned_mono, maxage);
+			gb_err_set(e, "nearest tree '%s' is %.3g s old (max %g s)", path,
+				   now - t.meta.planned_mono, maxage);
 		gb_advtree_release(&t);
 	}
 cleanup:
@@ -557,7 +558,7 @@ cleanup:
 }
 
 int gb_advtree_for_ranks(const struct gb_advtree *a, const char (*names)[32], int n, int root,
-			 struct gb_tree *out, char *why, size_t whylen)
+			 struct gb_tree *out, struct gb_err *e)
 {
 	struct gb_tree rl;
 	const struct gb_tree *t = &a->t;
@@ -585,14 +586,14 @@ int gb_advtree_for_ranks(const struct gb_advtree *a, const char (*names)[32], in
 			if (!strcmp(a->names[v], names[i]))
 				idx[i] = v;
 		if (idx[i] < 0) {
-			gb_errf(why, whylen, "host '%s' (rank %d) is not in '%s'", names[i], i,
-				a->path);
+			gb_err_set(e, "host '%s' (rank %d) is not in '%s'", names[i], i,
+				   a->path);
 			ret = -ENOENT;
 			goto cleanup;
 		}
 		if (rank[idx[i]] >= 0) {
-			gb_errf(why, whylen, "ranks %d and %d both run on host '%s'", rank[idx[i]],
-				i, names[i]);
+			gb_err_set(e, "ranks %d and %d both run on host '%s'", rank[idx[i]],
+				   i, names[i]);
 			ret = -EINVAL;
 			goto cleanup;
 		}

@@ -168,7 +168,8 @@ static int cmd_replay(int argc, char **argv)
 	const char *dir = NULL, *log = NULL, *out = NULL;
 	double scale = 0.01, maxage = 600;
 	int n = 60, nranks = 64, c, fd, exact = 0, near10 = 0, fb = 0, mode2 = 0;
-	char tmp[1024], why[512];
+	char tmp[1024];
+	struct gb_err why;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -214,8 +215,8 @@ static int cmd_replay(int argc, char **argv)
 			fprintf(stderr, "bench_advisor: cannot append to '%s'\n", log);
 			return 1;
 		}
-		why[0] = 0;
-		got = gb_advtree_pick(dir, h[k].size, maxage, gb_now(), &a, why, sizeof(why)) == 0;
+		why.msg[0] = 0;
+		got = gb_advtree_pick(dir, h[k].size, maxage, gb_now(), &a, &why) == 0;
 		int ex = got && fabs(a.meta.size - h[k].size) <= 1; /* sizes are rounded */
 		int nr = got && fabs(a.meta.size - h[k].size) <= 0.1 * h[k].size;
 
@@ -230,7 +231,7 @@ static int cmd_replay(int argc, char **argv)
 				fprintf(f, "%.0f,%d,%.6f,%.6f,%d,%d,0,\n", a.meta.size, a.meta.mode,
 					gb_now() - a.meta.planned_mono, a.meta.budget_s, ex, nr);
 			else
-				fprintf(f, ",,,,0,0,1,\"%s\"\n", why);
+				fprintf(f, ",,,,0,0,1,\"%s\"\n", why.msg);
 		}
 		if (got)
 			gb_advtree_release(&a);

@@ -199,10 +199,10 @@ GB_WUR int gb_advtree_save(const char *dir, const struct gb_advtree_meta *meta,
 /**
  * gb_advtree_load() - read an advisor tree file.  @a is initialised here
  * (release with gb_advtree_release()).
- * Return: 0, -ENOENT (no file), -EINVAL (not an advisor tree file; @err
+ * Return: 0, -ENOENT (no file), -EINVAL (not an advisor tree file; @e
  * says why, naming the file) or -ENOMEM.
  */
-GB_WUR int gb_advtree_load(const char *path, struct gb_advtree *a, char *err, size_t errlen);
+GB_WUR int gb_advtree_load(const char *path, struct gb_advtree *a, struct gb_err *e);
 
 /** gb_advtree_release() - free; safe on a zeroed struct and twice. */
 void gb_advtree_release(struct gb_advtree *a);
@@ -217,12 +217,12 @@ void gb_advtree_release(struct gb_advtree *a);
  * close are the same message (a prediction one byte off), and the newer
  * plan is the current one.
  * @a:   filled on success (release with gb_advtree_release()).
- * @why: on -ENOENT, why no tree was usable ("no tree files in 'd'",
+ * @e:   on -ENOENT, why no tree was usable ("no tree files in 'd'",
  *       "nearest tree 'd/tree-1024.json' is 12.5 s old (max 10 s)").
  * Return: 0, -ENOENT (no fresh tree), or -errno (@dir unreadable).
  */
 int gb_advtree_pick(const char *dir, double size, double maxage, double now,
-		    struct gb_advtree *a, char *why, size_t whylen);
+		    struct gb_advtree *a, struct gb_err *e);
 
 /**
  * gb_advtree_for_ranks() - the tree to run for a job whose rank i runs on
@@ -234,11 +234,11 @@ int gb_advtree_pick(const char *dir, double size, double maxage, double now,
  *      in the order the file's tree reaches them (depth first, send order).
  *      With all hosts in the job, this is the file's tree itself.
  * @out: initialised here over the n ranks (release with gb_tree_release()).
- * Return: 0, -ENOENT (a host of the job is not in the file; @why names it),
+ * Return: 0, -ENOENT (a host of the job is not in the file; @e names it),
  * -EINVAL (bad arguments, two ranks on one host) or -ENOMEM.
  */
 GB_WUR int gb_advtree_for_ranks(const struct gb_advtree *a, const char (*names)[32], int n,
-				int root, struct gb_tree *out, char *why, size_t whylen);
+				int root, struct gb_tree *out, struct gb_err *e);
 
 /* ------------------------------------------------------------------ */
 /* Helpers of the advisor service                                      */

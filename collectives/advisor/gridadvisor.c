@@ -156,6 +156,7 @@ static int same_stat(const struct stat *a, const struct stat *b)
 static int matrix_poll(struct adv *A, char *err, size_t errlen)
 {
 	struct gb_netmodel m;
+	struct gb_err why = { "" };
 	struct stat st;
 	char gen[96];
 	int oracle = 0;
@@ -169,9 +170,11 @@ static int matrix_poll(struct adv *A, char *err, size_t errlen)
 		return 0;
 	memset(&m, 0, sizeof(m));
 	if (gb_nm_load_json(&m, A->matrix, err, errlen) < 0 ||
-	    gb_nm_check(&m, err, errlen) < 0 ||
+	    gb_nm_check(&m, &why) < 0 ||
 	    gb_adv_matrix_label(A->matrix, &oracle, gen, sizeof(gen)) < 0) {
-		if (!err[0])
+		if (!err[0] && why.msg[0])
+			snprintf(err, errlen, "%s", why.msg);
+		else if (!err[0])
 			snprintf(err, errlen, "'%s' is not a matrix file", A->matrix);
 		gb_nm_release(&m);
 		A->mst = st;       /* say it once per version of the file */
@@ -307,7 +310,8 @@ static int plan_one(struct adv *A, int mode, double size, double budget, uint64_
 	struct gb_advtree_meta meta;
 	struct gb_plan_args a;
 	struct gb_tree t;
-	char path[1024] = "", err[512];
+	char path[1024] = "";
+	struct gb_err err = { "" };
 	double t0, plan_s, cost;
 	int ret, written = 0;
 
@@ -327,13 +331,13 @@ static int plan_one(struct adv *A, int mode, double size, double budget, uint64_
 	planning = 1;
 	if (stop)
 		_exit(0);
-	ret = gb_plan_err(A->p, &ms, &a, &t, err, sizeof(err));
+	ret = gb_plan_err(A->p, &ms, &a, &t, &err);
 	planning = 0;
 	plan_s = gb_now() - t0;
 	if (ret < 0 && A->p->path) {
 		/* a plugin's fault is contained (docs/plugins.md): say it, keep the
 		 * tree file there is, and go on to the next size and pass */
-		fprintf(stderr, "gridadvisor: %s (%.0f B); keeping the previous tree\n", err,
+		fprintf(stderr, "gridadvisor: %s (%.0f B); keeping the previous tree\n", err.msg,
 			size);
 		gb_nm_release(&ms);
 		return 0;
@@ -350,7 +354,7 @@ static int plan_one(struct adv *A, int mode, double size, double budget, uint64_
 		struct gb_advtree old;
 
 		gb_advtree_path(A->out, size, path, sizeof(path));
-		if (gb_advtree_load(path, &old, err, sizeof(err)) == 0) {
+		if (gb_advtree_load(path, &old, NULL) == 0) {
 			int keep = old.meta.matrix_version == A->m.version &&
 				   old.meta.oracle == A->oracle &&
 				   !strcmp(old.meta.planner, A->p->name) &&
@@ -610,13 +614,14 @@ static int parse_args(struct adv *A, int argc, char **argv)
 		A->sizes[A->nsizes++] = s;
 	if (A->topo_path) {
 		struct gb_diag d;
+		char line[GB_DIAG_LINE_MAX];
 		int ret;
 
 		memset(&d, 0, sizeof(d));
 		ret = gb_topo_load(A->topo_path, &A->topo, &d);
 		if (ret == -EINVAL) {
-			return gb_refuse("gridadvisor", "%s:%d:%d: %s", d.file[0] ? d.file :
-					 A->topo_path, d.line, d.col, d.msg);
+			return gb_refuse("gridadvisor", "%s",
+					 gb_diag_format(&d, A->topo_path, line, sizeof(line)));
 		}
 		if (ret < 0) {
 			return gb_refuse("gridadvisor", "--topology: cannot read '%s': %s",

@@ -86,7 +86,7 @@ static int adaptive_env(const struct gb_planner **fallback, double *maxage)
 
 /* The root's tree from the advisor into @e; -ENOENT (and @why) if none fits. */
 static int advisor_tree(struct gb_bcast_comm *c, struct gb_bcast_entry *e, double maxage,
-			char *why, size_t len)
+			struct gb_err *why)
 {
 	const char *dir = getenv("GRIDBED_ADVISOR_DIR");
 	char (*names)[32] = NULL;
@@ -94,10 +94,10 @@ static int advisor_tree(struct gb_bcast_comm *c, struct gb_bcast_entry *e, doubl
 	int ret;
 
 	if (!dir || !*dir) {
-		snprintf(why, len, "GRIDBED_ADVISOR_DIR is not set");
+		gb_err_set(why, "GRIDBED_ADVISOR_DIR is not set");
 		return -ENOENT;
 	}
-	ret = gb_advtree_pick(dir, e->size, maxage, gb_now(), &a, why, len);
+	ret = gb_advtree_pick(dir, e->size, maxage, gb_now(), &a, why);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0)
@@ -109,8 +109,7 @@ static int advisor_tree(struct gb_bcast_comm *c, struct gb_bcast_entry *e, doubl
 	}
 	for (int i = 0; i < c->n; i++)
 		gb_bcast_rank_name(c, i, names[i], sizeof(names[i]));
-	ret = gb_advtree_for_ranks(&a, (const char (*)[32])names, c->n, e->root, &e->t, why,
-				   len);
+	ret = gb_advtree_for_ranks(&a, (const char (*)[32])names, c->n, e->root, &e->t, why);
 	if (ret == 0) {
 		e->tree_via = a.meta.oracle ? "advisor-oracle" : "advisor";
 		snprintf(e->model, sizeof(e->model), "advisor %.150s (%s for %.0f B, %s matrix "
@@ -132,7 +131,7 @@ int gb_bcast_adaptive_entry(struct gb_bcast_comm *c, int root, double size,
 	struct gb_bcast_opts fo;
 	const struct gb_planner *fp = NULL;
 	double t0 = gb_now(), maxage = ADVISOR_MAXAGE, ps;
-	char why[512] = "";
+	struct gb_err why = { "" };
 	int ret;
 
 	*plan_s = 0;
@@ -152,7 +151,7 @@ int gb_bcast_adaptive_entry(struct gb_bcast_comm *c, int root, double size,
 		return 0;
 	}
 	AS.calls++;
-	ret = advisor_tree(c, e, maxage, why, sizeof(why));
+	ret = advisor_tree(c, e, maxage, &why);
 	if (ret == 0) {
 		AS.advisor++;
 		*plan_s = gb_now() - t0;
@@ -170,10 +169,10 @@ int gb_bcast_adaptive_entry(struct gb_bcast_comm *c, int root, double size,
 	if (ret < 0)
 		return ret;
 	AS.fallbacks++;
-	snprintf(AS.last_why, sizeof(AS.last_why), "%s", why);
+	snprintf(AS.last_why, sizeof(AS.last_why), "%s", why.msg);
 	snprintf(c->adaptive_via, sizeof(c->adaptive_via), "fallback:%s", fp->name);
 	e->tree_via = c->adaptive_via;
-	snprintf(e->model, sizeof(e->model), "%.110s (no advisor tree: %.120s)", fe->model, why);
+	snprintf(e->model, sizeof(e->model), "%.110s (no advisor tree: %.120s)", fe->model, why.msg);
 	*plan_s = gb_now() - t0;
 	return 0;
 }

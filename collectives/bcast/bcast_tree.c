@@ -67,12 +67,13 @@ static struct {
 static int load_topology(const char *path)
 {
 	struct gb_diag d;
+	char line[GB_DIAG_LINE_MAX];
 	int ret;
 
 	memset(&d, 0, sizeof(d));
 	ret = gb_topo_load(path, &G.topo, &d);
 	if (ret == -EINVAL) {
-		gb_bcast_seterr("%s:%d:%d: %s", d.file[0] ? d.file : path, d.line, d.col, d.msg);
+		gb_bcast_seterr("%s", gb_diag_format(&d, path, line, sizeof(line)));
 		return ret;
 	}
 	if (ret < 0) {
@@ -192,7 +193,7 @@ static int uniform_model(struct gb_bcast_comm *c)
 /* The rank -> host map and the static model of @c (lazily, once). */
 int gb_bcast_planning_init(struct gb_bcast_comm *c)
 {
-	char why[256];
+	struct gb_err why = { "" };
 	int ret;
 
 	if (c->planning_ready)
@@ -219,8 +220,8 @@ int gb_bcast_planning_init(struct gb_bcast_comm *c)
 	} else {
 		ret = uniform_model(c);
 	}
-	if (ret == 0 && gb_nm_check(&c->sm, why, sizeof(why)) < 0) {
-		gb_bcast_seterr("the ranks' model is unusable: %s", why);
+	if (ret == 0 && gb_nm_check(&c->sm, &why) < 0) {
+		gb_bcast_seterr("the ranks' model is unusable: %s", why.msg);
 		ret = -EINVAL;
 	}
 	if (ret < 0) {
@@ -410,7 +411,8 @@ static int phoenix_path(const struct gb_bcast_comm *c, const char *dir, int root
 
 static int phoenix_load(struct gb_bcast_comm *c, struct gb_bcast_entry *e, const char *dir)
 {
-	char path[1024], err[512];
+	char path[1024];
+	struct gb_err err = { "" };
 	int ret;
 
 	if (phoenix_path(c, dir, e->root, path, sizeof(path)) < 0) {
@@ -419,9 +421,9 @@ static int phoenix_load(struct gb_bcast_comm *c, struct gb_bcast_entry *e, const
 				dir);
 		return -ENOENT;
 	}
-	ret = gb_tree_load_json(&e->t, &c->sm, path, err, sizeof(err));
+	ret = gb_tree_load_json(&e->t, &c->sm, path, &err);
 	if (ret < 0) {
-		gb_bcast_seterr("%s", err[0] ? err : "cannot read the phoenixd tree");
+		gb_bcast_seterr("%s", err.msg[0] ? err.msg : "cannot read the phoenixd tree");
 		return ret;
 	}
 	if (e->t.root != e->root) {
@@ -479,7 +481,7 @@ static int plan_on(const struct gb_planner *p, const struct gb_netmodel *m, int 
 		   double size, const struct gb_bcast_opts *o, struct gb_tree *out)
 {
 	struct gb_plan_args a;
-	char why[512];
+	struct gb_err why = { "" };
 	int ret;
 
 	memset(&a, 0, sizeof(a));
@@ -487,9 +489,9 @@ static int plan_on(const struct gb_planner *p, const struct gb_netmodel *m, int 
 	a.size = size;
 	a.seed = o ? o->seed : 1;
 	a.budget_s = o ? o->budget_s : 0;
-	ret = gb_plan_err(p, m, &a, out, why, sizeof(why));
+	ret = gb_plan_err(p, m, &a, out, &why);
 	if (ret < 0 && p->path)
-		gb_bcast_seterr("%s (root %d, %.0f B)", why, root, size);
+		gb_bcast_seterr("%s (root %d, %.0f B)", why.msg, root, size);
 	else if (ret < 0)
 		gb_bcast_seterr("planner '%s' failed for root %d, %.0f B: %s", p->name, root, size,
 				strerror(-ret));
@@ -550,7 +552,8 @@ static int fill_entry(struct gb_bcast_comm *c, struct gb_bcast_entry *e, unsigne
 		      const struct gb_bcast_opts *o)
 {
 	struct gb_netmodel mm;
-	char path[1024], err[512];
+	char path[1024];
+	struct gb_err err = { "" };
 	int ret = 0;
 
 	memset(&mm, 0, sizeof(mm));
@@ -594,9 +597,9 @@ static int fill_entry(struct gb_bcast_comm *c, struct gb_bcast_entry *e, unsigne
 	if (MPI_Barrier(c->pc) != MPI_SUCCESS && ret == 0)
 		ret = -EIO;
 	if (c->rank != e->root && ret == 0) {
-		ret = gb_tree_load_json(&e->t, &c->sm, path, err, sizeof(err));
+		ret = gb_tree_load_json(&e->t, &c->sm, path, &err);
 		if (ret < 0)
-			gb_bcast_seterr("%s", err[0] ? err : "cannot read the shared tree file");
+			gb_bcast_seterr("%s", err.msg[0] ? err.msg : "cannot read the shared tree file");
 	}
 	return ret;
 }

@@ -162,7 +162,11 @@ void gb_nm_release(struct gb_netmodel *m);
 GB_WUR int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t,
 			   double o_default);
 
-/** gb_nm_load_json() - read the matrix file format (docs/formats.md). */
+/**
+ * gb_nm_load_json() - read the matrix file format (docs/formats.md); the
+ * reason of a failure in the optional buffer @err (synthapp still hands it
+ * one; gb_nm_from_json() takes a struct gb_err).
+ */
 GB_WUR int gb_nm_load_json(struct gb_netmodel *m, const char *path,
 			   char *err, size_t errlen);
 
@@ -206,9 +210,10 @@ int gb_nm_find_node(const struct gb_netmodel *m, const char *name);
 /**
  * gb_nm_check() - 0 if the model is usable by every planner and cost model
  * (n >= 1, names unique and non-empty, cluster/site indices in range,
- * o >= 0, lat >= 0, bw > 0 off the diagonal), else -EINVAL with a reason.
+ * o >= 0, lat >= 0, bw > 0 off the diagonal), else -EINVAL with the
+ * reason in @e (may be NULL).
  */
-int gb_nm_check(const struct gb_netmodel *m, char *why, size_t whylen);
+int gb_nm_check(const struct gb_netmodel *m, struct gb_err *e);
 
 /**
  * gb_nm_set_groups() - allocate cluster_names/site_names for @nclusters and
@@ -335,12 +340,13 @@ void gb_binomial(const int *members, int k, int *parent, double *key, double key
  * wide-area edges bold red, other inter-cluster edges dashed blue).
  * gb_tree_save_json() writes atomically, or to stdout for @path "-", and
  * records the tree's predicted time under every cost model for @size.
- * gb_tree_load_json() maps node names through @m.
+ * gb_tree_load_json() maps node names through @m; why it failed goes to
+ * @e (may be NULL).
  */
 GB_WUR int gb_tree_save_json(const struct gb_tree *t, const struct gb_netmodel *m,
 			     const char *algo, double size, const char *path);
 GB_WUR int gb_tree_load_json(struct gb_tree *t, const struct gb_netmodel *m,
-			     const char *path, char *err, size_t errlen);
+			     const char *path, struct gb_err *e);
 GB_WUR int gb_tree_write_dot(const struct gb_tree *t, const struct gb_netmodel *m,
 			     void *FILE_stream);
 

@@ -29,10 +29,10 @@ json_t *gb_json_load_file(const char *path, json_error_t *je, int *ret);
 
 /**
  * gb_json_load_err() - gb_json_load_file() with its failure written into
- * @err ("FILE:LINE:COL: what" for bad JSON, "cannot open 'FILE': why").
+ * @e ("FILE:LINE:COL: what" for bad JSON, "cannot open 'FILE': why").
  * Return: the document, or NULL with *ret = -errno or -EINVAL.
  */
-json_t *gb_json_load_err(const char *path, int *ret, char *err, size_t errlen);
+json_t *gb_json_load_err(const char *path, int *ret, struct gb_err *e);
 
 /**
  * gb_tree_to_json() - the tree file's object (docs/formats.md) of @t over
@@ -49,7 +49,7 @@ json_t *gb_tree_to_json(const struct gb_tree *t, const struct gb_netmodel *m, co
  * (@path only names it in errors).
  */
 int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json_t *root,
-		      const char *path, char *err, size_t errlen);
+		      const char *path, struct gb_err *e);
 
 /**
  * gb_nm_to_json() - the matrix file's object (docs/formats.md) of @m;
@@ -63,9 +63,13 @@ json_t *gb_nm_to_json(const struct gb_netmodel *m);
  * only names it in errors).  @m is zeroed first; release with gb_nm_release().
  */
 GB_WUR int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char *path,
-			   char *err, size_t errlen);
+			   struct gb_err *e);
 
-/** gb_errf() - snprintf into an optional error buffer. */
+/**
+ * gb_errf() - snprintf into an optional error buffer: for the APIs that
+ * still take one (char *err, size_t errlen; docs/architecture.md names
+ * them); the others fill a struct gb_err (util/gbutil.h).
+ */
 __attribute__((format(printf, 3, 4)))
 void gb_errf(char *err, size_t errlen, const char *fmt, ...);
 

@@ -118,33 +118,33 @@ int gb_nm_find_node(const struct gb_netmodel *m, const char *name)
 	return -1;
 }
 
-int gb_nm_check(const struct gb_netmodel *m, char *why, size_t whylen)
+int gb_nm_check(const struct gb_netmodel *m, struct gb_err *e)
 {
 	int n = m->n;
 
 	if (n < 1 || !m->nodes || !m->o || !m->lat || !m->bw) {
-		gb_errf(why, whylen, "empty model");
+		gb_err_set(e, "empty model");
 		return -EINVAL;
 	}
 	for (int i = 0; i < n; i++) {
 		const struct gb_nm_node *v = &m->nodes[i];
 
 		if (!v->name[0]) {
-			gb_errf(why, whylen, "node %d has no name", i);
+			gb_err_set(e, "node %d has no name", i);
 			return -EINVAL;
 		}
 		if (v->cluster < 0 || v->cluster >= m->nclusters || v->site < 0 ||
 		    v->site >= m->nsites) {
-			gb_errf(why, whylen, "node '%s': cluster or site out of range", v->name);
+			gb_err_set(e, "node '%s': cluster or site out of range", v->name);
 			return -EINVAL;
 		}
 		if (!(m->o[i] >= 0) || !isfinite(m->o[i])) {
-			gb_errf(why, whylen, "node '%s': bad initiation cost %g", v->name, m->o[i]);
+			gb_err_set(e, "node '%s': bad initiation cost %g", v->name, m->o[i]);
 			return -EINVAL;
 		}
 		for (int j = 0; j < i; j++) {
 			if (strcmp(m->nodes[j].name, v->name) == 0) {
-				gb_errf(why, whylen, "duplicate node name '%s'", v->name);
+				gb_err_set(e, "duplicate node name '%s'", v->name);
 				return -EINVAL;
 			}
 		}
@@ -154,18 +154,18 @@ int gb_nm_check(const struct gb_netmodel *m, char *why, size_t whylen)
 			if (i == j)
 				continue;
 			if (!(l >= 0) || !isfinite(l)) {
-				gb_errf(why, whylen, "'%s' -> '%s': bad latency %g", v->name,
-					m->nodes[j].name, l);
+				gb_err_set(e, "'%s' -> '%s': bad latency %g", v->name,
+					   m->nodes[j].name, l);
 				return -EINVAL;
 			}
 			if (!(b > 0)) {
-				gb_errf(why, whylen, "'%s' -> '%s': bad bandwidth %g", v->name,
-					m->nodes[j].name, b);
+				gb_err_set(e, "'%s' -> '%s': bad bandwidth %g", v->name,
+					   m->nodes[j].name, b);
 				return -EINVAL;
 			}
 			if (m->gap_fixed && !(m->gap_fixed[(size_t)i * n + j] >= 0)) {
-				gb_errf(why, whylen, "'%s' -> '%s': bad gap", v->name,
-					m->nodes[j].name);
+				gb_err_set(e, "'%s' -> '%s': bad gap", v->name,
+					   m->nodes[j].name);
 				return -EINVAL;
 			}
 		}
@@ -365,26 +365,26 @@ static int intern(char (*names)[32], int *count, int max, const char *name)
 
 /* Read an N x N matrix of numbers; @zero_is_inf maps 0 to INFINITY (bw). */
 static int read_matrix(const json_t *root, const char *key, int n, double *out, int required,
-		       int zero_is_inf, const char *path, char *err, size_t errlen)
+		       int zero_is_inf, const char *path, struct gb_err *e)
 {
 	json_t *a = json_object_get(root, key);
 
 	if (!a) {
 		if (!required)
 			return 1;
-		gb_errf(err, errlen, "%s: missing '%s'", path, key);
+		gb_err_set(e, "%s: missing '%s'", path, key);
 		return -EINVAL;
 	}
 	if (!json_is_array(a) || (int)json_array_size(a) != n) {
-		gb_errf(err, errlen, "%s: '%s' must be an array of %d rows", path, key, n);
+		gb_err_set(e, "%s: '%s' must be an array of %d rows", path, key, n);
 		return -EINVAL;
 	}
 	for (int i = 0; i < n; i++) {
 		json_t *row = json_array_get(a, i);
 
 		if (!json_is_array(row) || (int)json_array_size(row) != n) {
-			gb_errf(err, errlen, "%s: '%s' row %d must have %d entries", path, key, i,
-				n);
+			gb_err_set(e, "%s: '%s' row %d must have %d entries", path, key, i,
+				   n);
 			return -EINVAL;
 		}
 		for (int j = 0; j < n; j++) {
@@ -394,15 +394,15 @@ static int read_matrix(const json_t *root, const char *key, int n, double *out, 
 			if (json_is_null(v) && i == j) {
 				x = 0;
 			} else if (!json_is_number(v)) {
-				gb_errf(err, errlen, "%s: '%s'[%d][%d] is not a number", path,
-					key, i, j);
+				gb_err_set(e, "%s: '%s'[%d][%d] is not a number", path,
+					   key, i, j);
 				return -EINVAL;
 			} else {
 				x = json_number_value(v);
 			}
 			if (x < 0) {
-				gb_errf(err, errlen, "%s: '%s'[%d][%d] is negative", path, key,
-					i, j);
+				gb_err_set(e, "%s: '%s'[%d][%d] is negative", path, key,
+					   i, j);
 				return -EINVAL;
 			}
 			if (zero_is_inf && x == 0)
@@ -442,36 +442,40 @@ static void read_tcp(const json_t *tcp, struct gb_netmodel *d)
 
 int gb_nm_load_json(struct gb_netmodel *m, const char *path, char *err, size_t errlen)
 {
+	struct gb_err e = { "" };
 	json_t *root;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	root = gb_json_load_err(path, &ret, err, errlen);
-	if (!root)
-		return ret;
-	ret = gb_nm_from_json(m, root, path, err, errlen);
-	json_decref(root);
+	root = gb_json_load_err(path, &ret, &e);
+	if (root) {
+		ret = gb_nm_from_json(m, root, path, &e);
+		json_decref(root);
+	}
+	/* its callers still hand it a buffer (synthapp's among them) */
+	if (e.msg[0])
+		gb_errf(err, errlen, "%s", e.msg);
 	return ret;
 }
 
-int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char *path, char *err,
-		    size_t errlen)
+int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char *path,
+		    struct gb_err *e)
 {
 	struct gb_netmodel d;
 	json_t *nodes, *o, *ver;
-	char why[160];
+	struct gb_err why = { "" };
 	int n, ret;
 
 	memset(m, 0, sizeof(*m));
 	memset(&d, 0, sizeof(d));
 	ret = -EINVAL;
 	if (!json_is_object(root)) {
-		gb_errf(err, errlen, "%s: not a JSON object", path);
+		gb_err_set(e, "%s: not a JSON object", path);
 		goto cleanup;
 	}
 	nodes = json_object_get(root, "nodes");
 	if (!json_is_array(nodes) || json_array_size(nodes) < 1) {
-		gb_errf(err, errlen, "%s: 'nodes' must be a non-empty array", path);
+		gb_err_set(e, "%s: 'nodes' must be a non-empty array", path);
 		goto cleanup;
 	}
 	n = (int)json_array_size(nodes);
@@ -490,15 +494,15 @@ int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char *path,
 
 		name = json_string_value(json_object_get(v, "name"));
 		if (!json_is_object(v) || !name || !*name || strlen(name) > 31) {
-			gb_errf(err, errlen, "%s: nodes[%d] needs a 'name' of 1-31 characters",
-				path, i);
+			gb_err_set(e, "%s: nodes[%d] needs a 'name' of 1-31 characters",
+				   path, i);
 			goto cleanup;
 		}
 		cl = json_string_value(json_object_get(v, "cluster"));
 		site = json_string_value(json_object_get(v, "site"));
 		if ((cl && strlen(cl) > 31) || (site && strlen(site) > 31)) {
-			gb_errf(err, errlen, "%s: node '%s': cluster or site name too long", path,
-				name);
+			gb_err_set(e, "%s: node '%s': cluster or site name too long", path,
+				   name);
 			goto cleanup;
 		}
 		snprintf(d.nodes[i].name, 32, "%s", name);
@@ -517,19 +521,19 @@ int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char *path,
 			json_t *v = json_array_get(o, i);
 
 			if (!json_is_number(v)) {
-				gb_errf(err, errlen, "%s: 'o'[%d] is not a number", path, i);
+				gb_err_set(e, "%s: 'o'[%d] is not a number", path, i);
 				goto cleanup;
 			}
 			d.o[i] = json_number_value(v);
 		}
 	} else if (o) {
-		gb_errf(err, errlen, "%s: 'o' must be a number or an array of %d", path, n);
+		gb_err_set(e, "%s: 'o' must be a number or an array of %d", path, n);
 		goto cleanup;
 	}
-	ret = read_matrix(root, "lat", n, d.lat, 1, 0, path, err, errlen);
+	ret = read_matrix(root, "lat", n, d.lat, 1, 0, path, e);
 	if (ret < 0)
 		goto cleanup;
-	ret = read_matrix(root, "bw", n, d.bw, 1, 1, path, err, errlen);
+	ret = read_matrix(root, "bw", n, d.bw, 1, 1, path, e);
 	if (ret < 0)
 		goto cleanup;
 	if (json_object_get(root, "gap")) {
@@ -537,21 +541,21 @@ int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char *path,
 		d.gap_fixed = zalloc((size_t)n * n, sizeof(double));
 		if (!d.gap_fixed)
 			goto cleanup;
-		ret = read_matrix(root, "gap", n, d.gap_fixed, 1, 0, path, err, errlen);
+		ret = read_matrix(root, "gap", n, d.gap_fixed, 1, 0, path, e);
 		if (ret < 0)
 			goto cleanup;
 	}
 	ver = json_object_get(root, "version");
 	if (ver && !json_is_integer(ver)) {
 		ret = -EINVAL;
-		gb_errf(err, errlen, "%s: 'version' must be an integer", path);
+		gb_err_set(e, "%s: 'version' must be an integer", path);
 		goto cleanup;
 	}
 	d.version = ver ? (uint64_t)json_integer_value(ver) : 0;
 	read_tcp(json_object_get(root, "tcp"), &d);
-	ret = gb_nm_check(&d, why, sizeof(why));
+	ret = gb_nm_check(&d, &why);
 	if (ret < 0) {
-		gb_errf(err, errlen, "%s: %s", path, why);
+		gb_err_set(e, "%s: %s", path, why.msg);
 		goto cleanup;
 	}
 	*m = d;

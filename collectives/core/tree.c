@@ -346,16 +346,16 @@ static int name_index(const struct gb_netmodel *m, json_t *v)
 }
 
 int gb_tree_load_json(struct gb_tree *t, const struct gb_netmodel *m, const char *path,
-		      char *err, size_t errlen)
+		      struct gb_err *e)
 {
 	json_t *root;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	root = gb_json_load_err(path, &ret, err, errlen);
+	root = gb_json_load_err(path, &ret, e);
 	if (!root)
 		return ret;
-	ret = gb_tree_from_json(t, m, root, path, err, errlen);
+	ret = gb_tree_from_json(t, m, root, path, e);
 	json_decref(root);
 	return ret;
 }
@@ -367,25 +367,25 @@ int gb_tree_load_json(struct gb_tree *t, const struct gb_netmodel *m, const char
  * not reach the root 'a-1' (a cycle)").  Return: 0, or -EINVAL.
  */
 static int tree_named_fault(const struct gb_netmodel *m, const int *par, int r,
-			    const char *path, char *err, size_t errlen)
+			    const char *path, struct gb_err *e)
 {
 	int n = m->n;
 
 	if (par[r] >= 0) {
-		gb_errf(err, errlen, "%s: the root '%s' has parent '%s'", path, m->nodes[r].name,
-			m->nodes[par[r]].name);
+		gb_err_set(e, "%s: the root '%s' has parent '%s'", path, m->nodes[r].name,
+			   m->nodes[par[r]].name);
 		return -EINVAL;
 	}
 	for (int v = 0; v < n; v++) {
 		if (v == r)
 			continue;
 		if (par[v] == v) {
-			gb_errf(err, errlen, "%s: '%s' is its own parent", path, m->nodes[v].name);
+			gb_err_set(e, "%s: '%s' is its own parent", path, m->nodes[v].name);
 			return -EINVAL;
 		}
 		if (par[v] < 0) {
-			gb_errf(err, errlen, "%s: '%s' has no parent: a second root besides '%s', "
-				"or a node left out", path, m->nodes[v].name, m->nodes[r].name);
+			gb_err_set(e, "%s: '%s' has no parent: a second root besides '%s', "
+				   "or a node left out", path, m->nodes[v].name, m->nodes[r].name);
 			return -EINVAL;
 		}
 	}
@@ -396,7 +396,7 @@ static int tree_named_fault(const struct gb_netmodel *m, const int *par, int r,
 		while (u != r && k++ <= n)
 			u = par[u];
 		if (u != r) {
-			gb_errf(err, errlen, "%s: '%s' does not reach the root '%s' (its parents "
+			gb_err_set(e, "%s: '%s' does not reach the root '%s' (its parents "
 				"form a cycle)", path, m->nodes[v].name, m->nodes[r].name);
 			return -EINVAL;
 		}
@@ -405,7 +405,7 @@ static int tree_named_fault(const struct gb_netmodel *m, const int *par, int r,
 }
 
 int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json_t *root,
-		      const char *path, char *err, size_t errlen)
+		      const char *path, struct gb_err *e)
 {
 	struct gb_tree d;
 	json_t *parent, *children;
@@ -418,7 +418,7 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 	ret = -EINVAL;
 	r = name_index(m, json_object_get(root, "root"));
 	if (r < 0) {
-		gb_errf(err, errlen, "%s: 'root' is not a node of the model", path);
+		gb_err_set(e, "%s: 'root' is not a node of the model", path);
 		goto cleanup;
 	}
 	ret = -ENOMEM;
@@ -434,7 +434,7 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 	parent = json_object_get(root, "parent");
 	children = json_object_get(root, "children");
 	if (!parent && !children) {
-		gb_errf(err, errlen, "%s: needs 'parent' or 'children'", path);
+		gb_err_set(e, "%s: needs 'parent' or 'children'", path);
 		goto cleanup;
 	}
 	if (parent) {
@@ -442,13 +442,13 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 
 		if (!json_is_array(parent) || !json_is_array(nodes) ||
 		    json_array_size(nodes) != json_array_size(parent)) {
-			gb_errf(err, errlen, "%s: 'parent' must be an array aligned with 'nodes'",
-				path);
+			gb_err_set(e, "%s: 'parent' must be an array aligned with 'nodes'",
+				   path);
 			goto cleanup;
 		}
 		if ((int)json_array_size(nodes) != n) {
-			gb_errf(err, errlen, "%s: tree has %zu nodes, the model %d", path,
-				json_array_size(nodes), n);
+			gb_err_set(e, "%s: tree has %zu nodes, the model %d", path,
+				   json_array_size(nodes), n);
 			goto cleanup;
 		}
 		for (size_t i = 0; i < json_array_size(nodes); i++) {
@@ -456,8 +456,8 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 			json_t *p = json_array_get(parent, i);
 
 			if (v < 0 || has[v]) {
-				gb_errf(err, errlen, "%s: nodes[%zu] is unknown or repeated", path,
-					i);
+				gb_err_set(e, "%s: nodes[%zu] is unknown or repeated", path,
+					   i);
 				goto cleanup;
 			}
 			has[v] = 1;
@@ -465,8 +465,8 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 				continue;
 			par[v] = name_index(m, p);
 			if (par[v] < 0) {
-				gb_errf(err, errlen, "%s: parent of '%s' is unknown", path,
-					m->nodes[v].name);
+				gb_err_set(e, "%s: parent of '%s' is unknown", path,
+					   m->nodes[v].name);
 				goto cleanup;
 			}
 		}
@@ -476,31 +476,31 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 		json_t *cl;
 
 		if (!json_is_object(children)) {
-			gb_errf(err, errlen, "%s: 'children' must be an object", path);
+			gb_err_set(e, "%s: 'children' must be an object", path);
 			goto cleanup;
 		}
 		json_object_foreach(children, k, cl) {
 			int u = gb_nm_find_node(m, k);
 
 			if (u < 0 || !json_is_array(cl)) {
-				gb_errf(err, errlen, "%s: children of unknown node '%s'", path, k);
+				gb_err_set(e, "%s: children of unknown node '%s'", path, k);
 				goto cleanup;
 			}
 			for (size_t i = 0; i < json_array_size(cl); i++) {
 				int c = name_index(m, json_array_get(cl, i));
 
 				if (c < 0) {
-					gb_errf(err, errlen, "%s: unknown child of '%s'", path, k);
+					gb_err_set(e, "%s: unknown child of '%s'", path, k);
 					goto cleanup;
 				}
 				if (parent && par[c] != u) {
-					gb_errf(err, errlen, "%s: '%s' is a child of '%s' but its "
-						"parent says otherwise", path, m->nodes[c].name, k);
+					gb_err_set(e, "%s: '%s' is a child of '%s' but its "
+						   "parent says otherwise", path, m->nodes[c].name, k);
 					goto cleanup;
 				}
 				if (!parent && par[c] >= 0) {
-					gb_errf(err, errlen, "%s: '%s' has two parents", path,
-						m->nodes[c].name);
+					gb_err_set(e, "%s: '%s' has two parents", path,
+						   m->nodes[c].name);
 					goto cleanup;
 				}
 				par[c] = u;
@@ -511,13 +511,13 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 		/* Every parented node must appear in its parent's list. */
 		for (int v = 0; v < n; v++) {
 			if (par[v] >= 0 && !rank[v]) {
-				gb_errf(err, errlen, "%s: '%s' missing from the children of '%s'",
-					path, m->nodes[v].name, m->nodes[par[v]].name);
+				gb_err_set(e, "%s: '%s' missing from the children of '%s'",
+					   path, m->nodes[v].name, m->nodes[par[v]].name);
 				goto cleanup;
 			}
 		}
 	}
-	if (tree_named_fault(m, par, r, path, err, errlen) < 0)
+	if (tree_named_fault(m, par, r, path, e) < 0)
 		goto cleanup;
 	ret = gb_tree_init(&d, n, r);
 	if (ret < 0)
@@ -525,10 +525,10 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 	ret = gb_tree_from_parents(&d, par, children ? key : NULL);
 	if (ret < 0 || gb_tree_check(&d, why, sizeof(why)) < 0) {
 		if (ret >= 0)
-			gb_errf(err, errlen, "%s: not a broadcast tree: %s", path, why);
+			gb_err_set(e, "%s: not a broadcast tree: %s", path, why);
 		else
-			gb_errf(err, errlen, "%s: not a broadcast tree rooted at '%s'", path,
-				m->nodes[r].name);
+			gb_err_set(e, "%s: not a broadcast tree rooted at '%s'", path,
+				   m->nodes[r].name);
 		ret = -EINVAL;
 		goto cleanup;
 	}

@@ -84,15 +84,15 @@ json_t *gb_json_load_file(const char *path, json_error_t *je, int *ret)
 	return j;
 }
 
-json_t *gb_json_load_err(const char *path, int *ret, char *err, size_t errlen)
+json_t *gb_json_load_err(const char *path, int *ret, struct gb_err *e)
 {
 	json_error_t je;
 	json_t *j = gb_json_load_file(path, &je, ret);
 
 	if (!j && *ret == -EINVAL)
-		gb_errf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		gb_err_set(e, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 	else if (!j)
-		gb_errf(err, errlen, "cannot open '%s': %s", path, strerror(-*ret));
+		gb_err_set(e, "cannot open '%s': %s", path, strerror(-*ret));
 	return j;
 }
 

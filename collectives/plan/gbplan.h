@@ -93,7 +93,8 @@ GB_WUR int gb_plan(const struct gb_planner *p, const struct gb_netmodel *m,
 		   const struct gb_plan_args *a, struct gb_tree *out);
 
 /**
- * gb_plan_err() - gb_plan() with a one-line reason in @err when it fails.
+ * gb_plan_err() - gb_plan() with a one-line reason in @e (util/gbutil.h;
+ * may be NULL) when it fails.
  * Plugins and external planners run in a child process killed after
  * their budget (a->budget_s, else GB_PLAN_EXTERN_BUDGET) plus a grace of
  * 0.2 s and a quarter of the budget: -ETIME.  A child that crashes gives
@@ -101,8 +102,7 @@ GB_WUR int gb_plan(const struct gb_planner *p, const struct gb_netmodel *m,
  * tree of @m rooted at a->root -EPROTO, each with the reason.
  */
 GB_WUR int gb_plan_err(const struct gb_planner *p, const struct gb_netmodel *m,
-		       const struct gb_plan_args *a, struct gb_tree *out, char *err,
-		       size_t errlen);
+		       const struct gb_plan_args *a, struct gb_tree *out, struct gb_err *e);
 
 /* ------------------------------------------------------------------ */
 /* Pools for clusteredSA (seed 000 §2.4, Table 1; sa_pools.c)          */

@@ -259,32 +259,32 @@ void gb_child_result_release(struct gb_child_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int gb_child_fault(const struct gb_child_result *r, double budget_s, char *err, size_t errlen)
+int gb_child_fault(const struct gb_child_result *r, double budget_s, struct gb_err *e)
 {
 	const char *why = r->errline[0] ? r->errline : NULL;
 
 	if (r->timed_out) {
-		gb_errf(err, errlen, "overran its budget of %.2f s (killed after %.2f s)", budget_s,
-			r->elapsed_s);
+		gb_err_set(e, "overran its budget of %.2f s (killed after %.2f s)", budget_s,
+			   r->elapsed_s);
 		return -ETIME;
 	}
 	if (r->too_much) {
-		gb_errf(err, errlen, "wrote more than %u MB on standard output",
-			GB_CHILD_OUT_MAX >> 20);
+		gb_err_set(e, "wrote more than %u MB on standard output",
+			   GB_CHILD_OUT_MAX >> 20);
 		return -EMSGSIZE;
 	}
 	if (WIFSIGNALED(r->status)) {
 		int sig = WTERMSIG(r->status);
 
-		gb_errf(err, errlen, "crashed (signal %d, %s)%s%s", sig, strsignal(sig),
-			why ? ": " : "", why ? why : "");
+		gb_err_set(e, "crashed (signal %d, %s)%s%s", sig, strsignal(sig),
+			   why ? ": " : "", why ? why : "");
 		return -ECHILD;
 	}
 	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0) {
 		if (why)
-			gb_errf(err, errlen, "%s", why);
+			gb_err_set(e, "%s", why);
 		else
-			gb_errf(err, errlen, "exited with status %d", WEXITSTATUS(r->status));
+			gb_err_set(e, "exited with status %d", WEXITSTATUS(r->status));
 		return WEXITSTATUS(r->status) == 127 ? -ENOEXEC : -EPROTO;
 	}
 	return 0;

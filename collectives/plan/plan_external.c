@@ -71,9 +71,10 @@ static char *request(const struct gb_planner *p, const struct gb_netmodel *m,
 }
 
 int gb_plan_external(const struct gb_planner *p, const struct gb_netmodel *m,
-		     const struct gb_plan_args *a, struct gb_tree *out, char *err, size_t errlen)
+		     const struct gb_plan_args *a, struct gb_tree *out, struct gb_err *e)
 {
-	char *argv[3], *req, why[256];
+	char *argv[3], *req;
+	struct gb_err why = { "" };
 	struct gb_child_result r;
 	json_error_t je;
 	json_t *tree;
@@ -95,23 +96,24 @@ int gb_plan_external(const struct gb_planner *p, const struct gb_netmodel *m,
 	ret = gb_child_run(argv, req, len, deadline_for(budget), &r);
 	free(req);
 	if (ret < 0) {
-		gb_errf(err, errlen, "%s: cannot start %s: %s", p->name, argv[0], strerror(-ret));
+		gb_err_set(e, "%s: cannot start %s: %s", p->name, argv[0], strerror(-ret));
 		return ret;
 	}
-	ret = gb_child_fault(&r, budget, why, sizeof(why));
+	ret = gb_child_fault(&r, budget, &why);
 	if (ret < 0) {
-		gb_errf(err, errlen, "%s: %s", p->name, why);
+		/* %.255s: the 256 bytes its reason had before it was a gb_err */
+		gb_err_set(e, "%s: %.255s", p->name, why.msg);
 		goto cleanup;
 	}
 	tree = json_loadb(r.out ? r.out : "", r.outlen, 0, &je);
 	if (!tree) {
 		ret = -EPROTO;
-		gb_errf(err, errlen, "%s: printed no tree file (standard output, line %d: %s)",
-			p->name, je.line, je.text);
+		gb_err_set(e, "%s: printed no tree file (standard output, line %d: %s)",
+			   p->name, je.line, je.text);
 		goto cleanup;
 	}
 	gb_tree_release(out);
-	ret = gb_tree_from_json(out, m, tree, p->name, err, errlen);
+	ret = gb_tree_from_json(out, m, tree, p->name, e);
 	json_decref(tree);
 	if (ret < 0) {
 		ret = -EPROTO;
@@ -119,29 +121,29 @@ int gb_plan_external(const struct gb_planner *p, const struct gb_netmodel *m,
 	}
 	if (out->root != a->root) {
 		ret = -EPROTO;
-		gb_errf(err, errlen, "%s: the tree is rooted at '%s', not at the request's root '%s'",
-			p->name, m->nodes[out->root].name, m->nodes[a->root].name);
+		gb_err_set(e, "%s: the tree is rooted at '%s', not at the request's root '%s'",
+			   p->name, m->nodes[out->root].name, m->nodes[a->root].name);
 	}
 cleanup:
 	gb_child_result_release(&r);
 	return ret;
 }
 
-int gb_plugin_probe(const char *path, char *err, size_t errlen)
+int gb_plugin_probe(const char *path, struct gb_err *e)
 {
 	char *argv[] = { (char *)gb_plugin_host(), "--probe", (char *)path, NULL };
 	struct gb_child_result r;
-	char why[256];
+	struct gb_err why = { "" };
 	int ret = gb_child_run(argv, NULL, 0, PROBE_S, &r);
 
 	if (ret < 0) {
-		gb_errf(err, errlen, "plugin:%s: cannot start the plugin host %s: %s", path,
-			argv[0], strerror(-ret));
+		gb_err_set(e, "plugin:%s: cannot start the plugin host %s: %s", path,
+			   argv[0], strerror(-ret));
 		return ret;
 	}
-	ret = gb_child_fault(&r, PROBE_S, why, sizeof(why));
+	ret = gb_child_fault(&r, PROBE_S, &why);
 	if (ret < 0) {
-		gb_errf(err, errlen, "plugin:%s: %s", path, why);
+		gb_err_set(e, "plugin:%s: %.255s", path, why.msg);
 		ret = ret == -ETIME || ret == -ECHILD ? ret : -EINVAL;
 	}
 	gb_child_result_release(&r);

@@ -82,17 +82,17 @@ void gb_child_result_release(struct gb_child_result *r);
 
 /**
  * gb_child_fault() - 0 when @r is a clean exit, else a one-line reason in
- * @err ("overran its budget of ...", "crashed (signal 11, ...)", the
+ * @e ("overran its budget of ...", "crashed (signal 11, ...)", the
  * child's own last line on standard error) and a negative errno.
  */
-int gb_child_fault(const struct gb_child_result *r, double budget_s, char *err, size_t errlen);
+int gb_child_fault(const struct gb_child_result *r, double budget_s, struct gb_err *e);
 
 /** gb_plan_external() - the plugin or external planner @p on (@m, @a) (plan_external.c). */
 int gb_plan_external(const struct gb_planner *p, const struct gb_netmodel *m,
-		     const struct gb_plan_args *a, struct gb_tree *out, char *err, size_t errlen);
+		     const struct gb_plan_args *a, struct gb_tree *out, struct gb_err *e);
 
 /** gb_plugin_probe() - load plugin @path in the plugin host and check its ABI (plan_external.c). */
-int gb_plugin_probe(const char *path, char *err, size_t errlen);
+int gb_plugin_probe(const char *path, struct gb_err *e);
 
 /**
  * gb_plugin_host() - the plugin host program: $GRIDBED_PLUGIN_HOST, else

@@ -109,9 +109,14 @@ static int resolve_dynamic(const char *kind, const char *file, unsigned flag,
 		goto unlock;
 	}
 	if (flag == GB_PLAN_PLUGIN) {
-		ret = gb_plugin_probe(abs, err, errlen);
-		if (ret < 0)
+		struct gb_err pe = { "" };
+
+		ret = gb_plugin_probe(abs, &pe);
+		if (ret < 0) {
+			if (pe.msg[0])
+				gb_errf(err, errlen, "%s", pe.msg);
 			goto unlock;
+		}
 	}
 	snprintf(D.path[D.n], sizeof(D.path[D.n]), "%s", abs);
 	snprintf(D.name[D.n], sizeof(D.name[D.n]), "%s:%s", kind, abs);
@@ -149,7 +154,7 @@ int gb_planner_resolve(const char *name, const struct gb_planner **p, char *err,
 }
 
 int gb_plan_err(const struct gb_planner *p, const struct gb_netmodel *m,
-		const struct gb_plan_args *a, struct gb_tree *out, char *err, size_t errlen)
+		const struct gb_plan_args *a, struct gb_tree *out, struct gb_err *e)
 {
 	char why[160];
 	int ret;
@@ -157,30 +162,30 @@ int gb_plan_err(const struct gb_planner *p, const struct gb_netmodel *m,
 	memset(out, 0, sizeof(*out));
 	if (!p || !m || !a || m->n < 1 || a->root < 0 || a->root >= m->n || !(a->size >= 0) ||
 	    !isfinite(a->size)) {
-		gb_errf(err, errlen, "bad planner arguments");
+		gb_err_set(e, "bad planner arguments");
 		return -EINVAL;
 	}
 	if (a->model && !gb_costmodel_find(a->model)) {
-		gb_errf(err, errlen, "unknown cost model '%s'", a->model);
+		gb_err_set(e, "unknown cost model '%s'", a->model);
 		return -EINVAL;
 	}
 	ret = gb_tree_init(out, m->n, a->root);
 	if (ret < 0)
 		return ret;
 	if (p->path) {
-		ret = gb_plan_external(p, m, a, out, err, errlen);
+		ret = gb_plan_external(p, m, a, out, e);
 	} else {
 		ret = p->plan(m, a, out);
 		if (ret < 0)
-			gb_errf(err, errlen, "%s: %s", p->name, strerror(-ret));
+			gb_err_set(e, "%s: %s", p->name, strerror(-ret));
 	}
 	if (ret == 0 && gb_tree_check(out, why, sizeof(why)) < 0) {
 		ret = -EPROTO;
-		gb_errf(err, errlen, "%s: not a spanning tree: %s", p->name, why);
+		gb_err_set(e, "%s: not a spanning tree: %s", p->name, why);
 	}
 	if (ret == 0 && out->root != a->root) {
 		ret = -EPROTO;
-		gb_errf(err, errlen, "%s: the tree is not rooted at node %d", p->name, a->root);
+		gb_err_set(e, "%s: the tree is not rooted at node %d", p->name, a->root);
 	}
 	if (ret < 0)
 		gb_tree_release(out);
@@ -190,5 +195,5 @@ int gb_plan_err(const struct gb_planner *p, const struct gb_netmodel *m,
 int gb_plan(const struct gb_planner *p, const struct gb_netmodel *m,
 	    const struct gb_plan_args *a, struct gb_tree *out)
 {
-	return gb_plan_err(p, m, a, out, NULL, 0);
+	return gb_plan_err(p, m, a, out, NULL);
 }

@@ -147,16 +147,16 @@ static int serve(gridbed_plan_fn *plan)
 	json_t *req, *model, *t = NULL;
 	int *cl = NULL, *site = NULL, *parent = NULL, ret = 1, pr;
 	double *order = NULL;
-	char err[512], perr[256] = "";
+	struct gb_err err = { "" };
+	char perr[256] = "";
 
 	req = json_loadf(stdin, 0, &je);
 	if (!req)
 		return fail("the request is not JSON: line %d: %s", je.line, je.text);
 	model = json_object_get(req, "model");
-	if (!json_is_object(model) || gb_nm_from_json(&m, model, "the request's model", err,
-						      sizeof(err)) < 0) {
+	if (!json_is_object(model) || gb_nm_from_json(&m, model, "the request's model", &err) < 0) {
 		json_decref(req);
-		return fail("%s", json_is_object(model) ? err : "the request has no 'model'");
+		return fail("%s", json_is_object(model) ? err.msg : "the request has no 'model'");
 	}
 	rq.root = (int)json_integer_value(json_object_get(req, "root_index"));
 	rq.size = json_number_value(json_object_get(req, "size"));

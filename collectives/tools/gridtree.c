@@ -431,7 +431,7 @@ static int plan_opt(struct plan_opts *po, int c, const char *arg)
 static int plan_tree(struct plan_opts *po, const struct gb_netmodel *m, struct gb_tree *t,
 		     double *dt)
 {
-	char why[512];
+	struct gb_err why = { "" };
 	double t0;
 	int ret;
 
@@ -441,11 +441,11 @@ static int plan_tree(struct plan_opts *po, const struct gb_netmodel *m, struct g
 		return EXIT_USAGE;
 	}
 	t0 = gb_now();
-	ret = gb_plan_err(po->p, m, &po->a, t, why, sizeof(why));
+	ret = gb_plan_err(po->p, m, &po->a, t, &why);
 	*dt = gb_now() - t0;
 	if (ret < 0) {
 		if (po->p->path)
-			return fail("%s", why);
+			return fail("%s", why.msg);
 		return fail("planner '%s' failed: %s", po->p->name, strerror(-ret));
 	}
 	return 0;
@@ -554,7 +554,7 @@ static int cmd_eval(int argc, char **argv)
 	struct gb_netmodel m = { 0 };
 	struct gb_tree t = { 0 };
 	double seg, dt;
-	char err[512];
+	struct gb_err err = { "" };
 	int c, st, ret;
 
 	while ((c = tool_getopt(argc, argv, "h", opts, &cli, &st)) != -1) {
@@ -587,11 +587,11 @@ static int cmd_eval(int argc, char **argv)
 		gb_nm_release(&m);
 		return ret;
 	}
-	if (tree && (ret = gb_tree_load_json(&t, &m, tree, err, sizeof(err))) < 0) {
+	if (tree && (ret = gb_tree_load_json(&t, &m, tree, &err)) < 0) {
 		/* the tree file is the user's input: malformed or unreadable, exit 2 */
 		gb_nm_release(&m);
-		if (err[0])
-			fail("%s", err);
+		if (err.msg[0])
+			fail("%s", err.msg);
 		else
 			fail("cannot load tree '%s': %s", tree, strerror(-ret));
 		return tool_input_status(ret);

@@ -36,7 +36,7 @@ int tool_load_model(struct gb_netmodel *m, const char *topo, const char *matrix,
 	memset(&d, 0, sizeof(d));
 	ret = gb_topo_load(topo, &t, &d);
 	if (ret == -EINVAL) {
-		gb_errf(err, errlen, "%s:%d:%d: %s", d.file[0] ? d.file : topo, d.line, d.col, d.msg);
+		gb_diag_format(&d, topo, err, errlen);
 		return ret;
 	}
 	if (ret < 0) {

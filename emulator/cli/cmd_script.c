@@ -36,11 +36,13 @@ int script_main(int argc, char **argv)
 		return gb_refuse("gridemu", "script: which topology file?");
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
+	char line[GB_DIAG_LINE_MAX];
 	int err;
 	if ((err = gb_topo_load(file, &t, &d)) < 0) {
 		/* a file that cannot be read has no line and column to name */
 		if (err == -EINVAL && d.line > 0)
-			return gb_refuse("gridemu", "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+			return gb_refuse("gridemu", "%s",
+					 gb_diag_format(&d, NULL, line, sizeof(line)));
 		return gb_refuse("gridemu", "cannot read topology '%s': %s", file, strerror(-err));
 	}
 	const char *p = gridemu_prefix();

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "gbtopo.h"
+#include "gbutil.h"         /* struct gb_err, gb_err_set(): the error carrier */
 
 #ifndef GB_WUR
 #define GB_WUR __attribute__((warn_unused_result))
@@ -39,11 +40,6 @@
 
 struct nl_sock;
 struct gb_shaper;
-
-/** What a failing call explains to the CLI: one line, no newline. */
-struct gb_err {
-	char msg[512];
-};
 
 /** A live (or being built) grid. */
 struct gb_grid {
@@ -188,10 +184,10 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json);
 /**
  * gb_grid_health() - 1 if the grid's data plane works as far as gridbed's
  * own helpers go (the tap backend's delay line answers), 0 if not, with
- * the reason in @why; -errno if that cannot be told.  The netem backend
+ * the reason in @e; -errno if that cannot be told.  The netem backend
  * has no helper: always 1.
  */
-int gb_grid_health(struct gb_grid *g, char *why, size_t whylen);
+int gb_grid_health(struct gb_grid *g, struct gb_err *e);
 
 /* ------------------------------------------------------------------ */
 /* The hosts' TCP stack (hosttcp.c; keys in docs/topology-format.md)   */
@@ -290,8 +286,5 @@ const char *gb_ifname(int k, char buf[16]);
 
 /** gb_grid_backend() - the name of the grid's shaping backend ("netem", "tap", or ""). */
 const char *gb_grid_backend(const struct gb_grid *g);
-
-/** gb_err_set() - printf into @e (library code never prints). */
-__attribute__((format(printf, 2, 3))) void gb_err_set(struct gb_err *e, const char *fmt, ...);
 
 #endif

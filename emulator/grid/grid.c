@@ -421,7 +421,7 @@ int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
 	}
 	gb_grid_rpath(g, "topology.yaml", tp, sizeof(tp));
 	if ((err = gb_topo_load(tp, &g->topo, &d)) < 0) {
-		gb_err_set(e, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+		gb_diag_err(e, &d, NULL);
 		goto cleanup;
 	}
 	/* before the links: the backends read them back through it */

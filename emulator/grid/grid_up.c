@@ -427,7 +427,8 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 	       struct gb_err *e)
 {
 	struct gb_diag d;
-	char sp[PATH_MAX], abspath[PATH_MAX], name[128], why[256], tapd[PATH_MAX];
+	char sp[PATH_MAX], abspath[PATH_MAX], name[128], tapd[PATH_MAX];
+	struct gb_err why = { "" };
 	char **left = NULL;
 	int err, nleft;
 	const char *backend = o && o->backend ? o->backend : "auto";
@@ -436,7 +437,7 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 	memset(&d, 0, sizeof(d));
 	if ((err = gb_topo_load(path, &g->topo, &d)) < 0) {
 		if (err == -EINVAL)
-			gb_err_set(e, "%s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+			gb_diag_err(e, &d, NULL);
 		else
 			gb_err_set(e, "cannot read topology '%s': %s", path, strerror(-err));
 		/* A file that cannot be read (missing, a directory, a symbolic
@@ -512,11 +513,11 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 
 	/* 3. The backend: probe in our own namespace, never the host's. */
 	if (!g->shaper) {
-		g->shaper = gb_shaper_netem.probe(g, why, sizeof(why)) == 1 ? &gb_shaper_netem
-									     : &gb_shaper_tap;
+		g->shaper = gb_shaper_netem.probe(g, &why) == 1 ? &gb_shaper_netem
+							       : &gb_shaper_tap;
 	}
-	if ((err = g->shaper->probe(g, why, sizeof(why))) != 1) {
-		gb_err_set(e, "backend '%s' cannot work here: %s%s", g->shaper->name, why,
+	if ((err = g->shaper->probe(g, &why)) != 1) {
+		gb_err_set(e, "backend '%s' cannot work here: %s%s", g->shaper->name, why.msg,
 			   g->shaper == &gb_shaper_netem ? " (use --backend tap or auto)" : "");
 		err = err < 0 ? err : -EOPNOTSUPP;
 		goto undo;

@@ -21,8 +21,8 @@
 struct gb_shaper {
 	const char *name;
 	const char *summary;
-	/** 1 if usable on this kernel, 0 if not (with @why), or -errno. */
-	int (*probe)(struct gb_grid *g, char *why, size_t whylen);
+	/** 1 if usable on this kernel, 0 if not (with @e), or -errno. */
+	int (*probe)(struct gb_grid *g, struct gb_err *e);
 	/** Create the devices "d<k>" of every link at both ends (down, no address). */
 	int (*create_links)(struct gb_grid *g, const char *tapd_path, struct gb_err *e);
 	/** Program directed link @dl (2*link + dir) from g->topo; @replace: change in place. */
@@ -33,11 +33,11 @@ struct gb_shaper {
 	/** Stop helpers (the tap daemon); called by down with or without state. */
 	void (*stop)(struct gb_grid *g);
 	/**
-	 * 1 if the data plane's helpers are working, 0 if not (@why says what
+	 * 1 if the data plane's helpers are working, 0 if not (@e says what
 	 * is wrong), -errno if that cannot be told.  NULL: nothing to check
 	 * (the kernel does all the work).
 	 */
-	int (*health)(struct gb_grid *g, char *why, size_t whylen);
+	int (*health)(struct gb_grid *g, struct gb_err *e);
 	/**
 	 * Subtract @ns, the helper's own cost per link traversal, from every
 	 * delay from now on (calibrate.h).  NULL: the backend has no such cost.

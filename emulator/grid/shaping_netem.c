@@ -26,13 +26,13 @@
 #define TBF_HANDLE TC_H_MAKE(10u << 16, 0)
 #define TBF_PARENT TC_H_MAKE(1u << 16, 1)
 
-static int netem_probe(struct gb_grid *g, char *why, size_t whylen)
+static int netem_probe(struct gb_grid *g, struct gb_err *e)
 {
 	int r = gb_nl_probe_netem(g->mgmt_sk);
 	if (r == 0)
-		snprintf(why, whylen, "the kernel has no sch_netem (\"Specified qdisc kind is unknown\")");
+		gb_err_set(e, "the kernel has no sch_netem (\"Specified qdisc kind is unknown\")");
 	else if (r < 0)
-		snprintf(why, whylen, "cannot probe for sch_netem: %s", strerror(-r));
+		gb_err_set(e, "cannot probe for sch_netem: %s", strerror(-r));
 	return r;
 }
 

@@ -38,10 +38,10 @@
 
 #define TBF_HANDLE TC_H_MAKE(1u << 16, 0)
 
-static int tap_probe(struct gb_grid *g, char *why, size_t whylen)
+static int tap_probe(struct gb_grid *g, struct gb_err *e)
 {
 	if (access("/dev/net/tun", R_OK | W_OK) < 0) {
-		snprintf(why, whylen, "/dev/net/tun: %s", strerror(errno));
+		gb_err_set(e, "/dev/net/tun: %s", strerror(errno));
 		return 0;
 	}
 	return 1;
@@ -397,7 +397,7 @@ static pid_t tap_pid(struct gb_grid *g)
 	return pid > 0 ? (pid_t)pid : 0;
 }
 
-static int tap_health(struct gb_grid *g, char *why, size_t whylen)
+static int tap_health(struct gb_grid *g, struct gb_err *e)
 {
 	char ctl[PATH_MAX], reply[64];
 	long pid;
@@ -409,15 +409,15 @@ static int tap_health(struct gb_grid *g, char *why, size_t whylen)
 		return 1;
 	pid = (long)tap_pid(g);
 	if (pid > 0 && alive((pid_t)pid))
-		snprintf(why, whylen, "the delay line gridemu-tapd (pid %ld) is stalled: no "
-			 "answer on %s (%s)", pid, ctl, r < 0 ? strerror(-r) : reply);
+		gb_err_set(e, "the delay line gridemu-tapd (pid %ld) is stalled: no "
+			   "answer on %s (%s)", pid, ctl, r < 0 ? strerror(-r) : reply);
 	else if (pid > 0)
-		snprintf(why, whylen, "the delay line gridemu-tapd (pid %ld) is not running: "
-			 "the data plane loses every packet; run 'gridemu down' and 'up' again",
-			 pid);
+		gb_err_set(e, "the delay line gridemu-tapd (pid %ld) is not running: "
+			   "the data plane loses every packet; run 'gridemu down' and 'up' again",
+			   pid);
 	else
-		snprintf(why, whylen, "the delay line gridemu-tapd is not running: the data "
-			 "plane loses every packet; run 'gridemu down' and 'up' again");
+		gb_err_set(e, "the delay line gridemu-tapd is not running: the data "
+			   "plane loses every packet; run 'gridemu down' and 'up' again");
 	return 0;
 }
 

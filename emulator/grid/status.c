@@ -113,19 +113,19 @@ static void tcp_lines(struct gb_grid *g, FILE *out)
 	json_decref(stacks);
 }
 
-int gb_grid_health(struct gb_grid *g, char *why, size_t whylen)
+int gb_grid_health(struct gb_grid *g, struct gb_err *e)
 {
-	if (whylen)
-		why[0] = '\0';
+	if (e)
+		e->msg[0] = '\0';
 	if (!g->shaper || !g->shaper->health)
 		return 1;
-	return g->shaper->health(g, why, whylen);
+	return g->shaper->health(g, e);
 }
 
 int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 {
-	char why[512];
-	int healthy = gb_grid_health(g, why, sizeof(why));
+	struct gb_err why = { "" };
+	int healthy = gb_grid_health(g, &why);
 
 	const struct gb_topo *t = g->topo;
 	char ns[128], a1[16], a2[16];
@@ -161,7 +161,7 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 		json_t *root = json_pack("{s:s, s:s, s:s, s:b, s:s, s:f, s:s, s:i, s:i, s:i, s:o, s:o, s:o}",
 			"name", t->name, "prefix", g->prefix,
 			"backend", g->shaper ? g->shaper->name : "",
-			"healthy", healthy == 1, "health", healthy == 1 ? "ok" : why,
+			"healthy", healthy == 1, "health", healthy == 1 ? "ok" : why.msg,
 			"dilate", gb_dilation(g),
 			"mgmt_gateway", gb_fmt_ip(t->mgmt.addr + 1, a1),
 			"nodes", t->nnodes, "clusters", t->nclusters, "sites", t->nsites,
@@ -180,7 +180,7 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 		"%d nodes, %d links\n", t->name, g->prefix, g->shaper ? g->shaper->name : "?",
 		t->nhosts, t->nclusters, t->nsites, t->nnodes, t->nlinks);
 	if (healthy != 1)
-		fprintf(out, "DATA PLANE BROKEN: %s\n", healthy < 0 ? strerror(-healthy) : why);
+		fprintf(out, "DATA PLANE BROKEN: %s\n", healthy < 0 ? strerror(-healthy) : why.msg);
 	fprintf(out, "%-12s %-8s %-8s %-18s %-15s %s\n", "HOST", "CLUSTER", "SITE", "NAMESPACE",
 		"DATA", "MGMT");
 	for (int i = 0; i < t->nhosts; i++) {

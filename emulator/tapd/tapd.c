@@ -37,12 +37,12 @@
 #include "tapd.h"
 #include "tapd_daemon.h"
 
-int tapd_set_err(struct tapd *t, const char *fmt, ...)
+int tapd_fail(struct gb_err *e, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(t->err, sizeof(t->err), fmt, ap);
+	gb_err_vset(e, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -61,7 +61,7 @@ void tapd_log(const char *fmt, ...)
 
 /* ---- workers ----------------------------------------------------------- */
 
-static int workers_start(struct tapd *t)
+static int workers_start(struct tapd *t, struct gb_err *e)
 {
 	size_t i, k = 0;
 	int w, err;
@@ -74,7 +74,7 @@ static int workers_start(struct tapd *t)
 	t->workers = calloc((size_t)t->nworkers, sizeof(*t->workers));
 	t->dirv = calloc(2 * t->nlinks, sizeof(*t->dirv));
 	if (!t->workers || !t->dirv)
-		return tapd_set_err(t, "out of memory");
+		return tapd_fail(e, "out of memory");
 	for (w = 0; w < t->nworkers; w++)
 		t->workers[w].epfd = t->workers[w].timerfd = t->workers[w].stopfd = -1;
 	/* Round-robin: link i goes to worker i % n, both its directions, so
@@ -93,13 +93,13 @@ static int workers_start(struct tapd *t)
 		err = tapd_worker_init(&t->workers[w], w, t->dirv + first, k - first, nl, POOL_MAX,
 				       t->spin_ns, t->spin_pct);
 		if (err < 0)
-			return tapd_set_err(t, "cannot set up worker %d: %s", w, strerror(-err));
+			return tapd_fail(e, "cannot set up worker %d: %s", w, strerror(-err));
 		t->workers[w].pass_ns = &t->pass_ns;
 	}
 	for (w = 0; w < t->nworkers; w++) {
 		err = tapd_worker_start(&t->workers[w], t->no_rt ? 0 : RT_PRIO);
 		if (err < 0)
-			return tapd_set_err(t, "cannot start worker %d: %s", w, strerror(-err));
+			return tapd_fail(e, "cannot start worker %d: %s", w, strerror(-err));
 		if (!t->no_rt && !t->workers[w].fifo)
 			tapd_log("worker %d: SCHED_FIFO refused, running SCHED_OTHER "
 			       "(timing will be noisier)", w);
@@ -158,7 +158,7 @@ static void usage(FILE *f)
 		"The userspace delay line of gridemu's tap backend; see emulator/tapd/tapd.h.\n");
 }
 
-static int parse_args(struct tapd *t, int argc, char **argv)
+static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -196,39 +196,39 @@ static int parse_args(struct tapd *t, int argc, char **argv)
 		case 'h': usage(stdout); exit(0);
 		case 'r':
 			if (tapd_parse_u64(optarg, INT_MAX, &x) < 0 || fcntl((int)x, F_GETFD) < 0)
-				return tapd_set_err(t, "--ready-fd: '%s' is not an open file descriptor",
-					       optarg);
+				return tapd_fail(e, "--ready-fd: '%s' is not an open file descriptor",
+						 optarg);
 			t->ready_fd = (int)x;
 			fcntl(t->ready_fd, F_SETFD, FD_CLOEXEC);
 			break;
 		case 't':
 			if (tapd_parse_u64(optarg, MAX_THREADS, &x) < 0 || !x)
-				return tapd_set_err(t, "--threads: '%s' is not a number in [1, %d]",
-					       optarg, MAX_THREADS);
+				return tapd_fail(e, "--threads: '%s' is not a number in [1, %d]",
+						 optarg, MAX_THREADS);
 			t->threads = (int)x;
 			break;
 		case 'B':
 			if (tapd_parse_u64(optarg, 100, &x) < 0)
-				return tapd_set_err(t, "--spin-budget: '%s' is not a percentage in [0, 100]",
-					       optarg);
+				return tapd_fail(e, "--spin-budget: '%s' is not a percentage in [0, 100]",
+						 optarg);
 			t->spin_pct = (unsigned)x;
 			break;
 		case 'S':
 			if (tapd_parse_u64(optarg, 100000, &x) < 0)
-				return tapd_set_err(t, "--spin-us: '%s' is not a number in [0, 100000]",
-					       optarg);
+				return tapd_fail(e, "--spin-us: '%s' is not a number in [0, 100000]",
+						 optarg);
 			t->spin_ns = (int64_t)x * 1000;
 			break;
 		default:
-			return tapd_set_err(t, "bad usage (see --help)");
+			return tapd_fail(e, "bad usage (see --help)");
 		}
 	}
 	if (optind < argc)
-		return tapd_set_err(t, "unexpected argument '%s' (see --help)", argv[optind]);
+		return tapd_fail(e, "unexpected argument '%s' (see --help)", argv[optind]);
 	if (t->send_req && !t->ctl_path)
-		return tapd_set_err(t, "--send needs --control PATH");
+		return tapd_fail(e, "--send needs --control PATH");
 	if (!t->send_req && !t->config_path)
-		return tapd_set_err(t, "--config FILE is required (see --help)");
+		return tapd_fail(e, "--config FILE is required (see --help)");
 	return 0;
 }
 
@@ -306,15 +306,15 @@ static void teardown(struct tapd *t)
 	t->nlinks = 0;
 }
 
-static int fail_startup(struct tapd *t)
+static int fail_startup(struct tapd *t, const struct gb_err *e)
 {
 	char *line;
-	size_t len = strlen(t->err) + sizeof(PROG) + 4;
+	size_t len = strlen(e->msg) + sizeof(PROG) + 4;
 
-	tapd_log("%s", t->err);
+	tapd_log("%s", e->msg);
 	line = malloc(len);
 	if (line) {
-		snprintf(line, len, "E" PROG ": %s\n", t->err);
+		snprintf(line, len, "E" PROG ": %s\n", e->msg);
 		ready_say(t, line);
 		free(line);
 	} else {
@@ -370,12 +370,13 @@ int main(int argc, char **argv)
 		.pm_qos_fd = -1,
 		.spin_pct = DEFAULT_SPIN_PCT,
 	};
+	struct gb_err e = { "" };
 	sigset_t mask;
 	long ncpu;
 
 	t.start_ns = tapd_now_ns();
-	if (parse_args(&t, argc, argv) < 0)
-		return fail_startup(&t);
+	if (parse_args(&t, argc, argv, &e) < 0)
+		return fail_startup(&t, &e);
 	if (t.send_req)
 		return client_main(&t);
 	if (!t.threads) {
@@ -386,16 +387,16 @@ int main(int argc, char **argv)
 		int fd = open(t.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
 		if (fd < 0) {
-			tapd_set_err(&t, "log '%s': %s", t.log_path, strerror(errno));
-			return fail_startup(&t);
+			tapd_fail(&e, "log '%s': %s", t.log_path, strerror(errno));
+			return fail_startup(&t, &e);
 		}
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
 		close(fd);
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	}
-	if (tapd_config_load(&t) < 0)
-		return fail_startup(&t);
+	if (tapd_config_load(&t, &e) < 0)
+		return fail_startup(&t, &e);
 	if (!t.foreground) {
 		/* gridemu already forked us into our own session; be sure. */
 		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -418,20 +419,20 @@ int main(int argc, char **argv)
 	t.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	t.ep_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (t.sig_fd < 0 || t.ep_fd < 0) {
-		tapd_set_err(&t, "cannot set up the event loop: %s", strerror(errno));
-		return fail_startup(&t);
+		tapd_fail(&e, "cannot set up the event loop: %s", strerror(errno));
+		return fail_startup(&t, &e);
 	}
 
-	if (tapd_links_create(&t) < 0)
-		return fail_startup(&t);
-	if (t.ctl_path && tapd_ctl_listen(&t) < 0)
-		return fail_startup(&t);
-	if (t.pid_path && tapd_pidfile_write(&t) < 0)
-		return fail_startup(&t);
-	if (workers_start(&t) < 0)
-		return fail_startup(&t);
-	if (t.persist && tapd_links_persist(&t) < 0)
-		return fail_startup(&t);
+	if (tapd_links_create(&t, &e) < 0)
+		return fail_startup(&t, &e);
+	if (t.ctl_path && tapd_ctl_listen(&t, &e) < 0)
+		return fail_startup(&t, &e);
+	if (t.pid_path && tapd_pidfile_write(&t, &e) < 0)
+		return fail_startup(&t, &e);
+	if (workers_start(&t, &e) < 0)
+		return fail_startup(&t, &e);
+	if (t.persist && tapd_links_persist(&t, &e) < 0)
+		return fail_startup(&t, &e);
 	pm_qos_hold(&t);
 	ready_say(&t, "R");
 	tapd_log("ready: %zu links, %d workers (%s), offload %s, cpu wake-up latency %s, pid %d",

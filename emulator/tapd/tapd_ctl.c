@@ -16,18 +16,18 @@
 
 /* ---- control socket ------------------------------------------------------ */
 
-int tapd_ctl_listen(struct tapd *t)
+int tapd_ctl_listen(struct tapd *t, struct gb_err *e)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	mode_t old;
 	int fd, r;
 
 	if (strlen(t->ctl_path) >= sizeof(sa.sun_path))
-		return tapd_set_err(t, "control socket '%s': path too long", t->ctl_path);
+		return tapd_fail(e, "control socket '%s': path too long", t->ctl_path);
 	strcpy(sa.sun_path, t->ctl_path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return tapd_set_err(t, "control socket '%s': %s", t->ctl_path, strerror(errno));
+		return tapd_fail(e, "control socket '%s': %s", t->ctl_path, strerror(errno));
 	old = umask(077);
 	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	if (r < 0 && errno == EADDRINUSE) {
@@ -46,18 +46,18 @@ int tapd_ctl_listen(struct tapd *t)
 	}
 	umask(old);
 	if (r < 0 || listen(fd, 64) < 0) {
-		int e = errno;
+		int en = errno;
 
 		close(fd);
-		return tapd_set_err(t, "control socket '%s': %s", t->ctl_path,
-			       e == EADDRINUSE ? "another daemon is listening there" : strerror(e));
+		return tapd_fail(e, "control socket '%s': %s", t->ctl_path,
+				 en == EADDRINUSE ? "another daemon is listening there" : strerror(en));
 	}
 	t->listen_fd = fd;
 	t->ctl_bound = 1;
 	return 0;
 }
 
-int tapd_pidfile_write(struct tapd *t)
+int tapd_pidfile_write(struct tapd *t, struct gb_err *e)
 {
 	char tmp[PATH_MAX];
 	FILE *f;
@@ -65,17 +65,17 @@ int tapd_pidfile_write(struct tapd *t)
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", t->pid_path, (int)getpid()) >=
 	    sizeof(tmp))
-		return tapd_set_err(t, "pidfile '%s': path too long", t->pid_path);
+		return tapd_fail(e, "pidfile '%s': path too long", t->pid_path);
 	f = fopen(tmp, "we");
 	if (!f)
-		return tapd_set_err(t, "pidfile '%s': %s", tmp, strerror(errno));
+		return tapd_fail(e, "pidfile '%s': %s", tmp, strerror(errno));
 	ok = fprintf(f, "%d\n", (int)getpid()) > 0;
 	ok = (fclose(f) == 0) && ok;
 	if (!ok || rename(tmp, t->pid_path) < 0) {
-		int e = errno;
+		int en = errno;
 
 		unlink(tmp);
-		return tapd_set_err(t, "pidfile '%s': %s", t->pid_path, strerror(e));
+		return tapd_fail(e, "pidfile '%s': %s", t->pid_path, strerror(en));
 	}
 	t->pid_written = 1;
 	return 0;

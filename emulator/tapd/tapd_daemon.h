@@ -4,8 +4,9 @@
  * tapd.c (command line, startup, workers, event loop, teardown),
  * tapd_config.c (the configuration file), tapd_tun.c (TUN devices) and
  * tapd_ctl.c (the control socket and the pidfile).  Not an API: tapd.h is.
- * Functions return 0 or a negative errno; on failure they leave one line
- * in t->err (tapd_set_err()).
+ * Functions return 0 or a negative errno; on failure they fill their
+ * struct gb_err (util/gbutil.h) with one line (tapd_fail()), which main()
+ * logs and hands to whoever started the daemon (--ready-fd).
  */
 #ifndef GRIDBED_TAPD_DAEMON_H
 #define GRIDBED_TAPD_DAEMON_H
@@ -13,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gbutil.h"
 #include "tapd_priv.h"
 
 #define PROG "gridemu-tapd"
@@ -52,25 +54,24 @@ struct tapd {
 	int pm_qos_fd;              /* /dev/cpu_dma_latency held at 0, or -1 */
 	int ctl_bound, pid_written, quit;
 	uint64_t start_ns;
-	char err[1024];
 };
 
-/** tapd_set_err() - one line into t->err; returns -EINVAL. */
+/** tapd_fail() - gb_err_set(@e, ...) and -EINVAL, what a failed start returns. */
 __attribute__((format(printf, 2, 3)))
-int tapd_set_err(struct tapd *t, const char *fmt, ...);
+int tapd_fail(struct gb_err *e, const char *fmt, ...);
 
 /** tapd_log() - "gridemu-tapd: ..." on stderr (the log file once started). */
 __attribute__((format(printf, 1, 2)))
 void tapd_log(const char *fmt, ...);
 
 /** tapd_config_load() - read and validate t->config_path into t->links (nothing created). */
-int tapd_config_load(struct tapd *t);
+int tapd_config_load(struct tapd *t, struct gb_err *e);
 
 /** tapd_links_create() - every link's two TUN devices, each in its side's namespace. */
-int tapd_links_create(struct tapd *t);
+int tapd_links_create(struct tapd *t, struct gb_err *e);
 
 /** tapd_links_persist() - --persist: make the devices outlive the daemon. */
-int tapd_links_persist(struct tapd *t);
+int tapd_links_persist(struct tapd *t, struct gb_err *e);
 
 /** tapd_tun_offload() - TUNSETOFFLOAD for side @s: TSO only where its egress has no loss. */
 void tapd_tun_offload(struct tapd *t, struct tapd_side *s, double loss);
@@ -82,10 +83,10 @@ void tapd_links_close(struct tapd *t);
 int tapd_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
 /** tapd_ctl_listen() - bind and listen on the control socket t->ctl_path. */
-int tapd_ctl_listen(struct tapd *t);
+int tapd_ctl_listen(struct tapd *t, struct gb_err *e);
 
 /** tapd_pidfile_write() - write t->pid_path. */
-int tapd_pidfile_write(struct tapd *t);
+int tapd_pidfile_write(struct tapd *t, struct gb_err *e);
 
 /** tapd_ctl_serve() - answer one request (ping, set, stats, quit) on accepted @fd. */
 void tapd_ctl_serve(struct tapd *t, int fd);

@@ -200,7 +200,7 @@ void tapd_links_close(struct tapd *t)
  * the kernel remove them all in one batch.  Done only after a complete
  * start, so a failed start still leaves nothing behind.
  */
-int tapd_links_persist(struct tapd *t)
+int tapd_links_persist(struct tapd *t, struct gb_err *e)
 {
 	for (size_t k = 0; k < 2 * t->nlinks; k++) {
 		struct tapd_side *s = &t->links[k / 2].side[k % 2];
@@ -211,21 +211,21 @@ int tapd_links_persist(struct tapd *t)
 			while (k-- > 0) /* undo, so that a failed start leaves nothing */
 				if (!t->links[k / 2].side[k % 2].packet)
 					ioctl(t->links[k / 2].side[k % 2].fd, TUNSETPERSIST, 0UL);
-			return tapd_set_err(t, "link '%s': cannot make tun '%s' persistent: %s",
-				       t->links[k / 2].name, s->ifname, strerror(err));
+			return tapd_fail(e, "link '%s': cannot make tun '%s' persistent: %s",
+					 t->links[k / 2].name, s->ifname, strerror(err));
 		}
 	}
 	return 0;
 }
 
-int tapd_links_create(struct tapd *t)
+int tapd_links_create(struct tapd *t, struct gb_err *e)
 {
 	int self_ns, err = 0, s;
 	size_t i;
 
 	self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self_ns < 0)
-		return tapd_set_err(t, "cannot open /proc/self/ns/net: %s", strerror(errno));
+		return tapd_fail(e, "cannot open /proc/self/ns/net: %s", strerror(errno));
 	for (i = 0; i < t->nlinks && !err; i++) {
 		struct tapd_link *l = &t->links[i];
 
@@ -234,12 +234,12 @@ int tapd_links_create(struct tapd *t)
 
 			err = side_open(sd, self_ns);
 			if (err == -ENOTRECOVERABLE)
-				tapd_set_err(t, "link '%s': cannot return to the daemon's network "
-					"namespace after opening '%s'", l->name, sd->ifname);
+				tapd_fail(e, "link '%s': cannot return to the daemon's network "
+					  "namespace after opening '%s'", l->name, sd->ifname);
 			else if (err < 0)
-				tapd_set_err(t, "link '%s': cannot %s '%s' in %s: %s", l->name,
-					sd->packet ? "open a packet socket on" : "create tun",
-					sd->ifname, sd->netns, strerror(-err));
+				tapd_fail(e, "link '%s': cannot %s '%s' in %s: %s", l->name,
+					  sd->packet ? "open a packet socket on" : "create tun",
+					  sd->ifname, sd->netns, strerror(-err));
 			/* a TUN facing a packet side hands over whole packets: a
 			 * socket on another machine's tunnel takes no TSO frames */
 			l->side[1 - s].no_gso |= sd->packet;
