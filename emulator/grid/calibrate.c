@@ -53,64 +53,22 @@ static int pick_pair(const struct gb_grid *g, int *src, int *dst)
 	return best < 0 ? -ENOENT : 0;
 }
 
-static struct gb_probe_opts cal_opts(int port)
-{
-	return (struct gb_probe_opts){ .count = CAL_PROBES, .interval = CAL_INTERVAL,
-				       .port = port };
-}
-
-/* The p50 of @r, the probe from @src to @dst, back in wire time; 0 or -EIO. */
-static int echo_p50_of(struct gb_grid *g, int src, int dst, const struct gb_probe_result *r,
-		       double *p50, struct gb_err *e)
-{
-	if (r->received < CAL_PROBES / 2) {
-		gb_err_set(e, "calibration: only %d of %d echoes from '%s' to '%s' came back",
-			   r->received, r->sent, g->topo->nodes[src].name, g->topo->nodes[dst].name);
-		return -EIO;
-	}
-	*p50 = r->rtt_p50 * gb_dilation(g);	/* back to wire time */
-	return 0;
-}
-
 static int echo_p50(struct gb_grid *g, int src, int dst, double *p50, struct gb_err *e)
 {
-	struct gb_probe_opts o = cal_opts(CAL_PORT);
+	struct gb_probe_opts o = { .count = CAL_PROBES, .interval = CAL_INTERVAL,
+				   .port = CAL_PORT };
 	struct gb_probe_result r;
 	int err = gb_probe(g, src, dst, &o, &r, e);
 
-	return err < 0 ? err : echo_p50_of(g, src, dst, &r, p50, e);
-}
-
-/*
- * The baseline (src to itself) and the pair, measured at the same time:
- * the self echoes cross no link, and their processes sleep 1 ms between
- * probes as the pair's do, so neither holds up the other's median, and
- * `up` waits for one 40-probe measurement instead of two (issue 46).
- */
-static int echo_self_and_pair(struct gb_grid *g, int src, int dst, double *self,
-			      double *pair, struct gb_err *e)
-{
-	struct gb_probe_opts os = cal_opts(CAL_PORT + 2), op = cal_opts(CAL_PORT);
-	struct gb_probe_run rs, rp;
-	struct gb_probe_result r;
-	int err;
-
-	if ((err = gb_probe_start(g, src, src, &os, &rs, e)) < 0)
+	if (err < 0)
 		return err;
-	if ((err = gb_probe_start(g, src, dst, &op, &rp, e)) < 0) {
-		struct gb_err ignored;
-		gb_probe_finish(g, &rs, &r, &ignored);
-		return err;
+	if (r.received < CAL_PROBES / 2) {
+		gb_err_set(e, "calibration: only %d of %d echoes from '%s' to '%s' came back",
+			   r.received, r.sent, g->topo->nodes[src].name, g->topo->nodes[dst].name);
+		return -EIO;
 	}
-	if ((err = gb_probe_finish(g, &rs, &r, e)) < 0 ||
-	    (err = echo_p50_of(g, src, src, &r, self, e)) < 0) {
-		struct gb_err ignored;
-		gb_probe_finish(g, &rp, &r, &ignored);
-		return err;
-	}
-	if ((err = gb_probe_finish(g, &rp, &r, e)) < 0)
-		return err;
-	return echo_p50_of(g, src, dst, &r, pair, e);
+	*p50 = r.rtt_p50 * gb_dilation(g);	/* back to wire time */
+	return 0;
 }
 
 static int calib_save(struct gb_grid *g, const struct gb_calib *c)
@@ -165,7 +123,8 @@ int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
 	c->probes = CAL_PROBES;
 
 	if ((err = g->shaper->pass(g, 0, e)) < 0 ||
-	    (err = echo_self_and_pair(g, c->src, c->dst, &c->self_s, &c->before_s, e)) < 0)
+	    (err = echo_p50(g, c->src, c->src, &c->self_s, e)) < 0 ||
+	    (err = echo_p50(g, c->src, c->dst, &c->before_s, e)) < 0)
 		return err;
 	double cost = (c->before_s - c->self_s - (double)c->config_ns * 1e-9) / c->traversals;
 	c->pass_ns = cost > 0 ? (uint64_t)llround(cost * 1e6) * 1000u : 0;

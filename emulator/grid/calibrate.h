@@ -24,9 +24,7 @@
  *  - UDP echo RTT medians (gb_probe(), 1 ms apart, so the daemon is idle
  *    between probes as it is between a broadcast's small messages).  The
  *    same echo from the host to itself is the baseline: the two processes'
- *    own wake-ups, which no link causes.  The two run at the same time
- *    (the baseline crosses no link), so `up` waits for one measurement
- *    of 40 echoes before the cost is set and one after, not three.
+ *    own wake-ups, which no link causes.
  *  - cost = (p50(pair) - p50(self) - configured RTT of the routed path) /
  *    traversals (hops out + hops back), floored at 0 and rounded to 1 us.
  *  - Everything is wire time: under time dilation (dilate.h) the delays

@@ -157,92 +157,48 @@ static void __attribute__((noreturn)) client(struct gb_grid *g, int src, int dst
 	_exit(0);
 }
 
-/* Everything a started probe holds, released by probe_release(). */
-static void probe_release(struct gb_probe_run *run)
-{
-	gb_kill_reap(run->server);
-	gb_kill_reap(run->client);
-	if (run->out >= 0)
-		close(run->out);
-	if (run->src_owned >= 0)
-		close(run->src_owned);
-	if (run->dst_owned >= 0)
-		close(run->dst_owned);
-	run->server = run->client = -1;
-	run->out = run->src_owned = run->dst_owned = -1;
-}
-
-int gb_probe_start(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
-		   struct gb_probe_run *run, struct gb_err *e)
+int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
+	     struct gb_probe_result *r, struct gb_err *e)
 {
 	int port = o->port ? o->port : 47000;
-	int rp[2] = { -1, -1 }, op[2] = { -1, -1 }, err = 0;
-	int sfd, dfd;
+	int rp[2] = { -1, -1 }, op[2] = { -1, -1 }, err = 0, sown = -1, down = -1;
+	int sfd = node_fd(g, src, &sown), dfd = node_fd(g, dst, &down);
+	pid_t sp = -1, cp = -1;
 	char c = 0;
 
-	memset(run, 0, sizeof(*run));
-	run->src = src;
-	run->dst = dst;
-	run->server = run->client = -1;
-	run->out = -1;
-	sfd = node_fd(g, src, &run->src_owned);
-	dfd = node_fd(g, dst, &run->dst_owned);
+	memset(r, 0, sizeof(*r));
 	if (sfd < 0 || dfd < 0) {
 		err = sfd < 0 ? sfd : dfd;
 		gb_err_set(e, "probe: cannot open the namespace of '%s': %s",
 			   g->topo->nodes[sfd < 0 ? src : dst].name, strerror(-err));
-		goto fail;
+		goto cleanup;
 	}
 	if (pipe2(rp, O_CLOEXEC) < 0 || pipe2(op, O_CLOEXEC) < 0) {
 		err = -errno;
-		gb_err_set(e, "probe: %s", strerror(-err));
-		goto fail;
+		goto cleanup;
 	}
-	if ((run->server = gb_child_fork(dfd, NULL, 0)) == 0)
+	if ((sp = gb_child_fork(dfd, NULL, 0)) == 0)
 		server(g, dst, port, rp[1]);
 	close(rp[1]);
 	rp[1] = -1;
-	if (run->server < 0 || read(rp[0], &c, 1) != 1 || c != 'R') {
+	if (sp < 0 || read(rp[0], &c, 1) != 1 || c != 'R') {
 		err = -EADDRNOTAVAIL;
 		gb_err_set(e, "probe: cannot start the echo server on '%s' port %d",
 			   g->topo->nodes[dst].name, port);
-		goto fail;
+		goto cleanup;
 	}
-	if ((run->client = gb_child_fork(sfd, NULL, 0)) == 0)
+	if ((cp = gb_child_fork(sfd, NULL, 0)) == 0)
 		client(g, src, dst, o, port, op[1]);
 	close(op[1]);
 	op[1] = -1;
-	if (run->client < 0) {
-		err = run->client;
-		gb_err_set(e, "probe: cannot start the client on '%s': %s",
-			   g->topo->nodes[src].name, strerror(-err));
-		goto fail;
-	}
-	run->out = op[0];
-	op[0] = -1;
-	gb_close_pipe(rp);
-	return 0;
-fail:
-	gb_close_pipe(rp);
-	gb_close_pipe(op);
-	probe_release(run);
-	return err;
-}
-
-int gb_probe_finish(struct gb_grid *g, struct gb_probe_run *run, struct gb_probe_result *r,
-		    struct gb_err *e)
-{
 	ssize_t n = 0, got = 0;
-	int err = 0;
-
-	memset(r, 0, sizeof(*r));
 	while (got < (ssize_t)sizeof(*r) &&
-	       (n = read(run->out, (char *)r + got, sizeof(*r) - (size_t)got)) > 0)
+	       (n = read(op[0], (char *)r + got, sizeof(*r) - (size_t)got)) > 0)
 		got += n;
 	if (got != (ssize_t)sizeof(*r)) {
 		err = -EIO;
 		gb_err_set(e, "probe: the measurement from '%s' to '%s' failed",
-			   g->topo->nodes[run->src].name, g->topo->nodes[run->dst].name);
+			   g->topo->nodes[src].name, g->topo->nodes[dst].name);
 	} else {
 		/* wire time -> the topology's (dilate.h) */
 		double k = gb_dilation(g);
@@ -254,19 +210,14 @@ int gb_probe_finish(struct gb_grid *g, struct gb_probe_run *run, struct gb_probe
 		r->tcp_bps *= k;
 		r->tcp_seconds /= k;
 	}
-	probe_release(run);
+cleanup:
+	gb_kill_reap(sp);
+	gb_kill_reap(cp);
+	gb_close_pipe(rp);
+	gb_close_pipe(op);
+	if (sown >= 0)
+		close(sown);
+	if (down >= 0)
+		close(down);
 	return err;
-}
-
-int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
-	     struct gb_probe_result *r, struct gb_err *e)
-{
-	struct gb_probe_run run;
-	int err = gb_probe_start(g, src, dst, o, &run, e);
-
-	if (err < 0) {
-		memset(r, 0, sizeof(*r));
-		return err;
-	}
-	return gb_probe_finish(g, &run, r, e);
 }

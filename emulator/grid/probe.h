@@ -9,8 +9,6 @@
 #ifndef GRIDBED_PROBE_H
 #define GRIDBED_PROBE_H
 
-#include <sys/types.h>
-
 #include "gbemu.h"
 
 /* Times and rates are in the topology's units: under time dilation
@@ -36,31 +34,5 @@ struct gb_probe_opts {
  */
 int gb_probe(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
 	     struct gb_probe_result *r, struct gb_err *e);
-
-/** A probe under way (gb_probe_start()), for gb_probe_finish(). */
-struct gb_probe_run {
-	int src, dst;            /**< node indices */
-	pid_t server, client;    /**< the two children, -1 when gone */
-	int out;                 /**< the client's report */
-	int src_owned, dst_owned; /**< namespace fds opened for the children, or -1 */
-};
-
-/**
- * gb_probe_start() - gb_probe()'s first half: start the echo server on
- * @dst and the client on @src, and return while the client measures, so
- * that several probes (on different ports, o->port) can run at once.
- * Return: 0 (@run to pass to gb_probe_finish()) or -errno; @e explains,
- * and nothing is left running.
- */
-int gb_probe_start(struct gb_grid *g, int src, int dst, const struct gb_probe_opts *o,
-		   struct gb_probe_run *run, struct gb_err *e);
-
-/**
- * gb_probe_finish() - wait for the probe @run started and read its result
- * into @r (in the topology's units); stops its children either way.
- * Return: 0 or -errno; @e explains.
- */
-int gb_probe_finish(struct gb_grid *g, struct gb_probe_run *run, struct gb_probe_result *r,
-		    struct gb_err *e);
 
 #endif
