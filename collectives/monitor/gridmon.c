@@ -151,7 +151,9 @@ static void usage(FILE *f)
 		"--sites-free: no site access link is a shared bottleneck (each carries all\n"
 		"  its site's cluster uplinks at once): pairs hold only their clusters' uplinks\n"
 		"--duplex: a link is one direction: a pair holds only the directions its data\n"
-		"  take, so a cluster may send one probe and receive another at once\n"
+		"  take, so a cluster may send one probe and receive another at once (half\n"
+		"  the round; under load, ACKs that meet a loaded direction misread their\n"
+		"  pair: for unloaded grids, docs/results.md)\n"
 		"Exit: 0 ok; 1 failure; 2 bad input or no grid up (docs/exit-status.md).\n");
 }
 

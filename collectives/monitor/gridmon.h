@@ -141,7 +141,9 @@ int gb_mon_pairs(const struct gb_topo *t, int avoid, struct gb_mon_pairref *p, i
 /** gb_mon_schedule()'s @flags: a link is one direction: a pair holds only
  *  the directions its data take (its source cluster's uplink out, its
  *  destination's in; a diagonal its source's way out), so a cluster may
- *  send one probe and receive another at once (mon_sched.c). */
+ *  send one probe and receive another at once; under load, a pair whose
+ *  ACKs meet a loaded direction reads low (mon_sched.c says what was
+ *  measured). */
 #define GB_MON_DUPLEX 2
 
 /**
