@@ -537,8 +537,9 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 		gb_sort_doubles(os, (size_t)nos);
 		r.o_send = os[(nos - 1) / 2];
 	}
+	double connected_by = gb_now() + (o->timeout > 0 ? o->timeout : 30);
 	if (o->tcp_bytes > 0 && r.received &&
-	    (tcp_connect_wait(tcp, gb_now() + (o->timeout > 0 ? o->timeout : 30)) < 0 || tcp_transfer(tcp, o, &r) < 0))
+	    (tcp_connect_wait(tcp, connected_by) < 0 || tcp_transfer(tcp, o, &r) < 0))
 		_exit(2);
 	r.ok = 1;
 	gb_write_full(out, &r, sizeof(r));
