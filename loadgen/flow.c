@@ -177,19 +177,7 @@ static int connect_until(int s, const struct sockaddr_in *sa, double until)
 {
 	if (connect(s, (const void *)sa, sizeof(*sa)) == 0)
 		return 0;
-	if (errno != EINPROGRESS)
-		return -errno;
-	while (gb_now() < until) {
-		struct pollfd pf = { s, POLLOUT, 0 };
-		int soerr = 0;
-		socklen_t l = sizeof(soerr);
-
-		if (poll(&pf, 1, ms_until(until)) <= 0)
-			continue;
-		getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &l);
-		return -soerr;
-	}
-	return -ETIMEDOUT;
+	return errno == EINPROGRESS ? gb_tcp_connect_wait(s, until) : -errno;
 }
 
 static void __attribute__((noreturn))

@@ -365,7 +365,8 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
  * echoes' round trips are still those of a path this transfer has not
  * loaded yet.  tcp_connect_start() returns the socket with its connect
  * under way (or -errno); tcp_connect_wait() waits for it until @deadline
- * and makes the socket blocking again (0 or -errno).
+ * (gb_tcp_connect_wait(), probe_child.h) and makes the socket blocking
+ * again (0 or -errno).
  */
 static int tcp_connect_start(uint32_t daddr, const struct gb_mon_opts *o)
 {
@@ -382,26 +383,13 @@ static int tcp_connect_start(uint32_t daddr, const struct gb_mon_opts *o)
 	return s;
 }
 
+/* gb_tcp_connect_wait(), then blocking again for the transfer. */
 static int tcp_connect_wait(int s, double deadline)
 {
-	int soerr = 0, fl;
-	socklen_t len = sizeof(soerr);
+	int err = gb_tcp_connect_wait(s, deadline), fl;
 
-	for (;;) {
-		struct pollfd pf = { s, POLLOUT, 0 };
-		double left = deadline - gb_now();
-		if (left <= 0)
-			return -ETIMEDOUT;
-		int p = poll(&pf, 1, (int)(left * 1000) + 1);
-		if (p < 0 && errno != EINTR)
-			return -errno;
-		if (p > 0)
-			break;
-	}
-	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
-		return -errno;
-	if (soerr)
-		return -soerr;
+	if (err < 0)
+		return err;
 	if ((fl = fcntl(s, F_GETFL)) < 0 || fcntl(s, F_SETFL, fl & ~O_NONBLOCK) < 0)
 		return -errno;
 	return 0;

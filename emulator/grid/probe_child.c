@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -146,4 +147,20 @@ int gb_tcp_bytes_acked(int fd, uint64_t *acked)
 		return err;
 	*acked = ti.tcpi_bytes_acked;
 	return 0;
+}
+
+int gb_tcp_connect_wait(int s, double until)
+{
+	for (double left; (left = until - gb_now()) > 0;) {
+		struct pollfd pf = { s, POLLOUT, 0 };
+		int soerr = 0;
+		socklen_t l = sizeof(soerr);
+
+		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		if (getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &l) < 0)
+			return -errno;
+		return -soerr;
+	}
+	return -ETIMEDOUT;
 }

@@ -102,4 +102,12 @@ struct gb_tcp_state {
  */
 int gb_tcp_state(int fd, struct gb_tcp_state *st);
 
+/**
+ * gb_tcp_connect_wait() - wait until the non-blocking connect(2) of TCP
+ * socket @s, already under way (EINPROGRESS), completes or monotonic time
+ * @until (gb_now()) passes.
+ * Return: 0 connected, -errno of the failed connect, or -ETIMEDOUT.
+ */
+int gb_tcp_connect_wait(int s, double until);
+
 #endif
