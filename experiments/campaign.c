@@ -598,7 +598,7 @@ static void relative_to_campaign(const struct gx_campaign *c, const char *p, cha
 static int parse_cond(struct ctx *c, const yaml_node_t *v, struct gx_cond *cd, int idx)
 {
 	static const char *const keys[] = { "name", "mode", "random", "schedule", "loads", "tcp",
-					    NULL };
+					    "procs", NULL };
 	static const char *const rkeys[] = { "target", "on", "horizon", NULL };
 	const yaml_node_t *x, *r, *sf, *ld;
 	char subj[64];
@@ -671,6 +671,22 @@ static int parse_cond(struct ctx *c, const yaml_node_t *v, struct gx_cond *cd, i
 	if ((x = get(c, v, "name")) && (ret = get_word(c, x, "name", cd->name,
 							sizeof(cd->name))) < 0)
 		return ret;
+	if ((x = get(c, v, "procs"))) {
+		const struct gx_app *app = &c->c->app;
+		char what[96];
+
+		/* a processor count as an axis (seed 003): docs/formats.md, "load" */
+		snprintf(what, sizeof(what), "load condition '%s': procs", cd->name);
+		if ((ret = get_int(c, x, what, 2, c->c->topo->nhosts, &cd->procs)) < 0)
+			return ret;
+		/* phoenixd's trees span every host of the grid */
+		if (gx_campaign_needs_phoenixd(c->c, NULL))
+			return fail(c, x, "%s: not with algorithm 'phoenix' (phoenixd's trees span "
+				    "every host)", what);
+		if (app->fail_rank >= cd->procs)
+			return fail(c, x, "%s %d leaves out the application's fail_rank %d", what,
+				    cd->procs, app->fail_rank);
+	}
 	if ((x = get(c, v, "tcp"))) {
 		char sub[96], avail[512];
 

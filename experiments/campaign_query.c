@@ -121,6 +121,31 @@ int gx_rank_hosts(const struct gx_campaign *c, int *hosts)
 	return n;
 }
 
+int gx_cond_hosts(const struct gx_campaign *c, int cond, int *hosts)
+{
+	const struct gb_topo *t = c->topo;
+	int procs = c->conds[cond].procs, root = gb_topo_find_node(t, c->app.root), n, k = 0;
+	int *all;
+
+	if (procs <= 0 || procs >= t->nhosts)
+		return gx_rank_hosts(c, hosts);
+	all = malloc(sizeof(int) * (size_t)t->nhosts);
+	if (!all)
+		return -ENOMEM;
+	n = gx_rank_hosts(c, all);
+	/* the root, wherever the order puts it, and the first procs - 1 others */
+	for (int i = 0, others = 0; i < n && k < procs; i++) {
+		if (all[i] == root)
+			hosts[k++] = all[i];
+		else if (others < procs - 1) {
+			hosts[k++] = all[i];
+			others++;
+		}
+	}
+	free(all);
+	return k;
+}
+
 void gx_run_id(const struct gx_campaign *c, int cond, int algo, int rep, char *buf, size_t len)
 {
 	char l[GX_NAME_MAX];
@@ -201,6 +226,8 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "name", json_string(cd->name));
+		if (cd->procs)
+			json_object_set_new(o, "procs", json_integer(cd->procs));
 		if (cd->tcp.set) {
 			json_t *tcp = json_object();
 

@@ -92,6 +92,8 @@ struct gx_cond {
 	char sched_name[PATH_MAX];
 	struct gb_tcp_set tcp;    /**< `tcp:`: the hosts' stack during this condition's runs,
 				       over the topology's (.set == 0: the topology's) */
+	int procs;                /**< `procs:`: the ranks of this condition's runs, 2 ..
+				       the topology's hosts (0: every host; gx_cond_hosts()) */
 };
 
 /** struct gx_app - the synthetic application (seed 000 s3). */
@@ -265,6 +267,18 @@ int gx_campaign_needs_phoenixd(const struct gx_campaign *c, const int *use);
  * Return: the number of hosts.
  */
 int gx_rank_hosts(const struct gx_campaign *c, int *hosts);
+
+/**
+ * gx_cond_hosts() - the hosts of condition @cond's runs in rank order: with
+ * the condition's `procs: N`, the application's root and the first N - 1
+ * other hosts of gx_rank_hosts()'s order, in that order (the first N hosts
+ * of a shuffle or an interleave, whose rank 0 is the root; under the
+ * topology's order the root keeps its place among them); without, every
+ * host as gx_rank_hosts() gives them.  @hosts has room for
+ * c->topo->nhosts entries.
+ * Return: the number of ranks, or -ENOMEM.
+ */
+int gx_cond_hosts(const struct gx_campaign *c, int cond, int *hosts);
 
 /** gx_order_name() - "topology", "shuffle" or "interleave". */
 const char *gx_order_name(int order);

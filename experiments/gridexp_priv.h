@@ -282,6 +282,12 @@ void oracle_tick(struct runner *R, const struct run *r);
 
 /** rank_hosts() - R->hosts from the campaign's rank order.  Return: 0 or -ENOMEM. */
 int rank_hosts(struct runner *R);
+/**
+ * cond_host_list() - the hosts of condition @cond's runs in rank order
+ * (gx_cond_hosts()), comma-separated for gridemu mpirun --hosts; free() it.
+ * Return: the list, or NULL when out of memory.
+ */
+char *cond_host_list(const struct gx_campaign *c, int cond);
 
 /* gridexp_phoenix.c */
 

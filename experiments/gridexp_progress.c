@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gbexp.h"
@@ -145,6 +146,19 @@ int dry_run(struct runner *R)
 			printf("condition %s, repetition %d: %d load interval%s (%s mode)\n",
 			       c->conds[k].name, rep, s.n, s.n == 1 ? "" : "s",
 			       gb_load_mode_name(c->conds[k].mode));
+			if (c->conds[k].procs) {
+				char *list = cond_host_list(c, k);
+
+				if (!list) {
+					gb_load_sched_release(&s);
+					return 1;
+				}
+				printf("  procs %d: ", c->conds[k].procs);
+				for (const char *p = list; *p; p++)
+					putchar(*p == ',' ? ' ' : *p);
+				printf("\n");
+				free(list);
+			}
 			for (int i = 0; i < s.n; i++) {
 				const struct gb_load_iv *iv = &s.iv[i];
 				const struct gb_topo *t = c->topo;

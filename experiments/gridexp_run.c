@@ -245,8 +245,17 @@ static int mpirun_argv(struct runner *R, struct run *r, char **argv, char **env)
 	/* the user's own MPI_Bcast (library:) replaces libgridbcast.so */
 	add_opt(argv, &n, "--preload", "%s", lib ? lib : R->libbcast);
 	add_opt(argv, &n, "--timeout", "%.0f", ceil(timeout));
-	if (R->hosts)
+	if (c->conds[r->cond].procs) {
+		/* `procs: N`: the condition's ranks, named in rank order */
+		char *list = cond_host_list(c, r->cond);
+
+		if (!list)
+			return -ENOMEM;
+		add_opt(argv, &n, "--hosts", "%s", list);
+		free(list);
+	} else if (R->hosts) {
 		add_opt(argv, &n, "--hosts", "%s", R->hosts);
+	}
 	add_arg(argv, &n, "--");
 	add_arg(argv, &n, "%s", R->synthapp);
 	add_opt(argv, &n, "--dir", "%s", r->tmp);
@@ -586,6 +595,9 @@ int run_one(struct runner *R, struct run *r)
 		      json_null(), "broadcasts_started", r->bcasts, "load_seed",
 		      (json_int_t)(c->seed + (uint64_t)r->rep - 1));
 	if (j) {
+		json_object_set_new(j, "procs", json_integer(c->conds[r->cond].procs ?
+								    c->conds[r->cond].procs :
+								    c->topo->nhosts));
 		json_object_set_new(j, "load_intervals", json_integer(r->sched.n));
 		json_object_set_new(j, "load_mode", json_string(gb_load_mode_name(
 							c->conds[r->cond].mode)));

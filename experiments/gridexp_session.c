@@ -381,27 +381,50 @@ static int monitor_start(struct runner *R)
 	return 0;
 }
 
+/* Host names, comma-separated, of @h[0 .. @n-1]; NULL when out of memory. */
+static char *host_list(const struct gb_topo *t, const int *h, int n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "," : "", t->nodes[h[i]].name);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 /* --hosts for gridemu mpirun when the rank order is not the topology's. */
 int rank_hosts(struct runner *R)
 {
 	const struct gb_topo *t = R->c.topo;
-	int *h = malloc(sizeof(int) * (size_t)t->nhosts), n;
-	size_t len = 0;
-	FILE *f;
+	int *h, n;
 
-	if (R->c.ranks.order == GX_ORDER_TOPOLOGY) {
-		free(h);
+	if (R->c.ranks.order == GX_ORDER_TOPOLOGY)
 		return 0;
-	}
-	if (!h || !(f = open_memstream(&R->hosts, &len))) {
-		free(h);
+	if (!(h = malloc(sizeof(int) * (size_t)t->nhosts)))
 		return -ENOMEM;
-	}
 	n = gx_rank_hosts(&R->c, h);
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? "," : "", t->nodes[h[i]].name);
+	free(R->hosts);
+	R->hosts = host_list(t, h, n);
 	free(h);
-	return fclose(f) == 0 ? 0 : -ENOMEM;
+	return R->hosts ? 0 : -ENOMEM;
+}
+
+char *cond_host_list(const struct gx_campaign *c, int cond)
+{
+	int *h = malloc(sizeof(int) * (size_t)c->topo->nhosts), n;
+	char *s = NULL;
+
+	if (h && (n = gx_cond_hosts(c, cond, h)) > 0)
+		s = host_list(c->topo, h, n);
+	free(h);
+	return s;
 }
 
 static void teardown(struct runner *R)

@@ -17,7 +17,9 @@
  *              the target is not at the lowermost level.  Over loaded
  *              broadcasts (target_relay_loaded_share).
  *   mpich_wan: the tree's wide-area structure is MPICH-G2's (Fig. 7, "flat
- *              over WAN"): exactly one edge enters each site but the root's,
+ *              over WAN"): exactly one edge enters each site but the root's
+ *              (each site with a rank of the run: a condition's `procs` may
+ *              leave hosts out),
  *              none enters the root's, and every one of them leaves from the
  *              root's site.  Over unloaded broadcasts
  *              (mpich_wan_unloaded_share).
@@ -35,14 +37,20 @@
 
 #include "report_priv.h"
 
-/* One broadcast's tree: parent host of every host (-1 root, -2 not seen). */
+/*
+ * One broadcast's tree: parent host of every host (-1 root, -2 a rank of the
+ * run not seen, -3 no rank of the run: a condition's `procs` left it out).
+ */
 static void judge(const struct gb_topo *t, const int *par, int target, int *relay, int *mpich)
 {
 	int root = -1, nroot = 0, rsite, *into = calloc((size_t)t->nsites, sizeof(int));
-	int ok = 1;
+	int *has = calloc((size_t)t->nsites, sizeof(int)), ok = 1;
 
 	*relay = *mpich = -1;
-	for (int h = 0; h < t->nhosts; h++) {
+	for (int h = 0; h < t->nhosts && into && has; h++) {
+		if (par[h] == -3)
+			continue;
+		has[t->nodes[h].site] = 1;
 		if (par[h] == -2)
 			ok = 0;
 		else if (par[h] == -1) {
@@ -50,8 +58,9 @@ static void judge(const struct gb_topo *t, const int *par, int target, int *rela
 			nroot++;
 		}
 	}
-	if (!into || !ok || nroot != 1) {
+	if (!into || !has || !ok || nroot != 1) {
 		free(into);
+		free(has);
 		return;
 	}
 	rsite = t->nodes[root].site;
@@ -70,10 +79,12 @@ static void judge(const struct gb_topo *t, const int *par, int target, int *rela
 				*mpich = 0;
 		}
 	}
+	/* every site that has a rank of the run */
 	for (int s = 0; s < t->nsites; s++)
-		if (into[s] != (s == rsite ? 0 : 1))
+		if (into[s] != (s == rsite || !has[s] ? 0 : 1))
 			*mpich = 0;
 	free(into);
+	free(has);
 }
 
 int gx_run_trees(const struct gb_topo *t, const char *ranks, int target,
@@ -125,7 +136,10 @@ int gx_run_trees(const struct gb_topo *t, const char *ranks, int target,
 		if (!w)
 			continue;
 		for (int h = 0; h < t->nhosts; h++)
-			par[h] = -2;
+			par[h] = -3;
+		for (int k = 0; k <= maxr; k++)
+			if (node[k] >= 0)
+				par[node[k]] = -2;
 		for (int i = 0; i < tb.nrows; i++) {
 			int h, p;
 
