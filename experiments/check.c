@@ -72,10 +72,85 @@ static int get_metric(struct gb_yaml *y, const yaml_node_t *n, const char *subj,
 	return 0;
 }
 
+/* The figures of whole runs, which the summary's caller fills: `where` cannot restrict them. */
+static int whole_runs(const char *metric)
+{
+	static const char *const m[] = { "runs", "failed_runs", "monitor_wan_share_max",
+					 "short_loads", "target_relay_loaded_share",
+					 "mpich_wan_unloaded_share", NULL };
+
+	for (int i = 0; m[i]; i++)
+		if (!strcmp(m[i], metric))
+			return 1;
+	return 0;
+}
+
+static int get_size(struct gb_yaml *y, const yaml_node_t *n, const char *what, double *out)
+{
+	const char *s = gb_yaml_str(n);
+
+	if (!s || gb_parse_size(s, out) < 0 || *out != floor(*out) || *out < 0)
+		return gb_yaml_fail(y, n, "%s %s is not a size in bytes (use 1M, 64K, 1000)", what,
+				    gb_yaml_kind(y, n));
+	return 0;
+}
+
+/* `where: {condition: NAME, size: {ge: B, le: B}}` (docs/formats.md). */
+static int parse_where(struct gb_yaml *y, const yaml_node_t *w, const char *subj,
+		       struct gx_expect *e)
+{
+	static const char *const wkeys[] = { "condition", "size", NULL };
+	static const char *const skeys[] = { "ge", "le", NULL };
+	const yaml_node_t *v, *sz;
+	char what[96];
+	int ret;
+
+	snprintf(what, sizeof(what), "%s: where", subj);
+	if (w->type != YAML_MAPPING_NODE)
+		return gb_yaml_fail(y, w, "%s must be a mapping {condition: NAME, size: {ge: B, "
+				    "le: B}}", what);
+	if ((ret = gb_yaml_check_map(y, w, what, wkeys)) < 0)
+		return ret;
+	if ((v = gb_yaml_get(y, w, "condition"))) {
+		if ((ret = get_word(y, v, "where: condition", e->where_cond,
+				    sizeof(e->where_cond))) < 0)
+			return ret;
+		e->where |= GX_WHERE_COND;
+		e->where_line = GB_YLINE(v);
+		e->where_col = GB_YCOL(v);
+	}
+	if ((sz = gb_yaml_get(y, w, "size"))) {
+		snprintf(what, sizeof(what), "%s: where: size", subj);
+		if (sz->type != YAML_MAPPING_NODE)
+			return gb_yaml_fail(y, sz, "%s must be a mapping {ge: B, le: B}", what);
+		if ((ret = gb_yaml_check_map(y, sz, what, skeys)) < 0)
+			return ret;
+		if ((v = gb_yaml_get(y, sz, "ge"))) {
+			if ((ret = get_size(y, v, "where: size: ge", &e->where_ge)) < 0)
+				return ret;
+			e->where |= GX_WHERE_GE;
+		}
+		if ((v = gb_yaml_get(y, sz, "le"))) {
+			if ((ret = get_size(y, v, "where: size: le", &e->where_le)) < 0)
+				return ret;
+			e->where |= GX_WHERE_LE;
+		}
+		if (!(e->where & (GX_WHERE_GE | GX_WHERE_LE)))
+			return gb_yaml_fail(y, sz, "%s: give 'ge', 'le' or both", what);
+		if ((e->where & GX_WHERE_GE) && (e->where & GX_WHERE_LE) &&
+		    e->where_ge > e->where_le)
+			return gb_yaml_fail(y, sz, "%s: ge %.0f is above le %.0f: no size is kept",
+					    what, e->where_ge, e->where_le);
+	}
+	if (!e->where)
+		return gb_yaml_fail(y, w, "%s: give 'condition', 'size' or both", subj);
+	return 0;
+}
+
 static int parse_one(struct gb_yaml *y, const yaml_node_t *n, int idx, struct gx_expect *e)
 {
 	static const char *const keys[] = { "metric", "algo", "le", "lt", "ge", "gt", "eq",
-					    NULL };
+					    "where", NULL };
 	static const char *const bkeys[] = { "times", "of", "metric", NULL };
 	const yaml_node_t *v, *b = NULL;
 	char subj[48];
@@ -122,11 +197,21 @@ static int parse_one(struct gb_yaml *y, const yaml_node_t *n, int idx, struct gx
 		if ((v = gb_yaml_get(y, b, "metric")) &&
 		    (ret = get_metric(y, v, subj, e->bmetric, sizeof(e->bmetric))) < 0)
 			return ret;
-		if ((v = gb_yaml_get(y, b, "of")))
-			return get_word(y, v, "of", e->of, sizeof(e->of));
-		return 0;
+		if ((v = gb_yaml_get(y, b, "of")) &&
+		    (ret = get_word(y, v, "of", e->of, sizeof(e->of))) < 0)
+			return ret;
+	} else if ((ret = get_num(y, b, cmp_names[e->cmp], &e->value)) < 0) {
+		return ret;
 	}
-	return get_num(y, b, cmp_names[e->cmp], &e->value);
+	if (!(v = gb_yaml_get(y, n, "where")))
+		return 0;
+	if ((ret = parse_where(y, v, subj, e)) < 0)
+		return ret;
+	if (whole_runs(e->metric) || (e->bmetric[0] && whole_runs(e->bmetric)))
+		return gb_yaml_fail(y, v, "%s: metric '%s' is a figure of whole runs; 'where' "
+				    "keeps broadcasts", subj,
+				    whole_runs(e->metric) ? e->metric : e->bmetric);
+	return 0;
 }
 
 int gx_expect_load(const char *path, struct gx_expect **out, int *nout, struct gb_diag *d)
@@ -245,6 +330,112 @@ int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, 
 	return 0;
 }
 
+int gx_expect_conds(const struct gx_expect *e, int n, const char *const *conds, int nconds,
+		    const char *path, char *err, size_t errlen)
+{
+	char have[512];
+
+	for (int i = 0; i < n; i++)
+		if ((e[i].where & GX_WHERE_COND) && !in_list(conds, nconds, e[i].where_cond)) {
+			snprintf(err, errlen, "%s:%d:%d: expectation %d: where: condition '%s' is "
+				 "not a load condition of the campaign (%s)", path, e[i].where_line,
+				 e[i].where_col, i + 1, e[i].where_cond,
+				 list_text(conds, nconds, have, sizeof(have)));
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* The rows an expectation's `where` keeps: its condition (index) and sizes. */
+struct where_ctx {
+	const struct gx_expect *e;
+	int cond;
+};
+
+static int where_keeps(const struct gx_row *r, void *ctx)
+{
+	const struct where_ctx *w = ctx;
+	const struct gx_expect *e = w->e;
+
+	return (!(e->where & GX_WHERE_COND) || r->cond == w->cond) &&
+	       (!(e->where & GX_WHERE_GE) || r->size >= e->where_ge) &&
+	       (!(e->where & GX_WHERE_LE) || r->size <= e->where_le);
+}
+
+/* @b bytes as the campaign files write them: 64K, 1M, or plain bytes. */
+static const char *size_text(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "G", "M", "K" };
+	static const double mult[] = { 1073741824.0, 1048576.0, 1024.0 };
+
+	for (int u = 0; u < 3; u++)
+		if (b >= mult[u] && fmod(b, mult[u]) == 0) {
+			snprintf(buf, len, "%.0f%s", b / mult[u], unit[u]);
+			return buf;
+		}
+	snprintf(buf, len, "%.0f", b);
+	return buf;
+}
+
+/* " [p4, size 1K-64K]": @e's restriction as its lines print it; "" without. */
+static const char *where_text(const struct gx_expect *e, char *buf, size_t len)
+{
+	char lo[32], hi[32], sz[80] = "";
+	int c = e->where & GX_WHERE_COND, ge = e->where & GX_WHERE_GE, le = e->where & GX_WHERE_LE;
+
+	buf[0] = '\0';
+	if (!e->where)
+		return buf;
+	size_text(e->where_ge, lo, sizeof(lo));
+	size_text(e->where_le, hi, sizeof(hi));
+	if (ge && le)
+		snprintf(sz, sizeof(sz), "size %s-%s", lo, hi);
+	else if (ge || le)
+		snprintf(sz, sizeof(sz), "size %s %s", ge ? ">=" : "<=", ge ? lo : hi);
+	snprintf(buf, len, " [%s%s%s]", c ? e->where_cond : "", c && sz[0] ? ", " : "", sz);
+	return buf;
+}
+
+/*
+ * The summary expectation @e (number @i) is evaluated on: @s itself without
+ * `where`, else the summary of the rows it keeps in *@sub (released by the
+ * caller).  -EINVAL (@err) for a condition @s does not have.
+ */
+static int where_summary(const struct gx_expect *e, int i, const struct gx_summary *s,
+			 struct gx_summary *sub, const struct gx_summary **use, char *err,
+			 size_t errlen)
+{
+	struct where_ctx w = { e, -1 };
+	int ret;
+
+	memset(sub, 0, sizeof(*sub));
+	*use = s;
+	if (!e->where)
+		return 0;
+	if (e->where & GX_WHERE_COND) {
+		for (int k = 0; s->conds && k < s->nconds; k++)
+			if (!strcmp(s->conds[k], e->where_cond))
+				w.cond = k;
+		if (w.cond < 0) {
+			snprintf(err, errlen, "expectation %d (line %d): no load condition '%s' in "
+				 "the campaign", i + 1, e->line, e->where_cond);
+			return -EINVAL;
+		}
+	}
+	if (!s->rows) {
+		snprintf(err, errlen, "expectation %d (line %d): 'where' needs the broadcasts' "
+			 "rows, which this summary lacks", i + 1, e->line);
+		return -EINVAL;
+	}
+	if ((ret = gx_summary_subset(s, where_keeps, &w, sub)) < 0) {
+		snprintf(err, errlen, "expectation %d (line %d): %s", i + 1, e->line,
+			 strerror(-ret));
+		return ret;
+	}
+	*use = sub;
+	return 0;
+}
+
 static int algo_of(const struct gx_summary *s, const char *name)
 {
 	for (int a = 0; a < s->nalgos; a++)
@@ -339,7 +530,7 @@ static int eval_points(const struct gx_expect *e, int i, const struct gx_summary
 	}
 	for (int a = 0; a < s->nalgos; a++) {
 		double v, ref = NAN, bound = e->value;
-		char b[160];
+		char b[160], wt[GX_NAME_MAX + 64];
 		int part;
 
 		if (!all && strcmp(s->a[a].name, e->algo))
@@ -372,8 +563,8 @@ static int eval_points(const struct gx_expect *e, int i, const struct gx_summary
 		else if (part >= 0)
 			snprintf(l->why, sizeof(l->why), "  (pooled: %s has no complete run in %s)",
 				 s->a[part].name, s->a[part].missing_in);
-		snprintf(l->text, sizeof(l->text), "%s %s = %.6g %s %s", e->metric, s->a[a].name, v,
-			 cmp_signs[e->cmp], b);
+		snprintf(l->text, sizeof(l->text), "%s %s%s = %.6g %s %s", e->metric,
+			 s->a[a].name, where_text(e, wt, sizeof(wt)), v, cmp_signs[e->cmp], b);
 		l->verdict = l->pass ? "holds" : "fails";
 		/* an interval for a statistic of single broadcasts, compared one way */
 		l->ci = e->cmp != GX_EQ && gx_summary_metric_resampled(e->metric) &&
@@ -394,7 +585,14 @@ struct resampled {
 	struct gx_check *c;
 	double *stat;   /* [line][resample] */
 	int resamples;
+	int sel;        /* the lines resampled: -1 those without `where`, else expectation sel's */
 };
+
+/* Line @l is one of those @sel selects (struct resampled). */
+static int selected(const struct gx_expect *e, const struct gx_check_line *l, int sel)
+{
+	return sel < 0 ? !e[l->expect].where : l->expect == sel;
+}
 
 static int one_resample(const struct gx_summary *rs, int r, void *ctx)
 {
@@ -405,37 +603,45 @@ static int one_resample(const struct gx_summary *rs, int r, void *ctx)
 		const struct gx_expect *ek = &x->e[l->expect];
 		int of = ek->of[0] ? algo_of(x->s, ek->of) : -1;
 
+		if (!selected(x->e, l, x->sel))
+			continue;
+
 		x->stat[(size_t)k * (size_t)x->resamples + (size_t)r] =
 			l->ci ? line_stat(ek, l, rs, of) : NAN;
 	}
 	return 0;
 }
 
-/* The intervals of @c's lines that have one: @o->resamples resamples of
- * @s's rows, each summarised again (gx_boot_each()). */
+/*
+ * The intervals of the lines @sel selects (struct resampled) that have one:
+ * @o->resamples resamples of @s's rows, each summarised again
+ * (gx_boot_each()); @s is the summary those lines were evaluated on.
+ * Without `where` (@sel < 0), the resampling's blocks and slots go to @c.
+ */
 static int eval_intervals(const struct gx_expect *e, const struct gx_summary *s,
-			  const struct gx_check_opts *o, struct gx_check *c)
+			  const struct gx_check_opts *o, struct gx_check *c, int sel)
 {
-	struct resampled x = { e, s, c, NULL, o->resamples };
+	struct resampled x = { e, s, c, NULL, o->resamples, sel };
 	int ret, nci = 0;
 
 	for (int k = 0; k < c->n; k++)
-		nci += c->l[k].ci;
+		nci += c->l[k].ci && selected(e, &c->l[k], sel);
 	if (!nci || !s->rows || s->nrows < 1) {
 		for (int k = 0; k < c->n; k++)
-			c->l[k].ci = 0;
+			if (selected(e, &c->l[k], sel))
+				c->l[k].ci = 0;
 		return 0;
 	}
 	if (!(x.stat = malloc(sizeof(double) * (size_t)c->n * (size_t)o->resamples)))
 		return -ENOMEM;
-	if ((ret = gx_boot_each(s, o->resamples, o->seed, one_resample, &x, &c->nblocks,
-				&c->nslots)) < 0)
+	if ((ret = gx_boot_each(s, o->resamples, o->seed, one_resample, &x,
+				sel < 0 ? &c->nblocks : NULL, sel < 0 ? &c->nslots : NULL)) < 0)
 		goto out;
 	for (int k = 0; k < c->n; k++) {
 		struct gx_check_line *l = &c->l[k];
 		int m;
 
-		if (!l->ci)
+		if (!l->ci || !selected(e, l, sel))
 			continue;
 		m = gx_interval(x.stat + (size_t)k * (size_t)o->resamples, o->resamples,
 				o->level, &l->lo, &l->hi);
@@ -463,6 +669,8 @@ int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
 		   const struct gx_check_opts *o, struct gx_check *c, char *err, size_t errlen)
 {
 	int cap = n * (s->nalgos + 1) + 1, ret;
+	struct gx_summary *sub = NULL;
+	const struct gx_summary **use = NULL;
 
 	memset(c, 0, sizeof(*c));
 	if (o && (o->resamples != 0 && o->resamples < 100)) {
@@ -475,23 +683,53 @@ int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
 		return -EINVAL;
 	}
 	c->opts = o ? *o : (struct gx_check_opts){ GX_CHECK_LEVEL, 0, GX_CHECK_SEED };
-	if (!(c->l = calloc((size_t)cap, sizeof(*c->l))))
-		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		if ((ret = eval_points(&e[i], i, s, c, cap, err, errlen)) < 0)
-			goto fail;
-	if (c->opts.resamples > 0 && (ret = eval_intervals(e, s, &c->opts, c)) < 0) {
-		snprintf(err, errlen, "cannot resample: %s", strerror(-ret));
+	/* the summary of each expectation's `where` (a zeroed one without) */
+	if (!(c->l = calloc((size_t)cap, sizeof(*c->l))) ||
+	    !(sub = calloc((size_t)n + 1, sizeof(*sub))) ||
+	    !(use = calloc((size_t)n + 1, sizeof(*use)))) {
+		ret = -ENOMEM;
 		goto fail;
+	}
+	for (int i = 0; i < n; i++)
+		if ((ret = where_summary(&e[i], i, s, &sub[i], &use[i], err, errlen)) < 0 ||
+		    (ret = eval_points(&e[i], i, use[i], c, cap, err, errlen)) < 0)
+			goto fail;
+	if (c->opts.resamples > 0) {
+		int any = 0;
+
+		/* the lines without `where` on every row; each `where` on its own rows */
+		ret = eval_intervals(e, s, &c->opts, c, -1);
+		for (int i = 0; i < n && ret >= 0; i++)
+			if (e[i].where)
+				ret = eval_intervals(e, use[i], &c->opts, c, i);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot resample: %s", strerror(-ret));
+			goto fail;
+		}
+		/* the first line says the whole set's blocks and slots */
+		for (int k = 0; k < c->n; k++)
+			any |= c->l[k].ci;
+		if (any && !c->nslots && s->rows && s->nrows > 0 &&
+		    (ret = gx_boot_each(s, 0, c->opts.seed, NULL, NULL, &c->nblocks,
+					&c->nslots)) < 0) {
+			snprintf(err, errlen, "cannot resample: %s", strerror(-ret));
+			goto fail;
+		}
 	}
 	if (c->opts.resamples == 0)
 		for (int k = 0; k < c->n; k++)
 			c->l[k].ci = 0;
 	for (int k = 0; k < c->n; k++)
 		c->failures += !c->l[k].pass;
-	return 0;
+	ret = 0;
+	goto out;
 fail:
 	gx_check_release(c);
+out:
+	for (int i = 0; sub && i < n; i++)
+		gx_summary_release(&sub[i]);
+	free(sub);
+	free(use);
 	return ret;
 }
 

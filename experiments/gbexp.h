@@ -401,6 +401,13 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 enum gx_cmp { GX_LE, GX_LT, GX_GE, GX_GT, GX_EQ };
 
 /**
+ * enum gx_where - what an expectation's `where: {condition: NAME, size:
+ * {ge: B, le: B}}` restricts it to: the broadcasts of one load condition,
+ * of sizes in a range, or both.
+ */
+enum gx_where { GX_WHERE_COND = 1, GX_WHERE_GE = 2, GX_WHERE_LE = 4 };
+
+/**
  * One expectation: metric(algo) OP value, or OP times x bmetric(of), where
  * a relative bound names another algorithm (@of), another metric
  * (@bmetric) of the same algorithm, or both.
@@ -414,6 +421,10 @@ struct gx_expect {
 	char bmetric[GX_NAME_MAX]; /**< a relative bound's metric (@metric unless
 				       named); "": @value is absolute */
 	int line, col;             /**< where the expectation starts in its file */
+	int where;                 /**< `where:` bits (enum gx_where); 0: every broadcast */
+	char where_cond[GX_NAME_MAX]; /**< GX_WHERE_COND: the condition's broadcasts only */
+	double where_ge, where_le; /**< GX_WHERE_GE, _LE: bytes, the sizes kept */
+	int where_line, where_col; /**< where `where`'s condition is in the file */
 };
 
 /**
@@ -421,6 +432,7 @@ struct gx_expect {
  *   - {metric: loaded_mean, algo: adaptive, le: {times: 0.9, of: mpich-g2}}
  *   - {metric: ratio_to_native, algo: "*", le: 1.5}
  *   - {metric: loaded_mean, algo: mpich-g2, ge: {times: 1.3, metric: unloaded_mean}}
+ *   - {metric: median, algo: mateescu, le: 0.5, where: {condition: p4, size: {le: 64K}}}
  * @e: a new array of *@n entries (free() it).
  * Return: 0, -EINVAL (@d), -ENOMEM, -errno.
  */
@@ -436,6 +448,24 @@ int gx_expect_load(const char *path, struct gx_expect **e, int *n, struct gb_dia
  */
 int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, int nalgos,
 		    const char *path, char *err, size_t errlen);
+
+/**
+ * gx_expect_conds() - the load conditions the expectations' `where` name,
+ * checked as gx_expect_names() checks algorithms: each is one of
+ * @conds[0 .. @nconds - 1] (a campaign's condition names).
+ * Return: 0, or -EINVAL with @err "PATH:LINE:COL: expectation K: ...".
+ */
+int gx_expect_conds(const struct gx_expect *e, int n, const char *const *conds, int nconds,
+		    const char *path, char *err, size_t errlen);
+
+/**
+ * gx_results_conds() - the load condition names of results directory @dir
+ * (its meta.json), at most @max, into @names, as gx_results_algos().
+ * Return: the number of names, -ENOENT (not a results directory; @err),
+ * -EINVAL (@err), -errno.
+ */
+int gx_results_conds(const char *dir, char (*names)[GX_NAME_MAX], int max, char *err,
+		     size_t errlen);
 
 /** How gx_expect_eval() decides (docs/formats.md, "Expectations"). */
 struct gx_check_opts {
@@ -489,7 +519,11 @@ struct gx_check {
  * whole runs, an `eq`) is decided by its point estimate, as is every line
  * when @o is NULL or asks for no resamples.  A metric without data fails;
  * so does a pooled line that rests on an algorithm some directory lacks.
- * Return: 0, or -EINVAL (@err: an unknown algorithm or metric, bad @o),
+ * An expectation with `where` is evaluated on the summary of only the rows
+ * it keeps (gx_summary_subset()), its point estimate and its resamples
+ * alike; its lines' text names the restriction ("median mateescu [p4, size
+ * 1K-64K] = ...").
+ * Return: 0, or -EINVAL (@err: an unknown algorithm, condition or metric, bad @o),
  * -ENOMEM.  Release @c with gx_check_release().
  */
 int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,

@@ -451,10 +451,10 @@ static int cmd_report(int argc, char **argv)
 static int check_names(const struct run_opts *o, const char *expect, const struct gx_expect *e,
 		       int n)
 {
-	char labels[GX_MAX_ALGOS][GX_NAME_MAX], err[1024];
-	const char *names[GX_MAX_ALGOS];
+	char labels[GX_MAX_ALGOS][GX_NAME_MAX], clabels[GX_MAX_CONDS][GX_NAME_MAX], err[1024];
+	const char *names[GX_MAX_ALGOS], *cnames[GX_MAX_CONDS];
 	struct stat st;
-	int na, ret;
+	int na, nc, ret;
 
 	for (int i = 0; i < o->nfiles; i++) {
 		if (stat(o->files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -462,6 +462,11 @@ static int check_names(const struct run_opts *o, const char *expect, const struc
 						   sizeof(err))) < 0) {
 				warnx("check: %s", err);
 				return na == -ENOMEM ? 1 : 2;
+			}
+			if ((nc = gx_results_conds(o->files[i], clabels, GX_MAX_CONDS, err,
+						   sizeof(err))) < 0) {
+				warnx("check: %s", err);
+				return nc == -ENOMEM ? 1 : 2;
 			}
 		} else if (o->nfiles > 1) {
 			return refuse("check: '%s' is not a results directory (several arguments "
@@ -477,11 +482,17 @@ static int check_names(const struct run_opts *o, const char *expect, const struc
 			na = c.nalgos;
 			for (int a = 0; a < na; a++)
 				snprintf(labels[a], GX_NAME_MAX, "%s", c.algos[a].label);
+			nc = c.nconds;
+			for (int k = 0; k < nc; k++)
+				snprintf(clabels[k], GX_NAME_MAX, "%s", c.conds[k].name);
 			gx_campaign_release(&c);
 		}
 		for (int a = 0; a < na; a++)
 			names[a] = labels[a];
-		if ((ret = gx_expect_names(e, n, names, na, expect, err, sizeof(err))) < 0) {
+		for (int k = 0; k < nc; k++)
+			cnames[k] = clabels[k];
+		if ((ret = gx_expect_names(e, n, names, na, expect, err, sizeof(err))) < 0 ||
+		    (ret = gx_expect_conds(e, n, cnames, nc, expect, err, sizeof(err))) < 0) {
 			return refuse("check: %s", err);
 		}
 	}

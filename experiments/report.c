@@ -625,6 +625,17 @@ static int coll_summarize(const struct coll *C, struct gx_summary *s, int *compl
 		memcpy(s->rows, C->rows, sizeof(*s->rows) * (size_t)C->nrows);
 		s->nrows = C->nrows;
 	}
+	/* and the conditions' names, for an expectation's `where` */
+	if (C->nconds > 0) {
+		if (!(s->conds = calloc((size_t)C->nconds, sizeof(*s->conds)))) {
+			gx_summary_release(s);
+			rfail(err, errlen, "cannot summarise: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		for (int k = 0; k < C->nconds; k++)
+			snprintf(s->conds[k], sizeof(s->conds[k]), "%s", C->conds[k] ?: "");
+		s->nconds = C->nconds;
+	}
 	int tl[GX_MAX_ALGOS][4] = { { 0 } };
 
 	*complete = *failed = 0;
@@ -891,8 +902,9 @@ static void pool_coverage(const struct coll *P, const struct coll *D, const char
 		}
 }
 
-int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char *err,
-		     size_t errlen)
+/* The strings @field of meta.json's campaign.@list[] of @dir, as gx_results_algos(). */
+static int results_names(const char *dir, const char *list, const char *field,
+			 char (*names)[GX_NAME_MAX], int max, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	json_t *meta, *a;
@@ -902,17 +914,28 @@ int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char
 	if ((ret = read_meta(dir, &meta, err, errlen)) < 0)
 		return ret;
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	json_array_foreach(json_object_get(json_object_get(meta, "campaign"), "algorithms"), i,
-			   a) {
-		const char *l = json_string_value(json_object_get(a, "label"));
+	json_array_foreach(json_object_get(json_object_get(meta, "campaign"), list), i, a) {
+		const char *l = json_string_value(json_object_get(a, field));
 
 		if (l && n < max)
-			snprintf(labels[n++], GX_NAME_MAX, "%s", l);
+			snprintf(names[n++], GX_NAME_MAX, "%s", l);
 	}
 	json_decref(meta);
 	if (!n)
-		return rfail(err, errlen, "%s: no algorithms", path);
+		return rfail(err, errlen, "%s: no %s", path, list);
 	return n;
+}
+
+int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char *err,
+		     size_t errlen)
+{
+	return results_names(dir, "algorithms", "label", labels, max, err, errlen);
+}
+
+int gx_results_conds(const char *dir, char (*names)[GX_NAME_MAX], int max, char *err,
+		     size_t errlen)
+{
+	return results_names(dir, "conditions", "name", names, max, err, errlen);
 }
 
 int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summary *sout,

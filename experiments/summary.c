@@ -40,6 +40,7 @@ void gx_summary_release(struct gx_summary *s)
 		free(s->a[a].by_size);
 	free(s->a);
 	free(s->rows);
+	free(s->conds);
 	memset(s, 0, sizeof(*s));
 	s->ref = s->native = -1;
 }
@@ -453,4 +454,57 @@ void gx_summary_write_text(const struct gx_summary *s, const char *title, FILE *
 		"/ its payload, mean;\ns/MiB l, u: sum of t / sum of sizes, loaded and unloaded "
 		"broadcasts;\nerr_<model>: mean |measured - predicted| / predicted;\n"
 		"x_native: sum of t / sum of native's t over the same broadcasts.\n");
+}
+
+int gx_summary_subset(const struct gx_summary *s, int (*keep)(const struct gx_row *r, void *ctx),
+		      void *ctx, struct gx_summary *out)
+{
+	const char *algos[s->nalgos + 1], *models[GX_MAX_MODELS];
+	struct gx_row *rows;
+	int n = 0, ret;
+
+	memset(out, 0, sizeof(*out));
+	out->ref = out->native = -1;
+	if (!s->rows)
+		return -EINVAL;
+	if (!(rows = malloc(sizeof(*rows) * (size_t)(s->nrows + 1))))
+		return -ENOMEM;
+	for (int i = 0; i < s->nrows; i++)
+		if (keep(&s->rows[i], ctx))
+			rows[n++] = s->rows[i];
+	for (int a = 0; a < s->nalgos; a++)
+		algos[a] = s->a[a].name;
+	for (int m = 0; m < s->nmodels && m < GX_MAX_MODELS; m++)
+		models[m] = s->models[m];
+	ret = gx_summarize(rows, n, algos, s->nalgos, models, s->nmodels,
+			   s->ref >= 0 ? s->a[s->ref].name : NULL, out);
+	if (ret < 0) {
+		free(rows);
+		return ret;
+	}
+	out->rows = rows;
+	out->nrows = n;
+	if (s->conds && s->nconds > 0) {
+		if (!(out->conds = malloc(sizeof(*out->conds) * (size_t)s->nconds))) {
+			gx_summary_release(out);
+			return -ENOMEM;
+		}
+		memcpy(out->conds, s->conds, sizeof(*out->conds) * (size_t)s->nconds);
+		out->nconds = s->nconds;
+	}
+	/* the caller's figures of whole runs stay the whole campaign's */
+	for (int a = 0; a < s->nalgos; a++) {
+		struct gx_algo_summary *o = &out->a[a];
+		const struct gx_algo_summary *i = &s->a[a];
+
+		o->runs = i->runs;
+		o->failed_runs = i->failed_runs;
+		o->dirs_missing = i->dirs_missing;
+		o->missing_in = i->missing_in;
+		o->monitor_share_max = i->monitor_share_max;
+		o->short_loads = i->short_loads;
+		o->target_relay_loaded_share = i->target_relay_loaded_share;
+		o->mpich_wan_unloaded_share = i->mpich_wan_unloaded_share;
+	}
+	return 0;
 }

@@ -123,6 +123,10 @@ struct gx_summary {
 					     summarised, for resampling (bootstrap.h);
 					     NULL otherwise.  Freed with the summary */
 	int nrows;
+	char (*conds)[64];              /**< by the caller (report.c): the names of the
+					     rows' conditions (row.cond indexes them);
+					     NULL otherwise.  Freed with the summary */
+	int nconds;
 };
 
 /**
@@ -142,6 +146,19 @@ void gx_stat_of(double *v, int n, struct gx_stat *st);
  */
 int gx_summarize(const struct gx_row *rows, int nrows, const char *const *algos, int nalgos,
 		 const char *const *models, int nmodels, const char *ref, struct gx_summary *out);
+
+/**
+ * gx_summary_subset() - the summary of only those of @s's rows (@s->rows)
+ * for which @keep(row, @ctx) is nonzero, as @s was made (its algorithms,
+ * models and reference), with those rows and @s's condition names copied
+ * for resampling.  The figures the caller fills (runs, failed_runs,
+ * dirs_missing, missing_in, monitor_share_max, short_loads,
+ * target_relay_loaded_share, mpich_wan_unloaded_share) are @s's: they are
+ * not of single broadcasts.  @out is initialised here; release it.
+ * Return: 0, -EINVAL (@s has no rows), -ENOMEM.
+ */
+int gx_summary_subset(const struct gx_summary *s, int (*keep)(const struct gx_row *r, void *ctx),
+		      void *ctx, struct gx_summary *out);
 
 /** gx_summary_release() - free; safe on a zeroed struct and twice. */
 void gx_summary_release(struct gx_summary *s);
