@@ -11,6 +11,11 @@
  *                          MPICH-G2's structure);
  *   broadcast 4, unloaded: two roots (native's unknown parents): counted
  *                          nowhere.
+ * Then a run of 3 ranks (a condition's `procs: 3`: a-1, t-1, b-1; t-2 and
+ * site C have none), whose trees are judged over its ranks:
+ *   broadcast 0, unloaded: a-1 -> t-1, b-1: MPICH-G2's structure (no edge
+ *                          into C, which has no rank);
+ *   broadcast 1, loaded:   a-1 -> t-1; t-1 -> b-1 (t relays).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +58,7 @@ int main(void)
 	struct gx_tree_counts c;
 	FILE *f;
 
-	plan(7);
+	plan(10);
 	if (!mkdtemp(dir))
 		bail("mkdtemp");
 	if (gb_topo_parse(topo, sizeof(topo) - 1, "trees.yaml", &t, &d) < 0)
@@ -80,6 +85,20 @@ int main(void)
 	       "all from the root's");
 	is_int(gx_run_trees(t, path, -1, rows, 5, &c) == 0 ? c.relay : -1, 0,
 	       "without a target cluster, nothing relays");
+
+	/* procs: 3, ranks 0 a-1, 1 t-1, 2 b-1 */
+	if (!(f = fopen(path, "w")))
+		bail("cannot write %s", path);
+	fputs("index,rank,host,parent\n"
+	      "0,0,a-1,-1\n0,1,t-1,0\n0,2,b-1,0\n"
+	      "1,0,a-1,-1\n1,1,t-1,0\n1,2,b-1,1\n", f);
+	fclose(f);
+	rows[0].loaded = 0;
+	rows[1].loaded = 1;
+	is_int(gx_run_trees(t, path, target, rows, 2, &c) == 0 ? c.unloaded : -1, 1,
+	       "3 ranks of 5 hosts: the unloaded tree is judged over the run's ranks");
+	is_int(c.mpich_wan, 1, "  MPICH-G2's structure: one edge into B, none into C (no rank)");
+	is_int(c.loaded * 10 + c.relay, 11, "  the loaded one: t relays");
 	unlink(path);
 	is_int(gx_run_trees(t, path, target, rows, 5, &c) == 0 ? c.loaded + c.unloaded : -1, 0,
 	       "no ranks.csv: nothing counted, no error");
