@@ -14,6 +14,7 @@ require_netns
 require_gridemu
 require_cmd python3
 require_cmd tc
+require_cmd ping
 [ -c /dev/net/tun ] || skip_all "no /dev/net/tun"
 
 tmp=$(mktemp -d /tmp/gridbed-pp.XXXXXX)
@@ -86,6 +87,13 @@ q2=$(tc -n "$GB_PREFIX-h2" qdisc show dev "$("$GRIDEMU" link show |
 ok $(printf '%s' "$q2" | grep -q overhead; [ $? != 0 ]; echo $?) "and none on h2's ($q2)"
 like "$("$GRIDEMU" link show | awk '$2 == "h1>k1"')" " 1ms *$" "link show reads per_packet 1ms back"
 like "$("$GRIDEMU" link show | head -1)" "PER_PACKET" "with a PER_PACKET column"
+
+# an MTU packet plus its overhead fits the bucket: 1500 + 12500 bytes is more
+# than 1 ms at 100mbit, the burst without a per_packet, and tbf drops a packet
+# whose length and overhead exceed its burst
+mtu_ok=$(ip netns exec "$GB_PREFIX-h1" ping -M do -s 1472 -c 3 -i 0.2 -W 2 -q "$(addr h2)" 2>&1 |
+	grep -o '[0-9]* received')
+is "$mtu_ok" "3 received" "1500-byte packets h1 -> h2 get through (burst >= MTU + overhead)"
 
 # 64 bytes of payload: 92 bytes of IP packet, (92 + 12500) x 8 / 100mbit apart
 want=$(awk 'BEGIN {printf "%.1f", 1 / ((92 + 12500) * 8 / 1e8)}')

@@ -336,17 +336,21 @@ int gb_write_script(const struct gb_topo *t, const char *prefix, unsigned flags,
 			const struct gb_linkdir *p = dir ? &l->ba : &l->ab;
 			const char *from = t->nodes[gb_topo_dir_from(t, dl)].name;
 			uint32_t limit = gb_limit_of(t, dl), ovh = gb_tbf_overhead(p);
+			uint32_t burst = gb_tbf_burst(p->rate_bps, t->mtu, ovh);
 			char ovh_arg[24] = "";
-			if (ovh)
+			/* tc (iproute2 6.1) adds the overhead to the burst it is
+			 * given: ask for less by as much, for gridemu's bucket */
+			if (ovh) {
 				snprintf(ovh_arg, sizeof(ovh_arg), " overhead %u", ovh);
+				burst -= ovh;
+			}
 			if (flags & GB_SCRIPT_NO_NETEM) {
 				/* For kernels without netem: the rate only (less work
 				 * than gridemu does, so the baseline is generous). */
 				if (p->rate_bps)
 					fprintf(out, "tc -n %s-%s qdisc add dev d%d root handle 1: tbf rate "
 						"%" PRIu64 "bit burst %u limit %u%s\n", prefix, from, k,
-						p->rate_bps, gb_tbf_burst(p->rate_bps, t->mtu, ovh),
-						limit * t->mtu, ovh_arg);
+						p->rate_bps, burst, limit * t->mtu, ovh_arg);
 				continue;
 			}
 			fprintf(out, "tc -n %s-%s qdisc add dev d%d root handle 1: netem delay %" PRIu64
@@ -356,8 +360,7 @@ int gb_write_script(const struct gb_topo *t, const char *prefix, unsigned flags,
 			if (p->rate_bps)
 				fprintf(out, "tc -n %s-%s qdisc add dev d%d parent 1:1 handle 10: tbf rate "
 					"%" PRIu64 "bit burst %u limit %u%s\n", prefix, from, k,
-					p->rate_bps, gb_tbf_burst(p->rate_bps, t->mtu, ovh),
-					limit * t->mtu, ovh_arg);
+					p->rate_bps, burst, limit * t->mtu, ovh_arg);
 		}
 	}
 	/* Routes: the same compression as gridemu (see grid_up.c node_routes). */
