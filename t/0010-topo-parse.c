@@ -546,8 +546,58 @@ static void test_tcp(void)
 	gb_topo_free(d);
 }
 
+/*
+ * per_packet: a time like delay, in every parameter set and per-direction
+ * map, layered like the others; its bytes at the rate (gb_ppkt_bytes()).
+ */
+static void test_per_packet(void)
+{
+	static const char y[] =
+		"name: pp\n"
+		"defaults:\n"
+		"  host_link: {rate: 100mbit, a>b: {per_packet: 35us}}\n"
+		"sites:\n"
+		"  - name: S\n"
+		"    clusters:\n"
+		"      - {name: k1, hosts: 1}\n"
+		"      - {name: k2, hosts: 1, host_link: {per_packet: 0.3ms}}\n"
+		"  - name: T\n"
+		"    clusters: [{name: k3, hosts: 1, uplink: {rate: 1gbit, per_packet: 0us}}]\n"
+		"links:\n"
+		"  - {a: S, b: T, rate: 45mbit, b>a: {per_packet: 1ms}}\n";
+	struct gb_topo *t = parse("pp.yaml", y);
+	const struct gb_link *l;
+	int k;
+
+	if (!t) {
+		skip(12, "did not parse");
+		return;
+	}
+	l = &t->links[gb_topo_find_node(t, "k1-1")];
+	is_int(l->ab.per_packet_ns, 35000, "defaults a>b: host -> switch costs 35us a packet");
+	is_int(l->ba.per_packet_ns, 0, "... switch -> host nothing");
+	ok((l->ab.set & GB_LD_PPKT) && !(l->ba.set & GB_LD_PPKT), "set bit a>b only");
+	l = &t->links[gb_topo_find_node(t, "k2-1")];
+	is_int(l->ab.per_packet_ns, 300000, "the cluster's both-way value beats the default's a>b");
+	is_int(l->ba.per_packet_ns, 300000, "... and applies to b>a");
+	k = gb_topo_find_link(t, "k3-T");
+	ok(k >= 0 && t->links[k].ab.per_packet_ns == 0 && (t->links[k].ab.set & GB_LD_PPKT),
+	   "per_packet 0 is set and costs nothing");
+	k = gb_topo_find_link(t, "S-T");
+	ok(k >= 0 && t->links[k].ba.per_packet_ns == 1000000 && t->links[k].ab.per_packet_ns == 0,
+	   "an explicit link's b>a map");
+	is_int(gb_ppkt_bytes(35000, 100000000), 438, "35us at 100mbit: 437.5 bytes, rounded up");
+	is_int(gb_ppkt_bytes(1000000, 100000000), 12500, "1ms at 100mbit: 12500 bytes");
+	is_int(gb_ppkt_bytes(300000, 0), 0, "no rate: no bytes");
+	is_int(gb_ppkt_bytes(1000000000, 100000000000ull), 12500000000ull,
+	       "1s at 100gbit does not overflow");
+	is_int(gb_ppkt_bytes(524000, 1000000000), 65500, "524us at 1gbit still fits 16 bits");
+	gb_topo_free(t);
+}
+
 int main(void)
 {
+	test_per_packet();
 	test_tcp();
 	test_teragrid();
 	test_two_clusters();

@@ -171,6 +171,39 @@ static const struct bad cases[] = {
 	  "    delay: 2ms\n"
 	  "    b>a: {jitter: 3ms}\n",
 	  11, 19, "link 'A-B': jitter '3ms' exceeds delay '2ms' (B>A)" },
+	{ "pp-norate.yaml",
+	  "name: x\n"
+	  "defaults:\n"
+	  "  host_link: {per_packet: 35us}\n" SITES_AB,
+	  3, 27, "per_packet '35us' needs a rate (a-1>a)" },
+	{ "pp-dirnorate.yaml",
+	  "name: x\n" SITES_AB
+	  "links:\n"
+	  "  - a: A\n"
+	  "    b: B\n"
+	  "    a>b: {rate: 10mbit}\n"
+	  "    b>a: {per_packet: 1ms}\n",
+	  11, 23, "link 'A-B': per_packet '1ms' needs a rate (B>A)" },
+	{ "pp-big.yaml",
+	  "name: x\n" SITES_AB
+	  "links:\n"
+	  "  - {a: A, b: B, rate: 1gbit, per_packet: 2s}\n",
+	  8, 43, "link 'A-B': per_packet '2s' is out of range (0 .. 1s)" },
+	{ "pp-bare.yaml",
+	  "name: x\n" SITES_AB
+	  "links:\n"
+	  "  - {a: A, b: B, rate: 1gbit, per_packet: 35}\n",
+	  8, 43, "link 'A-B': per_packet '35' has no unit (use 35us)" },
+	{ "pp-bytes.yaml",
+	  "name: x\n" SITES_AB
+	  "links:\n"
+	  "  - {a: A, b: B, rate: 1gbit, per_packet: 1ms}\n",
+	  8, 43, "link 'A-B': per_packet '1ms' at rate '1gbit' is more than 65535 bytes" },
+	{ "pp-key.yaml",
+	  "name: x\n" SITES_AB
+	  "links:\n"
+	  "  - {a: A, b: B, rate: 1gbit, per_pkt: 1us}\n",
+	  8, 31, "link 'A-B': unknown key 'per_pkt'" },
 	{ "cpu.yaml",
 	  "name: x\n"
 	  "sites:\n"

@@ -87,6 +87,45 @@ static void test_topology(void)
 	gb_topo_free(t);
 }
 
+/* o(i) = o_default + the per_packet of host i's own host link (host > switch) */
+static void test_per_packet(void)
+{
+	static const char y[] =
+		"name: pp\n"
+		"defaults:\n"
+		"  host_link: {rate: 100mbit, delay: 0.02ms, a>b: {per_packet: 35us}}\n"
+		"sites:\n"
+		"  - name: S\n"
+		"    clusters:\n"
+		"      - {name: a, hosts: 2}\n"
+		"      - {name: b, hosts: 1, host_link: {a>b: {per_packet: 0.3ms}, "
+		"b>a: {per_packet: 1ms}}}\n";
+	struct gb_topo *t = NULL;
+	struct gb_diag d;
+	struct gb_netmodel m;
+	int a1, a2, b1;
+
+	if (gb_topo_parse(y, sizeof(y) - 1, "pp.yaml", &t, &d) < 0 ||
+	    gb_nm_from_topo(&m, t, 20e-6) < 0) {
+		gb_topo_free(t);
+		diag("%s", d.msg);
+		skip(4, "per_packet topology does not load");
+		return;
+	}
+	a1 = gb_nm_find_node(&m, "a-1");
+	a2 = gb_nm_find_node(&m, "a-2");
+	b1 = gb_nm_find_node(&m, "b-1");
+	is_double(m.o[a1], 20e-6 + 35e-6, 1e-12, "o(a-1) = o_default + its egress per_packet");
+	is_double(m.o[b1], 20e-6 + 300e-6, 1e-12,
+		  "o(b-1) takes its own egress (0.3ms), not the switch's 1ms towards it");
+	/* Delta(a-1, a-2) for 1250 bytes at 100mbit: o + 100us */
+	is_double(gb_nm_delta(&m, a1, a2, 1250), 55e-6 + 100e-6, 1e-12,
+		  "Delta(a-1, a-2) = o(a-1) + m / B sees the injection cost");
+	is_double(gb_nm_delta(&m, b1, a1, 0), 320e-6, 1e-12, "Delta(b-1, a-1) for an empty message");
+	gb_nm_release(&m);
+	gb_topo_free(t);
+}
+
 static void test_json(void)
 {
 	struct gb_netmodel m, r;
@@ -212,6 +251,7 @@ static void test_sizes(void)
 int main(void)
 {
 	test_topology();
+	test_per_packet();
 	test_json();
 	test_generators();
 	test_sub();

@@ -59,6 +59,12 @@ enum gb_node_kind {
 #define GB_LD_LOSS   (1u << 2)
 #define GB_LD_RATE   (1u << 3)
 #define GB_LD_LIMIT  (1u << 4)
+#define GB_LD_PPKT   (1u << 5)
+
+/** Longest per-packet cost a file may give (docs/topology-format.md). */
+#define GB_PPKT_MAX_NS 1000000000ull
+/** Largest per-packet overhead the kernel's TBF carries (tc_ratespec.overhead, u16). */
+#define GB_PPKT_MAX_BYTES 65535u
 
 /** The parameters of one direction of a link. */
 struct gb_linkdir {
@@ -67,8 +73,18 @@ struct gb_linkdir {
 	double loss;         /**< drop probability, 0.0 .. 1.0 */
 	uint64_t rate_bps;   /**< bits per second; 0 means unlimited */
 	uint32_t limit;      /**< queue limit in packets; 0 means "size by rule" */
+	uint64_t per_packet_ns; /**< sender's injection cost per packet; needs a rate */
 	unsigned set;        /**< GB_LD_* bits given explicitly in the file */
 };
+
+/**
+ * gb_ppkt_bytes() - the per-packet cost @per_packet_ns of a direction with
+ * rate @rate_bps as bytes at that rate, rounded: the overhead its token
+ * bucket charges every packet besides the packet's own length, so that a
+ * packet of len bytes costs (len + O) * 8 / rate.  0 without a rate.  The
+ * caller compares the result with GB_PPKT_MAX_BYTES.
+ */
+uint64_t gb_ppkt_bytes(uint64_t per_packet_ns, uint64_t rate_bps);
 
 /** Longest TCP congestion control name, without the NUL (TCP_CA_NAME_MAX - 1). */
 #define GB_TCP_CC_MAX 15

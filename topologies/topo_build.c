@@ -96,6 +96,9 @@ static void apply(struct gb_linkdir *ld, struct pval *src, const struct pset *ps
 		case P_LIMIT:
 			ld->limit = (uint32_t)v->u;
 			break;
+		case P_PPKT:
+			ld->per_packet_ns = v->u;
+			break;
 		}
 		ld->set |= 1u << p;
 		src[p] = *v;
@@ -106,7 +109,9 @@ static void apply(struct gb_linkdir *ld, struct pval *src, const struct pset *ps
  * Fill both directions of link @l from parameter blocks, most general
  * first: for each block, its both-direction values then its per-direction
  * ones.  Jitter may not exceed delay (netem would clamp negative delays to
- * zero and skew the mean; see docs/topology-format.md).
+ * zero and skew the mean; see docs/topology-format.md).  A per-packet cost
+ * needs a rate: the rate's token bucket is what charges it, as an overhead
+ * in bytes the kernel's TBF keeps in 16 bits (gb_ppkt_bytes()).
  */
 static int set_params(struct ctx *c, int l, const struct pblock *const *blocks, int nblocks)
 {
@@ -125,6 +130,21 @@ static int set_params(struct ctx *c, int l, const struct pblock *const *blocks, 
 				       "link '%s': jitter '%s' exceeds delay '%s' (%s>%s)",
 				       lk->name, quote(c, src[P_JITTER].text),
 				       src[P_DELAY].set ? quote(c, src[P_DELAY].text) : "0",
+				       c->t->nodes[d ? lk->b : lk->a].name,
+				       c->t->nodes[d ? lk->a : lk->b].name);
+		if (ld->per_packet_ns && !ld->rate_bps)
+			return fail_at(c, src[P_PPKT].line, src[P_PPKT].col,
+				       "link '%s': per_packet '%s' needs a rate (%s>%s): the "
+				       "cost is charged by the direction's rate",
+				       lk->name, quote(c, src[P_PPKT].text),
+				       c->t->nodes[d ? lk->b : lk->a].name,
+				       c->t->nodes[d ? lk->a : lk->b].name);
+		if (gb_ppkt_bytes(ld->per_packet_ns, ld->rate_bps) > GB_PPKT_MAX_BYTES)
+			return fail_at(c, src[P_PPKT].line, src[P_PPKT].col,
+				       "link '%s': per_packet '%s' at rate '%s' is more than %u "
+				       "bytes a packet, the most the kernel's token bucket can "
+				       "charge (%s>%s)", lk->name, quote(c, src[P_PPKT].text),
+				       quote(c, src[P_RATE].text), GB_PPKT_MAX_BYTES,
 				       c->t->nodes[d ? lk->b : lk->a].name,
 				       c->t->nodes[d ? lk->a : lk->b].name);
 	}

@@ -49,7 +49,8 @@
 
 /* ---- the builder (topo_parse_priv.h) ----------------------------------- */
 
-static const char *const pnames[P_N] = { "delay", "jitter", "loss", "rate", "limit" };
+static const char *const pnames[P_N] = { "delay", "jitter", "loss", "rate", "limit",
+					  "per_packet" };
 
 /* Append a zeroed element to a growable array; NULL on ENOMEM. */
 static void *grow(void *arrp, int *n, int *cap, size_t sz)
@@ -182,14 +183,15 @@ static bool out_of_range_pct(const char *s)
 /*
  * One link parameter.  @subject: "link 'SDSC-LA'".  Range choices (see
  * docs/topology-format.md): delay and jitter <= 60s; rate > 0 (leave it
- * out for "unlimited"); 0% <= loss <= 100%; 1 <= limit <= 1000000.
+ * out for "unlimited"); 0% <= loss <= 100%; 1 <= limit <= 1000000;
+ * per_packet <= 1s (that it has a rate is checked on the whole direction).
  */
 static int parse_param(struct ctx *c, const yaml_node_t *n, const char *subject, int p,
 		       struct pval *out)
 {
-	static const char *const unit[P_N] = { "ms", "ms", "%", "mbit", "" };
+	static const char *const unit[P_N] = { "ms", "ms", "%", "mbit", "", "us" };
 	static const char *const kind[P_N] = { "a time", "a time", "a loss rate", "a rate",
-					       "a packet count" };
+					       "a packet count", "a time" };
 	const char *s = sval(n);
 	int ret = 0;
 
@@ -199,6 +201,7 @@ static int parse_param(struct ctx *c, const yaml_node_t *n, const char *subject,
 	switch (p) {
 	case P_DELAY:
 	case P_JITTER:
+	case P_PPKT:
 		ret = gb_parse_time(s, &out->u);
 		break;
 	case P_RATE:
@@ -232,6 +235,9 @@ static int parse_param(struct ctx *c, const yaml_node_t *n, const char *subject,
 	if ((p == P_DELAY || p == P_JITTER) && out->u > MAX_DELAY_NS)
 		return fail(c, n, "%s: %s '%s' is out of range (max 60s)", subject, pnames[p],
 			    quote(c, s));
+	if (p == P_PPKT && out->u > GB_PPKT_MAX_NS)
+		return fail(c, n, "%s: per_packet '%s' is out of range (0 .. 1s)", subject,
+			    quote(c, s));
 	if (p == P_RATE && out->u == 0)
 		return fail(c, n, "%s: rate '%s' must be positive (leave 'rate' out for an "
 			    "unlimited link)", subject, quote(c, s));
@@ -242,7 +248,7 @@ static int parse_param(struct ctx *c, const yaml_node_t *n, const char *subject,
 	return 0;
 }
 
-/* The five parameter keys of mapping @n (keys already checked). */
+/* The six parameter keys of mapping @n (keys already checked). */
 static int parse_pset(struct ctx *c, const yaml_node_t *n, const char *subject,
 		      struct pset *ps)
 {
@@ -262,7 +268,8 @@ static const char *const dir_keys[2] = { "a>b", "b>a" };
 static int parse_dirs(struct ctx *c, const yaml_node_t *n, const char *subject,
 		      struct pblock *pb)
 {
-	static const char *const keys[] = { "delay", "jitter", "loss", "rate", "limit", NULL };
+	static const char *const keys[] = { "delay", "jitter", "loss", "rate", "limit",
+					    "per_packet", NULL };
 	char sub[128];
 	int ret;
 
@@ -284,7 +291,7 @@ static int parse_pblock(struct ctx *c, const yaml_node_t *n, const char *subject
 			struct pblock *pb)
 {
 	static const char *const keys[] = { "delay", "jitter", "loss", "rate", "limit",
-					    "a>b", "b>a", NULL };
+					    "per_packet", "a>b", "b>a", NULL };
 	int ret;
 
 	if ((ret = check_map(c, n, subject, keys)) < 0 ||
@@ -586,7 +593,7 @@ static int parse_site(struct ctx *c, const yaml_node_t *n, int idx)
 static int parse_link(struct ctx *c, const yaml_node_t *n, int idx)
 {
 	static const char *const keys[] = { "a", "b", "name", "delay", "jitter", "loss", "rate",
-					    "limit", "a>b", "b>a", NULL };
+					    "limit", "per_packet", "a>b", "b>a", NULL };
 	char subject[LINK_NAME_MAX + 16];
 	const yaml_node_t *va, *vb, *vn;
 	struct blink *l;

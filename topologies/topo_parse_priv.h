@@ -17,11 +17,11 @@
 
 /* ---- the builder ------------------------------------------------------- */
 
-enum { P_DELAY, P_JITTER, P_LOSS, P_RATE, P_LIMIT, P_N }; /* = GB_LD_* bit order */
+enum { P_DELAY, P_JITTER, P_LOSS, P_RATE, P_LIMIT, P_PPKT, P_N }; /* = GB_LD_* bit order */
 
 struct pval {           /* one link parameter as written in the file */
 	bool set;
-	uint64_t u;     /* delay, jitter (ns), rate (bit/s), limit */
+	uint64_t u;     /* delay, jitter, per_packet (ns), rate (bit/s), limit */
 	double d;       /* loss */
 	const char *text;
 	int line, col;

@@ -201,3 +201,14 @@ const char *gb_fmt_ip(uint32_t addr, char buf[16])
 		 (addr >> 8) & 0xff, addr & 0xff);
 	return buf;
 }
+
+uint64_t gb_ppkt_bytes(uint64_t per_packet_ns, uint64_t rate_bps)
+{
+	/* ns x bit/s / 8e9, rounded, in 128 bits: 1 s at 100 gbit overflows 64 */
+	unsigned __int128 b = (unsigned __int128)per_packet_ns * rate_bps;
+
+	if (!rate_bps)
+		return 0;
+	b = (b + 4000000000u) / 8000000000u;
+	return b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
+}

@@ -157,7 +157,10 @@ void gb_nm_release(struct gb_netmodel *m);
 /**
  * gb_nm_from_topo() - static model of the hosts of a topology: latency is
  * the sum of one-way delays along the routed path, bandwidth the path's
- * bottleneck, o = @o_default.  Keeps routed paths for the contention model.
+ * bottleneck, o(i) = @o_default + the per_packet cost of host i's own
+ * egress direction (its host link, host -> switch; docs/topology-format.md),
+ * so that gb_nm_delta()'s Delta(i,j) = o(i) + m / B(i,j) sees the host's
+ * injection cost.  Keeps routed paths for the contention model.
  */
 GB_WUR int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t,
 			   double o_default);

@@ -267,8 +267,25 @@ int gb_nm_copy(struct gb_netmodel *dst, const struct gb_netmodel *src)
  *    route is gb_topo_route()'s, so it may differ per direction); jitter is
  *    ignored, its mean is zero;
  *  - a path whose every hop is unlimited gets bw INFINITY;
- *  - linkcap keeps gbtopo's "0 = unlimited" convention.
+ *  - linkcap keeps gbtopo's "0 = unlimited" convention;
+ *  - o(i) is @o_default plus the per_packet cost of host i's own egress
+ *    (its host link, host -> switch): the emulator makes that NIC busy so
+ *    long per packet besides the bits, which is Mateescu's Delta(i,j) =
+ *    o(i) + m / B(i,j) for a message of one packet.
  */
+static uint64_t host_per_packet(const struct gb_topo *t, int host)
+{
+	for (int l = 0; l < t->nlinks; l++) {
+		const struct gb_link *lk = &t->links[l];
+
+		if (lk->a == host && t->nodes[lk->b].kind == GB_NODE_SWITCH)
+			return lk->ab.per_packet_ns;
+		if (lk->b == host && t->nodes[lk->a].kind == GB_NODE_SWITCH)
+			return lk->ba.per_packet_ns;
+	}
+	return 0;
+}
+
 int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t, double o_default)
 {
 	struct gb_netmodel d;
@@ -306,7 +323,7 @@ int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t, double o_def
 		snprintf(d.nodes[i].name, sizeof(d.nodes[i].name), "%s", t->nodes[i].name);
 		d.nodes[i].cluster = t->nodes[i].cluster;
 		d.nodes[i].site = t->nodes[i].site;
-		d.o[i] = o_default;
+		d.o[i] = o_default + (double)host_per_packet(t, i) * 1e-9;
 		for (int j = 0; j < n; j++) {
 			size_t ij = (size_t)i * n + j;
 			double delay = 0, cap = INFINITY;

@@ -18,9 +18,11 @@ static int usage_link(FILE *f)
 	fprintf(f, "usage: gridemu link show\n"
 		"       gridemu link set LINK [dir A>B] [delay T] [jitter T] [loss P%%] [rate R] "
 		"[limit N]\n"
+		"                        [per_packet T]\n"
 		"  Change one link (or one direction of it) at runtime; other links are not "
 		"touched.\n"
-		"  T: 25ms, 100us; P: 1%%; R: 45mbit, 1gbit; N: packets.\n");
+		"  T: 25ms, 100us; P: 1%%; R: 45mbit, 1gbit; N: packets.  per_packet (the\n"
+		"  sender's cost per packet, charged by the rate; 0 for none) needs a rate.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -80,6 +82,10 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 		} else if (!strcmp(key, "rate")) {
 			bad = strcmp(val, "unlimited") && gb_parse_rate(val, &c->p.rate_bps) < 0;
 			c->p.set |= GB_LD_RATE;
+		} else if (!strcmp(key, "per_packet")) {
+			bad = gb_parse_time(val, &c->p.per_packet_ns) < 0 ||
+			      c->p.per_packet_ns > GB_PPKT_MAX_NS;
+			c->p.set |= GB_LD_PPKT;
 		} else if (!strcmp(key, "limit")) {
 			char *end;
 			long v = strtol(val, &end, 10);
@@ -88,7 +94,7 @@ static int parse_change(struct gb_grid *g, int k, int argc, char **argv,
 			c->p.set |= GB_LD_LIMIT;
 		} else {
 			fprintf(stderr, "gridemu: link set: unknown parameter '%s' (delay, jitter, "
-				"loss, rate, limit, dir)\n", key);
+				"loss, rate, limit, per_packet, dir)\n", key);
 			return 2;
 		}
 		if (bad) {

@@ -169,26 +169,34 @@ void gb_grid_rpath(const struct gb_grid *g, const char *f, char *buf, size_t len
 	snprintf(buf, len, "%s/%s", g->rundir, f);
 }
 
+/* per_packet_ns only where there is one: other grids' state stays as it was */
 static json_t *linkdir_json(const struct gb_linkdir *p)
 {
-	return json_pack("{s:I, s:I, s:f, s:I, s:i}", "delay_ns", (json_int_t)p->delay_ns,
-			 "jitter_ns", (json_int_t)p->jitter_ns, "loss", p->loss, "rate_bps",
-			 (json_int_t)p->rate_bps, "limit", (int)p->limit);
+	json_t *j = json_pack("{s:I, s:I, s:f, s:I, s:i}", "delay_ns", (json_int_t)p->delay_ns,
+			      "jitter_ns", (json_int_t)p->jitter_ns, "loss", p->loss, "rate_bps",
+			      (json_int_t)p->rate_bps, "limit", (int)p->limit);
+
+	if (j && p->per_packet_ns)
+		json_object_set_new(j, "per_packet_ns", json_integer((json_int_t)p->per_packet_ns));
+	return j;
 }
 
 static void linkdir_from_json(json_t *j, struct gb_linkdir *p)
 {
 	json_int_t d = (json_int_t)p->delay_ns, jt = (json_int_t)p->jitter_ns;
 	json_int_t r = (json_int_t)p->rate_bps;
+	/* written only when not 0: a direction whose cost `link set` removed */
+	json_int_t pp = j ? 0 : (json_int_t)p->per_packet_ns;
 	int lim = (int)p->limit;
 	double loss = p->loss;
-	json_unpack(j, "{s?I, s?I, s?F, s?I, s?i}", "delay_ns", &d, "jitter_ns", &jt, "loss",
-		    &loss, "rate_bps", &r, "limit", &lim);
+	json_unpack(j, "{s?I, s?I, s?F, s?I, s?i, s?I}", "delay_ns", &d, "jitter_ns", &jt, "loss",
+		    &loss, "rate_bps", &r, "limit", &lim, "per_packet_ns", &pp);
 	p->delay_ns = (uint64_t)d;
 	p->jitter_ns = (uint64_t)jt;
 	p->loss = loss;
 	p->rate_bps = (uint64_t)r;
 	p->limit = (uint32_t)lim;
+	p->per_packet_ns = (uint64_t)pp;
 }
 
 /* Atomic: write to a temporary file, then rename (decision 7). */
@@ -528,6 +536,29 @@ int gb_grid_link_set(struct gb_grid *g, const char *name, const struct gb_link_c
 			return -EREMOTE;
 		}
 	}
+	/* A per-packet cost needs a rate, in the 16 bits of the TBF's overhead
+	 * (topo_build.c checks the same on a file): both directions first */
+	for (int dir = 0; dir < 2; dir++) {
+		const struct gb_linkdir *p = dir ? &t->links[k].ba : &t->links[k].ab;
+		uint64_t rate = (c->p.set & GB_LD_RATE) ? c->p.rate_bps : p->rate_bps;
+		uint64_t pp = (c->p.set & GB_LD_PPKT) ? c->p.per_packet_ns : p->per_packet_ns;
+		const char *dname = dir ? "b>a" : "a>b";
+
+		if (c->dir >= 0 && c->dir != dir)
+			continue;
+		if (pp && !rate) {
+			gb_err_set(e, "link '%s' %s: a per_packet cost needs a rate (give one, or "
+				   "per_packet 0)", name, dname);
+			return -EINVAL;
+		}
+		if (gb_ppkt_bytes(pp, rate) > GB_PPKT_MAX_BYTES) {
+			gb_err_set(e, "link '%s' %s: per_packet %llu ns at %llu bit/s is more than "
+				   "%u bytes a packet, the most the kernel's token bucket can charge",
+				   name, dname, (unsigned long long)pp, (unsigned long long)rate,
+				   GB_PPKT_MAX_BYTES);
+			return -ERANGE;
+		}
+	}
 	for (int dir = 0; dir < 2; dir++) {
 		if (c->dir >= 0 && c->dir != dir)
 			continue;
@@ -543,6 +574,8 @@ int gb_grid_link_set(struct gb_grid *g, const char *name, const struct gb_link_c
 			p->rate_bps = c->p.rate_bps;
 		if (c->p.set & GB_LD_LIMIT)
 			p->limit = c->p.limit;
+		if (c->p.set & GB_LD_PPKT)
+			p->per_packet_ns = c->p.per_packet_ns;
 		p->set |= c->p.set;
 		if ((err = g->shaper->apply(g, 2 * k + dir, 1, e)) < 0) {
 			*p = old;

@@ -557,7 +557,8 @@ static int qdisc_add(struct nl_sock *sk, struct rtnl_qdisc *q, int replace)
 }
 
 int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
-	      uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes, int replace)
+	      uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes, uint32_t overhead,
+	      int replace)
 {
 	struct rtnl_qdisc *q;
 	int err;
@@ -565,6 +566,8 @@ int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
 
 	if (Bps == 0 || Bps > INT32_MAX)
 		return -ERANGE; /* libnl's TBF carries a 32-bit byte rate */
+	if (overhead > UINT16_MAX)
+		return -ERANGE; /* tc_ratespec.overhead is 16 bits */
 	if (!(q = rtnl_qdisc_alloc()))
 		return -ENOMEM;
 	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
@@ -576,6 +579,11 @@ int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
 	}
 	rtnl_qdisc_tbf_set_limit(q, (int)limit_bytes);
 	rtnl_qdisc_tbf_set_rate(q, (int)Bps, (int)burst_bytes, 0);
+	/* libnl puts it in the rate's tc_ratespec.overhead (what `tc ... tbf
+	 * overhead N` sets), which the kernel adds to every packet's length
+	 * when it charges the bucket (psched_l2t_ns()). */
+	if (overhead)
+		rtnl_tc_set_overhead(TC_CAST(q), overhead);
 	err = qdisc_add(sk, q, replace);
 cleanup:
 	rtnl_qdisc_put(q);
@@ -644,6 +652,7 @@ int gb_nl_qdisc_get(struct nl_sock *sk, int ifindex, uint32_t handle,
 	if (!strcmp(info->kind, "tbf")) {
 		int r = rtnl_qdisc_tbf_get_rate(q);
 		info->rate_bps = r > 0 ? (uint64_t)r * 8 : 0;
+		info->overhead = rtnl_tc_get_overhead(TC_CAST(q));
 		int l = rtnl_qdisc_tbf_get_limit(q);
 		info->limit = l > 0 ? (uint32_t)l : 0;
 	} else if (!strcmp(info->kind, "netem")) {

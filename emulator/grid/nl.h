@@ -142,11 +142,13 @@ int gb_nl_route_metrics(struct nl_sock *sk, uint32_t dst, int plen,
 /**
  * Shaping primitives.  Handles are "major:minor" as u32 (TC_H_MAKE);
  * parent TC_H_ROOT for a root qdisc.  @replace selects NLM_F_REPLACE
- * (change in place) over NLM_F_EXCL (create).
+ * (change in place) over NLM_F_EXCL (create).  gb_nl_tbf()'s @overhead
+ * (bytes, at most 65535; 0 for none) is added to every packet's length when
+ * the bucket is charged: a per-packet cost of @overhead * 8 / rate seconds.
  */
 GB_WUR int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
 		     uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes,
-		     int replace);
+		     uint32_t overhead, int replace);
 GB_WUR int gb_nl_netem(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
 		       uint64_t delay_ns, uint64_t jitter_ns, double loss, uint32_t limit_pkts,
 		       int replace);
@@ -161,6 +163,7 @@ int gb_nl_qdisc_del_root(struct nl_sock *sk, int ifindex);
 struct gb_qdisc_info {
 	char kind[16];
 	uint64_t rate_bps;
+	uint32_t overhead;	/* tbf: bytes charged per packet besides its length */
 	uint32_t limit;
 	uint64_t delay_ns, jitter_ns;
 	double loss;

@@ -6,6 +6,7 @@
  */
 #include "shaping.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -18,11 +19,30 @@ const struct gb_shaper *gb_shaper_find(const char *name)
 	return NULL;
 }
 
-uint32_t gb_tbf_burst(uint64_t rate_bps, uint32_t mtu)
+uint32_t gb_tbf_burst(uint64_t rate_bps, uint32_t mtu, uint32_t overhead)
 {
-	uint64_t ms = rate_bps / 8 / 1000;
-	uint64_t b = ms > 2ull * mtu ? ms : 2ull * mtu;
+	/* The kernel's largest packet is the burst less the overhead (tbf's
+	 * max_size, psched_ns_t2l()): a larger one is dropped, so the bucket
+	 * holds two MTU packets with their overhead. */
+	uint64_t ms = rate_bps / 8 / 1000, two = 2ull * ((uint64_t)mtu + overhead);
+	uint64_t b = ms > two ? ms : two;
 	return b > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)b;
+}
+
+uint32_t gb_tbf_overhead(const struct gb_linkdir *p)
+{
+	/* Topology units: under dilation k the wire rate is rate / k and the
+	 * cost on the wire per_packet * k, and (per_packet * k) * (rate / k)
+	 * is the same bytes, so the overhead is not dilated. */
+	uint64_t o = gb_ppkt_bytes(p->per_packet_ns, p->rate_bps);
+	return o > UINT32_MAX ? UINT32_MAX : (uint32_t)o;
+}
+
+uint64_t gb_ppkt_of_overhead(uint32_t overhead, uint64_t rate_bps)
+{
+	if (!rate_bps)
+		return 0;
+	return (uint64_t)llround((double)overhead * 8e9 / (double)rate_bps);
 }
 
 uint32_t gb_limit_of(const struct gb_topo *t, int dl)

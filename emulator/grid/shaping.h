@@ -63,8 +63,26 @@ const struct gb_shaper *gb_shaper_find(const char *name);
  * TBF parameters shared by both backends: burst = max(2 MTU, 1 ms at the
  * rate) keeps the bucket from limiting a single TCP flow at high rates
  * without letting it exceed the rate by more than a millisecond's worth.
+ * With a per-packet @overhead (bytes, gb_tbf_overhead()) the two packets
+ * are two MTU packets plus their overhead, since the kernel refuses a
+ * packet whose length and overhead exceed the burst.
  */
-uint32_t gb_tbf_burst(uint64_t rate_bps, uint32_t mtu);
+uint32_t gb_tbf_burst(uint64_t rate_bps, uint32_t mtu, uint32_t overhead);
+
+/**
+ * gb_tbf_overhead() - the bytes the TBF of direction @p charges every
+ * packet for its per_packet cost (gb_ppkt_bytes() at the topology's rate;
+ * the same under dilation); 0 without one.  Values above GB_PPKT_MAX_BYTES
+ * make gb_nl_tbf() answer -ERANGE.
+ */
+uint32_t gb_tbf_overhead(const struct gb_linkdir *p);
+
+/**
+ * gb_ppkt_of_overhead() - the per-packet cost in ns that a TBF @overhead
+ * read back from the kernel means at the topology rate @rate_bps (0 without
+ * a rate): what the kernel really charges, to the byte's rounding.
+ */
+uint64_t gb_ppkt_of_overhead(uint32_t overhead, uint64_t rate_bps);
 
 /** gb_limit_of() - the queue limit of @dl in packets (explicit or by rule). */
 uint32_t gb_limit_of(const struct gb_topo *t, int dl);

@@ -93,9 +93,10 @@ static int netem_apply(struct gb_grid *g, int dl, int replace, struct gb_err *e)
 	if (err < 0)
 		goto fail;
 	if (p->rate_bps) {
-		/* the burst is bytes: not dilated */
+		/* the burst and the per-packet overhead are bytes: not dilated */
+		uint32_t ovh = gb_tbf_overhead(p);
 		err = gb_nl_tbf(g->sk[from], ifi, TBF_PARENT, TBF_HANDLE, gb_wire_rate(g, p->rate_bps),
-				gb_tbf_burst(p->rate_bps, t->mtu), limit * t->mtu, 0);
+				gb_tbf_burst(p->rate_bps, t->mtu, ovh), limit * t->mtu, ovh, 0);
 		if (err < 0)
 			goto fail;
 	}
@@ -126,7 +127,8 @@ static int netem_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	if (gb_nl_qdisc_get(g->sk[from], ifi, TBF_HANDLE, &qi) == 0 && !strcmp(qi.kind, "tbf")) {
 		p->rate_bps = gb_topo_rate(g, qi.rate_bps);
 		p->limit = g->topo->mtu ? qi.limit / g->topo->mtu : qi.limit;
-		p->set |= GB_LD_RATE | GB_LD_LIMIT;
+		p->per_packet_ns = gb_ppkt_of_overhead(qi.overhead, p->rate_bps);
+		p->set |= GB_LD_RATE | GB_LD_LIMIT | GB_LD_PPKT;
 	}
 	return 0;
 }

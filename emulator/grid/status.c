@@ -33,6 +33,17 @@ static const char *fmt_time(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* A per-packet cost read back from the kernel is whole bytes at the rate:
+ * 35us at 100mbit is 438 bytes, 35.04us, not 35040ns. */
+static const char *fmt_ppkt(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000000 && ns % 1000)
+		snprintf(buf, len, "%.4gus", (double)ns / 1e3);
+	else
+		fmt_time(ns, buf, len);
+	return buf;
+}
+
 static const char *fmt_rate(uint64_t bps, char *buf, size_t len)
 {
 	if (bps == 0)
@@ -63,16 +74,22 @@ static void live_dir(struct gb_grid *g, int dl, struct gb_linkdir *p)
 		if (r.set & GB_LD_LOSS)
 			p->loss = r.loss;
 		p->rate_bps = (r.set & GB_LD_RATE) ? r.rate_bps : 0;
+		p->per_packet_ns = (r.set & GB_LD_PPKT) ? r.per_packet_ns : 0;
 		if ((r.set & GB_LD_RATE) && (r.set & GB_LD_LIMIT))
 			p->limit = r.limit;
 	}
 }
 
+/* per_packet_ms only where there is one: other grids' JSON stays as it was */
 static json_t *dir_json(const struct gb_linkdir *p)
 {
-	return json_pack("{s:f, s:f, s:f, s:I, s:i}", "delay_ms", (double)p->delay_ns / 1e6,
-			 "jitter_ms", (double)p->jitter_ns / 1e6, "loss", p->loss, "rate_bps",
-			 (json_int_t)p->rate_bps, "limit", (int)p->limit);
+	json_t *j = json_pack("{s:f, s:f, s:f, s:I, s:i}", "delay_ms", (double)p->delay_ns / 1e6,
+			      "jitter_ms", (double)p->jitter_ns / 1e6, "loss", p->loss,
+			      "rate_bps", (json_int_t)p->rate_bps, "limit", (int)p->limit);
+
+	if (j && p->per_packet_ns)
+		json_object_set_new(j, "per_packet_ms", json_real((double)p->per_packet_ns / 1e6));
+	return j;
 }
 
 static json_t *tcp_json(const struct gb_tcp *t)
@@ -240,24 +257,37 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 	return healthy == 1 ? 0 : 1;
 }
 
+/*
+ * A PER_PACKET column only when a direction of the topology has a
+ * per_packet cost: the table of every other grid stays as it was.
+ */
 int gb_grid_link_show(struct gb_grid *g, FILE *out)
 {
 	const struct gb_topo *t = g->topo;
-	char d[32], j[32], r[32], dir[80];
+	char d[32], j[32], r[32], pt[32], pp[40], dir[80];
+	int ppkt = 0;
 
-	fprintf(out, "%-16s %-20s %-5s %-9s %-8s %-7s %-10s %s\n", "LINK", "DIRECTION", "IF",
-		"DELAY", "JITTER", "LOSS", "RATE", "LIMIT");
+	for (int dl = 0; dl < 2 * t->nlinks; dl++)
+		ppkt |= gb_topo_dir(g->topo, dl)->per_packet_ns != 0;
+	fprintf(out, "%-16s %-20s %-5s %-9s %-8s %-7s %-10s %s%s\n", "LINK", "DIRECTION", "IF",
+		"DELAY", "JITTER", "LOSS", "RATE", ppkt ? "LIMIT    " : "LIMIT",
+		ppkt ? "PER_PACKET" : "");
 	for (int dl = 0; dl < 2 * t->nlinks; dl++) {
 		struct gb_linkdir p;
-		char ifn[16];
+		char ifn[16], lim[16];
 		live_dir(g, dl, &p);
 		snprintf(dir, sizeof(dir), "%s>%s", t->nodes[gb_topo_dir_from(t, dl)].name,
 			 t->nodes[gb_topo_dir_to(t, dl)].name);
-		fprintf(out, "%-16s %-20s %-5s %-9s %-8s %-7.3g %-10s %up\n", t->links[dl / 2].name,
-			dir, gb_grid_local(g, gb_topo_dir_from(t, dl)) ? gb_ifname(dl / 2, ifn) : "peer",
+		snprintf(lim, sizeof(lim), "%up", p.limit);
+		if (ppkt)
+			snprintf(pp, sizeof(pp), " %s", p.per_packet_ns ?
+				 fmt_ppkt(p.per_packet_ns, pt, sizeof(pt)) : "-");
+		fprintf(out, "%-16s %-20s %-5s %-9s %-8s %-7.3g %-10s %-*s%s\n",
+			t->links[dl / 2].name, dir,
+			gb_grid_local(g, gb_topo_dir_from(t, dl)) ? gb_ifname(dl / 2, ifn) : "peer",
 			fmt_time(p.delay_ns, d, sizeof(d)),
 			fmt_time(p.jitter_ns, j, sizeof(j)), p.loss * 100.0,
-			fmt_rate(p.rate_bps, r, sizeof(r)), p.limit);
+			fmt_rate(p.rate_bps, r, sizeof(r)), ppkt ? 8 : 0, lim, ppkt ? pp : "");
 	}
 	return 0;
 }
@@ -305,14 +335,22 @@ int gb_write_script(const struct gb_topo *t, const char *prefix, unsigned flags,
 			int dl = 2 * k + dir;
 			const struct gb_linkdir *p = dir ? &l->ba : &l->ab;
 			const char *from = t->nodes[gb_topo_dir_from(t, dl)].name;
-			uint32_t limit = gb_limit_of(t, dl);
+			uint32_t limit = gb_limit_of(t, dl), ovh = gb_tbf_overhead(p);
+			uint32_t burst = gb_tbf_burst(p->rate_bps, t->mtu, ovh);
+			char ovh_arg[24] = "";
+			/* tc (iproute2 6.1) adds the overhead to the burst it is
+			 * given: ask for less by as much, for gridemu's bucket */
+			if (ovh) {
+				snprintf(ovh_arg, sizeof(ovh_arg), " overhead %u", ovh);
+				burst -= ovh;
+			}
 			if (flags & GB_SCRIPT_NO_NETEM) {
 				/* For kernels without netem: the rate only (less work
 				 * than gridemu does, so the baseline is generous). */
 				if (p->rate_bps)
 					fprintf(out, "tc -n %s-%s qdisc add dev d%d root handle 1: tbf rate "
-						"%" PRIu64 "bit burst %u limit %u\n", prefix, from, k,
-						p->rate_bps, gb_tbf_burst(p->rate_bps, t->mtu), limit * t->mtu);
+						"%" PRIu64 "bit burst %u limit %u%s\n", prefix, from, k,
+						p->rate_bps, burst, limit * t->mtu, ovh_arg);
 				continue;
 			}
 			fprintf(out, "tc -n %s-%s qdisc add dev d%d root handle 1: netem delay %" PRIu64
@@ -321,8 +359,8 @@ int gb_write_script(const struct gb_topo *t, const char *prefix, unsigned flags,
 				p->rate_bps ? limit + gb_bdp_pkts(t, dl) + 64 : limit);
 			if (p->rate_bps)
 				fprintf(out, "tc -n %s-%s qdisc add dev d%d parent 1:1 handle 10: tbf rate "
-					"%" PRIu64 "bit burst %u limit %u\n", prefix, from, k,
-					p->rate_bps, gb_tbf_burst(p->rate_bps, t->mtu), limit * t->mtu);
+					"%" PRIu64 "bit burst %u limit %u%s\n", prefix, from, k,
+					p->rate_bps, burst, limit * t->mtu, ovh_arg);
 		}
 	}
 	/* Routes: the same compression as gridemu (see grid_up.c node_routes). */
