@@ -22,10 +22,16 @@ const struct gb_shaper *gb_shaper_find(const char *name)
 uint32_t gb_tbf_burst(uint64_t rate_bps, uint32_t mtu, uint32_t overhead)
 {
 	/* The kernel's largest packet is the burst less the overhead (tbf's
-	 * max_size, psched_ns_t2l()): a larger one is dropped, so the bucket
-	 * holds two MTU packets with their overhead. */
+	 * max_size, psched_ns_t2l()): a larger one is dropped.  Without an
+	 * overhead the bucket holds 1 ms at the rate, at least two MTU
+	 * packets.  With one (a per_packet cost, seed 003's Delta: "the sender
+	 * can inject only one message at a time") it holds one MTU packet and
+	 * its overhead, and 64 bytes for the rounding of the kernel's
+	 * time-based bucket: so even after an idle spell the second packet
+	 * leaves a whole cost after the first, not in a burst. */
 	uint64_t ms = rate_bps / 8 / 1000, two = 2ull * ((uint64_t)mtu + overhead);
-	uint64_t b = ms > two ? ms : two;
+	uint64_t b = overhead ? (uint64_t)mtu + overhead + 64 : ms > two ? ms : two;
+
 	return b > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)b;
 }
 
