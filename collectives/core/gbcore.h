@@ -160,7 +160,9 @@ void gb_nm_release(struct gb_netmodel *m);
  * bottleneck, o(i) = @o_default + the per_packet cost of host i's own
  * egress direction (its host link, host -> switch; docs/topology-format.md),
  * so that gb_nm_delta()'s Delta(i,j) = o(i) + m / B(i,j) sees the host's
- * injection cost.  Keeps routed paths for the contention model.
+ * injection cost; a direction with such a cost counts at the rate its MTU
+ * packets get, R x mtu / (mtu + per_packet x R), in bw and linkcap.  Keeps
+ * routed paths for the contention model.
  */
 GB_WUR int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t,
 			   double o_default);

@@ -271,7 +271,9 @@ int gb_nm_copy(struct gb_netmodel *dst, const struct gb_netmodel *src)
  *  - o(i) is @o_default plus the per_packet cost of host i's own egress
  *    (its host link, host -> switch): the emulator makes that NIC busy so
  *    long per packet besides the bits, which is Mateescu's Delta(i,j) =
- *    o(i) + m / B(i,j) for a message of one packet.
+ *    o(i) + m / B(i,j) for a message of one packet;
+ *  - a direction with a per_packet cost counts at the rate its MTU packets
+ *    get, cost included (dir_cap()), in bw and in linkcap.
  */
 static uint64_t host_per_packet(const struct gb_topo *t, int host)
 {
@@ -284,6 +286,22 @@ static uint64_t host_per_packet(const struct gb_topo *t, int host)
 			return lk->ba.per_packet_ns;
 	}
 	return 0;
+}
+
+/*
+ * A direction's capacity in B/s (0: unlimited).  With a per_packet cost c
+ * an MTU packet takes mtu / R + c, so a long message gets R x mtu / (mtu +
+ * c R): the emulated network's own rate, which the model states, rather
+ * than the bits' rate alone (one packet's c is o(i) above, so a one-packet
+ * message pays c once).
+ */
+static double dir_cap(const struct gb_topo *t, const struct gb_linkdir *ld)
+{
+	double r = (double)ld->rate_bps / 8.0, mtu = t->mtu ? t->mtu : 1500;
+
+	if (!ld->rate_bps || !ld->per_packet_ns)
+		return r;
+	return r * mtu / (mtu + (double)ld->per_packet_ns * 1e-9 * r);
 }
 
 int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t, double o_default)
@@ -315,8 +333,8 @@ int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t, double o_def
 	if (!hops || !d.path || !d.pathlen || !d.linkcap)
 		goto cleanup;
 	for (int l = 0; l < t->nlinks; l++) {
-		d.linkcap[2 * l] = (double)t->links[l].ab.rate_bps / 8.0;
-		d.linkcap[2 * l + 1] = (double)t->links[l].ba.rate_bps / 8.0;
+		d.linkcap[2 * l] = dir_cap(t, &t->links[l].ab);
+		d.linkcap[2 * l + 1] = dir_cap(t, &t->links[l].ba);
 	}
 
 	for (int i = 0; i < n; i++) {
@@ -340,9 +358,11 @@ int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t, double o_def
 				const struct gb_link *lk = &t->links[hops[h] / 2];
 				const struct gb_linkdir *ld = (hops[h] & 1) ? &lk->ba : &lk->ab;
 
+				double c = dir_cap(t, ld);
+
 				delay += (double)ld->delay_ns * 1e-9;
-				if (ld->rate_bps && (double)ld->rate_bps / 8.0 < cap)
-					cap = (double)ld->rate_bps / 8.0;
+				if (c > 0 && c < cap)
+					cap = c;
 			}
 			d.lat[ij] = delay;
 			d.bw[ij] = cap;
