@@ -19,7 +19,11 @@
  *       clusters marked (seed 001 Fig. 5);
  *   sizes.png                     median completion time against message
  *       size, log-log, unloaded and loaded apart (seed 002 Fig. 4), when
- *       the campaign has several sizes.
+ *       the campaign has several sizes;
+ *   procs.png                     median completion time against the
+ *       number of processors, one line per algorithm and size, unloaded
+ *       broadcasts (seed 003 slide 19), when two conditions or more set
+ *       `procs`.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -355,6 +355,88 @@ static int plot_sizes(const struct coll *C, const struct gx_summary *s, char **s
 	return fclose(f) == EOF ? -ENOMEM : 1;
 }
 
+/* The condition's processor count (`procs`, meta.json's echo), 0: all hosts. */
+static int cond_procs(const struct coll *C, int c)
+{
+	json_t *cj = json_array_get(json_object_get(json_object_get(C->meta, "campaign"),
+						    "conditions"), (size_t)c);
+
+	return (int)json_integer_value(json_object_get(cj, "procs"));
+}
+
+/*
+ * Seed 003 slide 19: median completion time against the number of
+ * processors, one line per algorithm and message size, from the conditions
+ * that set `procs` (a campaign with fewer than two has no such plot).
+ * Broadcasts under load are left out: the slides' runs had none.
+ */
+static int plot_procs(const struct coll *C, char **script)
+{
+	double sizes[GX_MAX_SIZES], *v;
+	int nsizes = 0, nprocs = 0, have = 0;
+	size_t len;
+	FILE *f;
+
+	for (int c = 0; c < C->nconds; c++)
+		nprocs += cond_procs(C, c) > 0;
+	if (nprocs < 2)
+		return 0;
+	for (int k = 0; k < C->nrows; k++) {
+		int i = 0;
+
+		while (i < nsizes && sizes[i] != C->rows[k].size)
+			i++;
+		if (i == nsizes && nsizes < GX_MAX_SIZES)
+			sizes[nsizes++] = C->rows[k].size;
+	}
+	if (!(v = malloc(sizeof(double) * (size_t)(C->nrows ? C->nrows : 1))))
+		return -ENOMEM;
+	if (!(f = open_memstream(script, &len))) {
+		free(v);
+		return -ENOMEM;
+	}
+	gp_head(f, "procs.png", "");
+	fprintf(f, "set title \"%s: median completion time against the number of processors, "
+		"unloaded broadcasts\" noenhanced\n", C->name);
+	fprintf(f, "set logscale y\nset xlabel 'processors'\nset ylabel 'completion time (s)'\n"
+		"set xtics 1\n");
+	for (int a = 0; a < C->nalgos; a++)
+		for (int i = 0; i < nsizes; i++) {
+			fprintf(f, "$a%d_%d << EOD\n", a, i);
+			for (int c = 0; c < C->nconds; c++) {
+				int n = 0, procs = cond_procs(C, c);
+
+				for (int k = 0; k < C->nrows && procs > 0; k++)
+					if (C->rows[k].algo == a && C->rows[k].cond == c &&
+					    C->rows[k].size == sizes[i] && !C->rows[k].loaded)
+						v[n++] = C->rows[k].completion;
+				if (n) {
+					fprintf(f, "%d %.9g\n", procs, median_of(v, n));
+					have = 1;
+				}
+			}
+			fprintf(f, "EOD\n");
+		}
+	fprintf(f, "plot ");
+	for (int a = 0, first = 1; a < C->nalgos; a++)
+		for (int i = 0; i < nsizes; i++) {
+			fprintf(f, "%s$a%d_%d using 1:2 with linespoints lc %d pt %d dt %d "
+				"title '%s, %.0f B'", first ? "" : ", ", a, i, a + 1, 5 + 2 * (i % 4),
+				1 + i % 5, C->algos[a], sizes[i]);
+			first = 0;
+		}
+	fprintf(f, "\n");
+	free(v);
+	if (fclose(f) == EOF)
+		return -ENOMEM;
+	if (!have) {
+		free(*script);
+		*script = NULL;
+		return 0;
+	}
+	return 1;
+}
+
 int gx_report_plots(const struct coll *C, const struct gx_summary *s)
 {
 	char *script = NULL, name[256];
@@ -380,6 +462,11 @@ int gx_report_plots(const struct coll *C, const struct gx_summary *s)
 		}
 	snprintf(name, sizeof(name), "sizes.png");
 	if ((ret = plot_sizes(C, s, &script)) > 0)
+		bad |= gnuplot(C->dir, script, names, 1) < 0;
+	free(script);
+	script = NULL;
+	snprintf(name, sizeof(name), "procs.png");
+	if ((ret = plot_procs(C, &script)) > 0)
 		bad |= gnuplot(C->dir, script, names, 1) < 0;
 	free(script);
 	return bad ? -EIO : 0;

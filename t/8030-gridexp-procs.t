@@ -9,17 +9,18 @@
 #   - procs out of range (1, one more than the hosts, not a number) and
 #     procs with phoenix or below a fail_rank are refused, exit 2, one line
 #     naming file:line:col;
-#   - one tiny campaign on two-clusters (interleave, a condition of 3 and
-#     one of every host): rankmap.json, broadcasts.csv's `ranks`, ranks.csv,
-#     run.json `procs` and meta.json's condition echo say 3 (and 8), and the
-#     summary still says where the broadcasts ended.
+#   - one tiny campaign on two-clusters (interleave, a condition of 3, one
+#     of every host and one of 2): rankmap.json, broadcasts.csv's `ranks`,
+#     ranks.csv, run.json `procs` and meta.json's condition echo say 3 (and
+#     8), the summary still says where the broadcasts ended, and procs.png
+#     plots time against the processor count.
 . "$(dirname "$0")/lib-netns.sh"
 
 require_gridexp
 
 gridexp_tmp 8030
 
-plan 19
+plan 20
 
 camp() { # camp ORDER PROCS [ROOT] [ALGOS]
 	cat <<EOF
@@ -33,6 +34,7 @@ ranks: {order: $1}
 load:
   - {name: p3, procs: $2}
   - {name: all}
+  - {name: p2, procs: 2}
 EOF
 }
 
@@ -42,7 +44,7 @@ out=$("$GX" run "$tmp/c.yaml" --dry-run 2>&1); st=$?
 sed 's/^/# /' <<<"$out" | head -20
 is "$st" 0 "procs: 3 parses (--dry-run exit 0)"
 like "$out" "^  procs 3: a-1 b-1 a-2$" "  --dry-run: the condition's 3 ranks, the first of the interleave"
-is "$(grep -c '^  procs ' <<<"$out")" 1 "  the condition without procs: every host, no line"
+is "$(grep -c '^  procs ' <<<"$out")" 2 "  the condition without procs: every host, no line"
 camp topology 3 b-2 >"$tmp/t.yaml"
 out=$("$GX" run "$tmp/t.yaml" --dry-run 2>&1)
 like "$out" "^  procs 3: a-1 a-2 b-2$" "  topology order, root b-2: the root and the first 2 others, in topology order"
@@ -77,8 +79,13 @@ is "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "host") c = i; next}
 	"$r3/ranks.csv" 2>/dev/null | sort -u | tr '\n' ' ')" "a-1 a-2 b-1 " "  ranks.csv: the 3 hosts"
 is "$(jq -r .procs "$r3/run.json" 2>/dev/null):$(jq -r .procs "$dir/runs/all-mpich-g2-r1/run.json" 2>/dev/null)" \
 	"3:8" "  run.json: procs 3, and 8 in the condition without"
-is "$(jq -c '[.campaign.conditions[] | .procs]' "$dir/meta.json" 2>/dev/null)" "[3,null]" \
+is "$(jq -c '[.campaign.conditions[] | .procs]' "$dir/meta.json" 2>/dev/null)" "[3,null,2]" \
 	"  meta.json's campaign: the condition's procs"
-like "$(cat "$dir/summary.txt" 2>/dev/null)" "^mpich-g2 +(loaded|unloaded) +6 +[0-9.]+ \\[ *[0-9]+\\] +[0-9.]+ \\[ *[0-9]+\\]$" \
-	"  summary.txt: where the 6 broadcasts ended"
+like "$(cat "$dir/summary.txt" 2>/dev/null)" "^mpich-g2 +(loaded|unloaded) +9 +[0-9.]+ \\[ *[0-9]+\\] +[0-9.]+ \\[ *[0-9]+\\]$" \
+	"  summary.txt: where the 9 broadcasts ended"
+if command -v gnuplot >/dev/null; then
+	ok "$([ -s "$dir/procs.png" ]; echo $?)" "procs.png: time against the processor count (conditions p3 and p2)"
+else
+	skip 1 "gnuplot is not installed: no plots"
+fi
 done_testing
