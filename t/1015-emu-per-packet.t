@@ -9,12 +9,15 @@
 # are not held to that.  tc reads the overhead back (the witness), and so
 # does gridemu link show; gridemu link set changes it live; under time
 # dilation x2 the same bytes space the datagrams 2 ms of wall time apart.
+# The oracle's matrix (gridmon --print-configured) states the cost.
 source "$(dirname "$0")/lib-netns.sh"
 require_netns
 require_gridemu
 require_cmd python3
 require_cmd tc
 require_cmd ping
+require_cmd jq
+require_built GRIDMON collectives/gridmon
 [ -c /dev/net/tun ] || skip_all "no /dev/net/tun"
 
 tmp=$(mktemp -d /tmp/gridbed-pp.XXXXXX)
@@ -118,6 +121,15 @@ read -r n2 rate2 gap2 first2 <<< "$(flow h2 h1 7102)"
 diag "h2 -> h1: $n2 of $N datagrams, $rate2 /s from the 11th, median gap $gap2 us"
 ok $(between "$rate2" "$(awk -v w="$want" 'BEGIN {print 3 * w}')" 1e12; echo $?) \
 	"h2 -> h1 (no per_packet) is not held to it: $rate2 datagrams/s > 3 x $want"
+
+# the oracle (gridmon --print-configured, gridexp's monitor: {oracle: true})
+# states the cost: h1's o is its 1 ms, and h1 -> h2's bandwidth the rate
+# MTU packets get, 12.5 MB/s x 1500 / (1500 + 12500) = 1339 kB/s (the
+# file keeps 6 digits); h2 has no cost
+"$GRIDMON" --print-configured --out "$tmp/oracle.json" 2>/dev/null
+is "$(jq -r '[.o[0], .o[1], (.bw[0][1] / 1000 | floor), .bw[1][0]] | map(tostring) | join(" ")' \
+	"$tmp/oracle.json" 2>/dev/null)" "0.001 0 1339 12500000" \
+	"the oracle's matrix: o(h1) 1 ms, o(h2) 0, bw h1 -> h2 with the cost, h2 -> h1 without"
 
 # live: per_packet follows gridemu link set, and needs a rate
 link=$("$GRIDEMU" link show | awk '$2 == "h1>k1" {print $1; exit}')

@@ -314,6 +314,27 @@ int gb_topo_path_metrics(const struct gb_topo *t, int src, int dst,
 			 uint64_t *delay_ns, uint64_t *rate_bps);
 
 /**
+ * gb_topo_egress_per_packet() - the per_packet cost (ns) of @host's own
+ * egress: its host link, host -> switch (docs/topology-format.md).  0 when
+ * it has none, or @host is not a host.
+ */
+uint64_t gb_topo_egress_per_packet(const struct gb_topo *t, int host);
+
+/**
+ * gb_topo_dir_goodput() - the bytes per second a long message gets on
+ * direction @ld: its rate, or with a per_packet cost c the rate its MTU
+ * packets get, R x mtu / (mtu + c x R).  0: unlimited.
+ */
+double gb_topo_dir_goodput(const struct gb_topo *t, const struct gb_linkdir *ld);
+
+/**
+ * gb_topo_path_goodput() - the smallest gb_topo_dir_goodput() along the
+ * routed path from @src to @dst, in *@bps (bytes per second; 0: unlimited).
+ * Return: 0 or -ENOENT as gb_topo_path().
+ */
+int gb_topo_path_goodput(const struct gb_topo *t, int src, int dst, double *bps);
+
+/**
  * gb_topo_route() - (re)compute t->next from the current link parameters.
  * Return: 0, -ENOMEM, or -EHOSTUNREACH if some pair of hosts is
  * disconnected.

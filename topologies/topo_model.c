@@ -351,6 +351,50 @@ int gb_topo_path_metrics(const struct gb_topo *t, int src, int dst,
 	return 0;
 }
 
+uint64_t gb_topo_egress_per_packet(const struct gb_topo *t, int host)
+{
+	for (int l = 0; host >= 0 && host < t->nhosts && l < t->nlinks; l++) {
+		const struct gb_link *lk = &t->links[l];
+
+		if (lk->a == host && t->nodes[lk->b].kind == GB_NODE_SWITCH)
+			return lk->ab.per_packet_ns;
+		if (lk->b == host && t->nodes[lk->a].kind == GB_NODE_SWITCH)
+			return lk->ba.per_packet_ns;
+	}
+	return 0;
+}
+
+double gb_topo_dir_goodput(const struct gb_topo *t, const struct gb_linkdir *ld)
+{
+	double r = (double)ld->rate_bps / 8.0, mtu = t->mtu ? t->mtu : 1500;
+
+	if (!ld->rate_bps || !ld->per_packet_ns)
+		return r;
+	return r * mtu / (mtu + (double)ld->per_packet_ns * 1e-9 * r);
+}
+
+int gb_topo_path_goodput(const struct gb_topo *t, int src, int dst, double *bps)
+{
+	int n = t->nnodes, hops = 0;
+	double best = 0;
+
+	if (!t->next || src < 0 || dst < 0 || src >= n || dst >= n)
+		return -ENOENT;
+	for (int v = src; v != dst; hops++) {
+		int dl = t->next[(size_t)v * (size_t)n + (size_t)dst];
+		double g;
+
+		if (dl < 0 || dl >= 2 * t->nlinks || hops >= n)
+			return -ENOENT;
+		g = gb_topo_dir_goodput(t, cdir(t, dl));
+		if (g > 0 && (best == 0 || g < best))
+			best = g;
+		v = gb_topo_dir_to(t, dl);
+	}
+	*bps = best;
+	return 0;
+}
+
 /* ---- routing ------------------------------------------------------------ */
 
 struct hent {

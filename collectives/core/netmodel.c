@@ -273,37 +273,8 @@ int gb_nm_copy(struct gb_netmodel *dst, const struct gb_netmodel *src)
  *    long per packet besides the bits, which is Mateescu's Delta(i,j) =
  *    o(i) + m / B(i,j) for a message of one packet;
  *  - a direction with a per_packet cost counts at the rate its MTU packets
- *    get, cost included (dir_cap()), in bw and in linkcap.
+ *    get, cost included (gb_topo_dir_goodput()), in bw and in linkcap.
  */
-static uint64_t host_per_packet(const struct gb_topo *t, int host)
-{
-	for (int l = 0; l < t->nlinks; l++) {
-		const struct gb_link *lk = &t->links[l];
-
-		if (lk->a == host && t->nodes[lk->b].kind == GB_NODE_SWITCH)
-			return lk->ab.per_packet_ns;
-		if (lk->b == host && t->nodes[lk->a].kind == GB_NODE_SWITCH)
-			return lk->ba.per_packet_ns;
-	}
-	return 0;
-}
-
-/*
- * A direction's capacity in B/s (0: unlimited).  With a per_packet cost c
- * an MTU packet takes mtu / R + c, so a long message gets R x mtu / (mtu +
- * c R): the emulated network's own rate, which the model states, rather
- * than the bits' rate alone (one packet's c is o(i) above, so a one-packet
- * message pays c once).
- */
-static double dir_cap(const struct gb_topo *t, const struct gb_linkdir *ld)
-{
-	double r = (double)ld->rate_bps / 8.0, mtu = t->mtu ? t->mtu : 1500;
-
-	if (!ld->rate_bps || !ld->per_packet_ns)
-		return r;
-	return r * mtu / (mtu + (double)ld->per_packet_ns * 1e-9 * r);
-}
-
 int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t, double o_default)
 {
 	struct gb_netmodel d;
@@ -333,15 +304,15 @@ int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t, double o_def
 	if (!hops || !d.path || !d.pathlen || !d.linkcap)
 		goto cleanup;
 	for (int l = 0; l < t->nlinks; l++) {
-		d.linkcap[2 * l] = dir_cap(t, &t->links[l].ab);
-		d.linkcap[2 * l + 1] = dir_cap(t, &t->links[l].ba);
+		d.linkcap[2 * l] = gb_topo_dir_goodput(t, &t->links[l].ab);
+		d.linkcap[2 * l + 1] = gb_topo_dir_goodput(t, &t->links[l].ba);
 	}
 
 	for (int i = 0; i < n; i++) {
 		snprintf(d.nodes[i].name, sizeof(d.nodes[i].name), "%s", t->nodes[i].name);
 		d.nodes[i].cluster = t->nodes[i].cluster;
 		d.nodes[i].site = t->nodes[i].site;
-		d.o[i] = o_default + (double)host_per_packet(t, i) * 1e-9;
+		d.o[i] = o_default + (double)gb_topo_egress_per_packet(t, i) * 1e-9;
 		for (int j = 0; j < n; j++) {
 			size_t ij = (size_t)i * n + j;
 			double delay = 0, cap = INFINITY;
@@ -358,7 +329,7 @@ int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t, double o_def
 				const struct gb_link *lk = &t->links[hops[h] / 2];
 				const struct gb_linkdir *ld = (hops[h] & 1) ? &lk->ba : &lk->ab;
 
-				double c = dir_cap(t, ld);
+				double c = gb_topo_dir_goodput(t, ld);
 
 				delay += (double)ld->delay_ns * 1e-9;
 				if (c > 0 && c < cap)

@@ -147,7 +147,11 @@ int mon_write_json(json_t *j, const char *path)
 	return 0;
 }
 
-
+/*
+ * The oracle: the configured latency of each representatives' path, its
+ * bottleneck with per_packet costs folded in (gb_topo_path_goodput()), and
+ * each representative's own per_packet as its o.
+ */
 int mon_print_configured(struct mon *M, const char *out)
 {
 	const struct gb_topo *t = M->g.topo;
@@ -171,13 +175,19 @@ int mon_print_configured(struct mon *M, const char *out)
 				}
 				d = gb_mon_sec(t, a, M->avoid);
 			}
-			if (gb_topo_path_metrics(t, s, d, &dns, &rate) < 0) {
+			double gp;
+
+			if (gb_topo_path_metrics(t, s, d, &dns, &rate) < 0 ||
+			    gb_topo_path_goodput(t, s, d, &gp) < 0) {
 				lat[a * nc + b] = bw[a * nc + b] = NAN;
 				continue;
 			}
 			lat[a * nc + b] = (double)dns / 1e9;
-			bw[a * nc + b] = (double)rate / 8.0;
+			bw[a * nc + b] = gp;
 		}
+		/* the representative's injection cost: a per_packet on its own
+		 * host link (seed 003's Delta), else 0 as before */
+		o[a] = (double)gb_topo_egress_per_packet(t, gb_mon_rep(t, a, M->avoid)) * 1e-9;
 	}
 	json_t *j = mon_matrix_json(M, lat, bw, o, 1);
 	ret = mon_write_json(j, out);
