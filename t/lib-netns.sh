@@ -115,6 +115,12 @@ require_netns() {
 }
 require_gridemu() { [ -x "$GRIDEMU" ] || bail "gridemu not built at $GRIDEMU"; }
 require_cmd() { command -v "$1" >/dev/null || skip_all "$1 is not installed"; }
+# gb_tmpdir NAME: $tmp, a new folder /tmp/gbNAME.XXXXXX, removed on exit
+# (this trap replaces gb_cleanup's: for the tests that build no grid).
+gb_tmpdir() {
+	tmp=$(mktemp -d "/tmp/gb$1.XXXXXX") || bail "mktemp"
+	trap 'rm -rf "$tmp"' EXIT
+}
 # require_built VAR PATH: $VAR (if set) or $GRIDBED_BUILD/PATH must be an
 # executable; VAR is set to it (e.g. require_built GRIDLOAD loadgen/gridload).
 require_built() {
