@@ -11,10 +11,7 @@
 # with MPI; t/1104 does this under netem in user-mode Linux.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-machines.sh"
-require_netns
-require_gridemu
-require_machines
-require_cmd ping
+machines_require ping
 
 T=$TOPOS/two-clusters.yaml
 before=$(root_snapshot)

@@ -18,12 +18,7 @@
 # t/1011 checks bad input and the commands on a small grid.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-machines.sh"
-require_netns
-require_gridemu
-require_machines
-require_cmd iperf3
-require_cmd ping
-require_cmd jq
+machines_require iperf3 ping jq
 
 T=$TOPOS/teragrid.yaml
 before=$(root_snapshot)

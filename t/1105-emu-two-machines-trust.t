@@ -18,12 +18,7 @@
 #   - down leaves no socket on 4789, and the machine's namespace as before.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-machines.sh"
-require_netns
-require_gridemu
-require_machines
-require_cmd ping
-require_cmd jq
-require_cmd ss
+machines_require ping jq ss
 
 T=$TOPOS/two-clusters.yaml
 S=${GB_PREFIX}sw C=${GB_PREFIX}c PEERC=192.168.251.3

@@ -44,8 +44,6 @@ $GRIDEMU link show | grep "^$wan .*siteA>siteB" | grep -q " 20mbit "; ok $? "lin
 kill -9 $gl; wait $gl 2>/dev/null
 $GRIDLOAD restore >/dev/null; ok $? "gridload restore after SIGKILL"
 tc -n gb-siteA qdisc show | grep -q "rate 100Mbit"; ok $? "tc: back to 100Mbit"
-$GRIDEMU down >/dev/null; ok $? "down"
-[ -z "$(ip netns list)" ]; ok $? "no namespace left inside UML"
-tap_done
+tap_down_done
 INNER
 uml_boot "$tmp"

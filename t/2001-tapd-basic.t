@@ -9,12 +9,7 @@
 # misses it even on a loaded machine.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-tapd.sh"
-require_netns
-require_tapd
-
-plan 28
-tapd_netns
-MS=1000000
+tapd_begin 28
 
 # ---- 20 ms each way ---------------------------------------------------------
 tapd_config "$TAPD_TMP/sym.json" 1 "$(tapd_dir_json $((20 * MS)) 0 0 1000)" \
@@ -67,13 +62,9 @@ ok $(( ! $? )) "both devices are gone with it"
 ok $? "pidfile and control socket removed"
 
 # ---- 10 ms a>b, 30 ms b>a -----------------------------------------------------
-tapd_config "$TAPD_TMP/asym.json" 1 "$(tapd_dir_json $((10 * MS)) 0 0 1000)" \
-	"$(tapd_dir_json $((30 * MS)) 0 0 1000)"
-tapd_start asym "$TAPD_TMP/asym.json"
-ok $? "a second daemon starts on the same names once the first is gone"
-tapd_up
-rtts=$(ping_rtts "$NS_A" "$ADDR_B" 10 0.05)
-is "$(printf '%s\n' "$rtts" | grep -c .)" 10 "10 of 10 pings answered"
+tapd_ping_link asym 1 "$(tapd_dir_json $((10 * MS)) 0 0 1000)" \
+	"$(tapd_dir_json $((30 * MS)) 0 0 1000)" 10 0.05 \
+	"a second daemon starts on the same names once the first is gone"
 min=$(printf '%s\n' "$rtts" | nums_min)
 diag "RTT with 10 ms a>b and 30 ms b>a: min $min ms"
 num_ge "$min" 40

@@ -9,12 +9,7 @@
 # Last, jitter: no packet ever leaves before delay - jitter.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-tapd.sh"
-require_netns
-require_tapd
-
-plan 15
-tapd_netns
-MS=1000000
+tapd_begin 15
 N=500
 
 # run_loss NAME SEED: one daemon, N pings; sets SENT RECV DROP_AB DROP_BA RX_AB
@@ -61,13 +56,8 @@ is "$DROP_AB" $((SENT - RECV)) "another seed: still exact accounting"
 
 # ---- jitter -------------------------------------------------------------------
 # a>b: 10 ms +/- 8 ms, b>a: 1 ms.  Every RTT >= 2 + 1 ms.
-tapd_config "$TAPD_TMP/jit.json" 7 "$(tapd_dir_json $((10 * MS)) $((8 * MS)) 0 1000)" \
-	"$(tapd_dir_json $((1 * MS)) 0 0 1000)"
-tapd_start jit "$TAPD_TMP/jit.json"
-ok $? "a daemon with jitter starts"
-tapd_up
-rtts=$(ping_rtts "$NS_A" "$ADDR_B" 50 0.01)
-is "$(printf '%s\n' "$rtts" | grep -c .)" 50 "50 of 50 pings answered"
+tapd_ping_link jit 7 "$(tapd_dir_json $((10 * MS)) $((8 * MS)) 0 1000)" \
+	"$(tapd_dir_json $((1 * MS)) 0 0 1000)" 50 0.01 "a daemon with jitter starts"
 min=$(printf '%s\n' "$rtts" | nums_min)
 max=$(printf '%s\n' "$rtts" | sort -g | tail -n1)
 diag "RTT with 10 +/- 8 ms a>b and 1 ms b>a: min $min ms, max $max ms"

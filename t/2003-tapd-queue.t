@@ -9,12 +9,7 @@
 # Then `set limit=` raises the limit at run time.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-tapd.sh"
-require_netns
-require_tapd
-
-plan 12
-tapd_netns
-MS=1000000
+tapd_begin 12
 
 # burst N: N datagrams from a to b's discard port, as fast as perl sends
 # them, from an unconnected socket (so ICMP errors cannot stop the burst).

@@ -3,12 +3,7 @@
 # errors), and refusals at startup that leave nothing behind.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-tapd.sh"
-require_netns
-require_tapd
-
-plan 63
-tapd_netns
-MS=1000000
+tapd_begin 63
 
 # ---- set changes the delay at run time -------------------------------------------
 tapd_config "$TAPD_TMP/c.json" 1 "$(tapd_dir_json $((10 * MS)) 0 0 1000)" \

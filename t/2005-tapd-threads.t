@@ -4,12 +4,7 @@
 # one), each keeps its own delay, and the control socket reaches them all.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-tapd.sh"
-require_netns
-require_tapd
-
-plan 12
-tapd_netns
-MS=1000000
+tapd_begin 12
 
 # Three links between a and b: l0 (5 ms each way), l1 (15 ms), l2 (25 ms).
 cat >"$TAPD_TMP/m.json" <<EOF

@@ -14,12 +14,7 @@
 # in one line.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-tapd.sh"
-require_netns
-require_tapd
-
-plan 14
-tapd_netns
-MS=1000000
+tapd_begin 14
 E1=${GB_PREFIX}-e1 E2=${GB_PREFIX}-e2
 for ns in "$E1" "$E2"; do
 	ip netns add "$ns" && ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \

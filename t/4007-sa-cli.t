@@ -9,8 +9,7 @@ source "$(dirname "$0")/lib-netns.sh"
 GRIDTREE=${GRIDTREE:-$GRIDBED_BUILD/collectives/gridtree}
 [ -x "$GRIDTREE" ] || bail "gridtree not built at $GRIDTREE"
 
-tmp=$(mktemp -d /tmp/gb4007.XXXXXX) || bail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
+gb_tmpdir 4007
 
 # Table 1 (Mbit/s) in B/s; the diagonal (100) is given, as in the paper.
 mbit=(

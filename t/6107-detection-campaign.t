@@ -24,8 +24,7 @@ source "$(dirname "$0")/lib-netns.sh"
 require_cmd python3
 
 DET=$GRIDBED_SRC/collectives/monitor/bench/detection.sh
-tmp=$(mktemp -d /tmp/gb6107.XXXXXX) || bail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
+gb_tmpdir 6107
 
 plan 15
 

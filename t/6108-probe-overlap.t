@@ -18,8 +18,7 @@ source "$(dirname "$0")/lib-netns.sh"
 require_cmd python3
 
 PO=$GRIDBED_SRC/collectives/monitor/bench/probe-overlap.sh
-tmp=$(mktemp -d /tmp/gb6108.XXXXXX) || bail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
+gb_tmpdir 6108
 
 plan 9
 

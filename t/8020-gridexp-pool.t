@@ -21,12 +21,7 @@
 # interval worth the name; t/8027 and t/8028 test the intervals.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-results.sh"
-require_cmd python3
-GX=$GRIDBED_BUILD/experiments/gridexp
-[ -x "$GX" ] || bail "gridexp not built at $GX"
-
-tmp=$(mktemp -d /tmp/gb8020.XXXXXX) || bail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
+results_setup 8020
 
 plan 50
 

@@ -8,12 +8,7 @@
 # the bulky files out, and bad input must change nothing.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-results.sh"
-require_cmd python3
-GX=$GRIDBED_BUILD/experiments/gridexp
-[ -x "$GX" ] || bail "gridexp not built at $GX"
-
-tmp=$(mktemp -d /tmp/gb8022.XXXXXX) || bail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
+results_setup 8022
 
 plan 23
 

@@ -19,13 +19,8 @@
 #     2, nothing written; the options are check's only.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-results.sh"
-require_cmd python3
 require_cmd perl
-GX=$GRIDBED_BUILD/experiments/gridexp
-[ -x "$GX" ] || bail "gridexp not built at $GX"
-
-tmp=$(mktemp -d /tmp/gb8028.XXXXXX) || bail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
+results_setup 8028
 
 # SEED: 30 broadcasts, every other loaded; adaptive 0.8 x, mateescu 1.0 x
 spec() {

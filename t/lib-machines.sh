@@ -12,6 +12,15 @@
 A=$GB_PREFIX B=${GB_PREFIX}x M1=${GB_PREFIX}m1 M2=${GB_PREFIX}m2
 PEER1=192.168.251.1 PEER2=192.168.251.2
 
+# machines_require CMD...: how each of these tests begins: skip unless
+# namespaces, gridemu, VXLAN (require_machines) and each CMD are there.
+machines_require() {
+	local c
+	require_netns
+	require_gridemu
+	require_machines
+	for c in "$@"; do require_cmd "$c"; done
+}
 require_machines() {
 	require_cmd nsenter
 	ip link add "${GB_PREFIX}vx" type vxlan id 42 dstport 4789 2>/dev/null ||

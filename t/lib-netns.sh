@@ -115,6 +115,12 @@ require_netns() {
 }
 require_gridemu() { [ -x "$GRIDEMU" ] || bail "gridemu not built at $GRIDEMU"; }
 require_cmd() { command -v "$1" >/dev/null || skip_all "$1 is not installed"; }
+# gb_tmpdir NAME: $tmp, a new folder /tmp/gbNAME.XXXXXX, removed on exit
+# (this trap replaces gb_cleanup's: for the tests that build no grid).
+gb_tmpdir() {
+	tmp=$(mktemp -d "/tmp/gb$1.XXXXXX") || bail "mktemp"
+	trap 'rm -rf "$tmp"' EXIT
+}
 # require_built VAR PATH: $VAR (if set) or $GRIDBED_BUILD/PATH must be an
 # executable; VAR is set to it (e.g. require_built GRIDLOAD loadgen/gridload).
 require_built() {
@@ -230,7 +236,8 @@ uml_prepare() {
 # tmpfs /run, loads veth, sch_netem and sch_tbf, and runs DIR/inner with
 # the assignments VARS in its environment, and TAPLIB: DIR/tap.sh, the TAP
 # vocabulary of the inner script (ok, is, ge, lt; tap_done prints the plan
-# and exits with the verdict).
+# and exits with the verdict; tap_down_done first checks that gridemu down
+# succeeds and leaves no namespace inside UML).
 uml_init() {
 	local tmp=$1 vars=$2
 	cat > "$tmp/tap.sh" <<'TAP'
@@ -240,6 +247,11 @@ is() { [ "$1" = "$2" ]; ok $? "$3 (got '$1', expected '$2')"; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a >= b)}'; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
 tap_done() { echo "1..$n"; exit $failed; }
+tap_down_done() {
+	$GRIDEMU down >/dev/null; ok $? "down"
+	[ -z "$(ip netns list)" ]; ok $? "no namespace left inside UML"
+	tap_done
+}
 TAP
 	cat > "$tmp/init" <<INIT
 #!/bin/bash

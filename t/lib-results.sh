@@ -9,9 +9,21 @@
 #                                     meta.json, and per run in SPEC complete,
 #                                     run.json, broadcasts.csv, wan.csv)
 #
+#   results_setup NAME                what each of these tests begins with:
+#                                     python3 required (else skip), GX the
+#                                     built gridexp (else bail), tmp a new
+#                                     folder /tmp/gbNAME.XXXXXX, removed on
+#                                     exit
+#
 # SPEC is a python dict {algo: [(completion s, loaded 0|1, wan_bytes)]}, one
 # tuple per broadcast of 1000 bytes; an algorithm missing from SPEC has a
 # run in meta.json but no directory (not run).
+results_setup() {
+	require_cmd python3
+	GX=$GRIDBED_BUILD/experiments/gridexp
+	[ -x "$GX" ] || bail "gridexp not built at $GX"
+	gb_tmpdir "$1"
+}
 make_results() {
 	python3 - "$@" <<'PY'
 import json, os, sys

@@ -49,6 +49,16 @@ tapd_wait_gone() {
 	return 1
 }
 
+# tapd_begin N: how every 2xxx test begins: skip unless namespaces and the
+# daemon can run, plan N checks, then the two namespaces (tapd_netns).
+tapd_begin() {
+	require_netns
+	require_tapd
+	plan "$1"
+	tapd_netns
+}
+MS=1000000	# a millisecond in the daemon's nanoseconds
+
 # Two namespaces with loopback up and IPv6 off, so that the only packets
 # on the link are the ones the test sends (exact accounting).
 tapd_netns() {
@@ -132,6 +142,19 @@ tapd_stat() {
 			$v = ref $v eq "ARRAY" ? $v->[$k] : $v->{$k};
 		}
 		print defined $v ? $v : "undef";' "$1"
+}
+
+# tapd_ping_link NAME SEED AB_JSON BA_JSON COUNT INTERVAL DESC: a daemon
+# NAME on a one-link config $TAPD_TMP/NAME.json (tapd_config), ok DESC when
+# it starts, the link up (tapd_up), then COUNT pings from a to b INTERVAL s
+# apart: their RTTs in $rtts, and a check that all COUNT were answered.
+tapd_ping_link() {
+	tapd_config "$TAPD_TMP/$1.json" "$2" "$3" "$4"
+	tapd_start "$1" "$TAPD_TMP/$1.json"
+	ok $? "$7"
+	tapd_up
+	rtts=$(ping_rtts "$NS_A" "$ADDR_B" "$5" "$6")
+	is "$(printf '%s\n' "$rtts" | grep -c .)" "$5" "$5 of $5 pings answered"
 }
 
 # ping_rtts NS DEST COUNT INTERVAL: the RTTs (ms), one per line.

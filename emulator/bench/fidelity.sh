@@ -28,6 +28,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
+me=fidelity.sh
+. "$src/util/bench/lib-bench.sh"
 backend=auto; quick=0; csv=""; uml=0; tcp_override=""; stack=""
 delays="1 10 50 100"; rates="1 10 45 100 1000"
 while [ $# -gt 0 ]; do
@@ -40,13 +42,11 @@ while [ $# -gt 0 ]; do
 		--uml) uml=1 ;;
 		--tcp-seconds) tcp_override=$2; shift ;;
 		--tcp) stack=$2; shift ;;
-		-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) echo "fidelity.sh: unknown option '$1'" >&2; exit 2 ;;
+		*) bench_usage 26 "$1" ;;
 	esac
 	shift
 done
-[ "$(id -u)" = 0 ] || { echo "fidelity.sh: needs root" >&2; exit 1; }
-for c in iperf3 ping; do command -v $c >/dev/null || { echo "fidelity.sh: $c is not installed" >&2; exit 1; }; done
+bench_need 1 root iperf3 ping
 [ -z "$csv" ] && csv=$src/results/bench/fidelity-$([ $uml = 1 ] && echo netem-uml || echo "$backend").csv
 mkdir -p "$(dirname "$csv")"
 

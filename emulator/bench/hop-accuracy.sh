@@ -27,6 +27,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
+me=hop-accuracy.sh
+. "$src/util/bench/lib-bench.sh"
 topos="two-clusters three-clusters phoenix transatlantic teragrid grid5000"
 count=50; csv=""; modes="cal nocal"; dilate=1; interval=0.01
 while [ $# -gt 0 ]; do
@@ -37,15 +39,11 @@ while [ $# -gt 0 ]; do
 		--modes) modes=$2; shift ;;
 		--dilate) dilate=$2; shift ;;
 		--interval) interval=$2; shift ;;
-		-h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) echo "hop-accuracy.sh: unknown option '$1'" >&2; exit 2 ;;
+		*) bench_usage 25 "$1" ;;
 	esac
 	shift
 done
-[ "$(id -u)" = 0 ] || { echo "hop-accuracy.sh: needs root" >&2; exit 1; }
-for c in python3; do
-	command -v $c >/dev/null || { echo "hop-accuracy.sh: $c is not installed" >&2; exit 1; }
-done
+bench_need 1 root python3
 [ -z "$csv" ] && csv=$src/results/bench/hop-accuracy.csv
 mkdir -p "$(dirname "$csv")"
 export GRIDBED_PREFIX=hop$$

@@ -1,8 +1,14 @@
 # lib-tcpbench.sh - what the transport benchmarks (tcp-stripes.sh,
 # tcp-sndbuf.sh) share: their own grid under a unique prefix, taken down on
 # any exit, and receivers started inside hosts.  Source it after setting
-# $GRIDEMU and $me (the script's name, for messages).
+# $GRIDEMU, $src and $me (the script's name, for messages); it sources
+# util/bench/lib-bench.sh.
 #
+#   tb_opt OPT VALUE        the options both take: --topology (topofile),
+#                           --from, --to, --reps, --dilate, --tcp (stack),
+#                           --csv, and -h/--help (the header, lines 2-32,
+#                           bench_usage); an option it does not know: one line
+#                           and exit 2.  The caller shifts past OPT and VALUE
 #   tb_preflight            before anything is brought up: root, python3, and
 #                           $topofile, or one line and exit; $csv defaults to
 #                           $src/results/bench/${me%.sh}.csv, its folder made
@@ -15,11 +21,28 @@
 #   tb_rx HOST NAME ARGS... python3 $tmp/NAME ARGS... inside HOST, in the
 #                           background, its output in $tmp/NAME-HOST.log; waits
 #                           up to 10 s for it to print "ready"
+#                           A receiver may "from tb_serve import serve" (tb_init
+#                           writes it to $tmp): serve(HANDLER, BACKLOG) listens
+#                           on port argv[1], prints "ready" and runs
+#                           HANDLER(connection) in a thread for each one
 
+. "$src/util/bench/lib-bench.sh"
 tb_pids=()
+tb_opt() {
+	case "$1" in
+		--topology) topofile=$2 ;;
+		--from) from=$2 ;;
+		--to) to=$2 ;;
+		--reps) reps=$2 ;;
+		--dilate) dilate=$2 ;;
+		--tcp) stack=$2 ;;
+		--csv) csv=$2 ;;
+		*) bench_usage 32 "$1" ;;
+	esac
+}
+
 tb_preflight() {
-	[ "$(id -u)" = 0 ] || { echo "$me: needs root" >&2; exit 1; }
-	command -v python3 >/dev/null || { echo "$me: python3 is not installed" >&2; exit 1; }
+	bench_need 1 root python3
 	[ -f "$topofile" ] || { echo "$me: no topology '$topofile'" >&2; exit 2; }
 	[ -z "$csv" ] && csv=$src/results/bench/${me%.sh}.csv
 	mkdir -p "$(dirname "$csv")"
@@ -35,6 +58,18 @@ tb_cleanup() {
 tb_init() {
 	export GRIDBED_PREFIX=$1$$
 	tmp=$(mktemp -d "/tmp/gb-$1.XXXXXX")
+	cat > "$tmp/tb_serve.py" <<'PY'
+import socket, sys, threading
+def serve(handler, backlog):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", int(sys.argv[1])))
+    s.listen(backlog)
+    print("ready", flush=True)
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=handler, args=(c,), daemon=True).start()
+PY
 	trap tb_cleanup EXIT
 	trap 'exit 130' INT TERM
 }

@@ -13,6 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
+me=mpirun-launch.sh
+. "$src/util/bench/lib-bench.sh"
 PROG=$build/emulator/mpitest/mpi_bcast
 topo=$src/topologies/teragrid.yaml; runs=3; backend=auto
 while [ $# -gt 0 ]; do
@@ -20,16 +22,14 @@ while [ $# -gt 0 ]; do
 		--topology) topo=$2; shift ;;
 		--runs) runs=$2; shift ;;
 		--backend) backend=$2; shift ;;
-		-h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) echo "mpirun-launch.sh: unknown option '$1'" >&2; exit 2 ;;
+		*) bench_usage 11 "$1" ;;
 	esac
 	shift
 done
-[ "$(id -u)" = 0 ] || { echo "mpirun-launch.sh: needs root" >&2; exit 1; }
-command -v mpirun >/dev/null || { echo "mpirun-launch.sh: mpirun is not installed" >&2; exit 1; }
+bench_need 1 root mpirun
 [ -x "$PROG" ] || { echo "mpirun-launch.sh: $PROG is not built" >&2; exit 1; }
 
-GRIDBED_PREFIX=ml$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))
+GRIDBED_PREFIX=$(bench_prefix ml)
 export GRIDBED_PREFIX
 export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
 trap '"$GRIDEMU" down >/dev/null 2>&1; rm -rf "${GRIDBED_RUNDIR:?}/$GRIDBED_PREFIX"' EXIT

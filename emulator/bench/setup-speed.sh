@@ -14,18 +14,19 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 GRIDEMU=${GRIDEMU:-${GRIDBED_BUILD:-$src/build}/emulator/gridemu}
+me=setup-speed.sh
+. "$src/util/bench/lib-bench.sh"
 reps=3; big=1024; csv=$src/results/bench/setup-speed.csv
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--reps) reps=$2; shift ;;
 		--big) big=$2; shift ;;
 		--csv) csv=$2; shift ;;
-		-h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) echo "setup-speed.sh: unknown option '$1'" >&2; exit 2 ;;
+		*) bench_usage 14 "$1" ;;
 	esac
 	shift
 done
-[ "$(id -u)" = 0 ] || { echo "setup-speed.sh: needs root" >&2; exit 1; }
+bench_need 1 root
 mkdir -p "$(dirname "$csv")"
 P=ss$$; export GRIDBED_PREFIX=${P:0:8}
 tmp=$(mktemp -d)

@@ -42,17 +42,9 @@ from=c2-1; to=c8-2; sizes=16K,32K,40K,44K,48K,52K,60K,64K; reps=3; gap=0.3; dila
 stack=""; csv=""
 while [ $# -gt 0 ]; do
 	case "$1" in
-		--topology) topofile=$2; shift ;;
-		--from) from=$2; shift ;;
-		--to) to=$2; shift ;;
 		--sizes) sizes=$2; shift ;;
-		--reps) reps=$2; shift ;;
 		--gap) gap=$2; shift ;;
-		--dilate) dilate=$2; shift ;;
-		--tcp) stack=$2; shift ;;
-		--csv) csv=$2; shift ;;
-		-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) echo "tcp-sndbuf.sh: unknown option '$1'" >&2; exit 2 ;;
+		*) tb_opt "$@"; shift ;;
 	esac
 	shift
 done
@@ -83,19 +75,12 @@ PY
 
 cat > "$tmp/rx.py" <<'PY'
 # receiver: read every connection to its end
-import socket, sys, threading
+from tb_serve import serve
 def drain(c):
     while c.recv(1 << 20):
         pass
     c.close()
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", int(sys.argv[1])))
-s.listen(16)
-print("ready", flush=True)
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=drain, args=(c,), daemon=True).start()
+serve(drain, 16)
 PY
 cat > "$tmp/tx.py" <<'PY'
 # sender: argv: addr port sizes(comma) reps gap k; prints rep history size sndbuf seconds

@@ -39,17 +39,9 @@ topofile=$src/topologies/teragrid.yaml
 from=c2-1; to=c3-1,c3-2; size=1048576; reps=8; gaps="0.3 3"; dilate=10; stack=""; csv=""
 while [ $# -gt 0 ]; do
 	case "$1" in
-		--topology) topofile=$2; shift ;;
-		--from) from=$2; shift ;;
-		--to) to=$2; shift ;;
 		--size) size=$2; shift ;;
-		--reps) reps=$2; shift ;;
 		--gaps) gaps=$2; shift ;;
-		--dilate) dilate=$2; shift ;;
-		--tcp) stack=$2; shift ;;
-		--csv) csv=$2; shift ;;
-		-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) echo "tcp-stripes.sh: unknown option '$1'" >&2; exit 2 ;;
+		*) tb_opt "$@"; shift ;;
 	esac
 	shift
 done
@@ -97,8 +89,9 @@ PY
 
 cat > "$tmp/rx.py" <<'PY'
 # receiver: for each connection, read a 4-byte length and that many bytes, reply 1 byte
-import socket, struct, sys, threading
-def serve(c):
+import socket, struct
+from tb_serve import serve
+def serve_one(c):
     c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     buf = bytearray(1 << 20)
     while True:
@@ -112,14 +105,7 @@ def serve(c):
                 return
             n -= k
         c.sendall(b"k")
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", int(sys.argv[1])))
-s.listen(4)
-print("ready", flush=True)
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
+serve(serve_one, 4)
 PY
 cat > "$tmp/tx.py" <<'PY'
 # sender: argv: addr1 addr2 port size reps gaps(comma) k

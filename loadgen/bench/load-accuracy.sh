@@ -20,28 +20,18 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=$src/build
+me=load-accuracy.sh
+. "$src/util/bench/lib-bench.sh"
 out=load-accuracy.csv
 secs=10
 backend=auto
-while [ $# -gt 0 ]; do
-	case $1 in
-	--out) out=$2; shift 2 ;;
-	--seconds) secs=$2; shift 2 ;;
-	--build) build=$2; shift 2 ;;
-	--backend) backend=$2; shift 2 ;;
-	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-	*) echo "load-accuracy.sh: unknown argument '$1'" >&2; exit 2 ;;
-	esac
-done
+bench_parse 18 "out seconds=secs build backend" "$@"
 GRIDEMU=$build/emulator/gridemu
 GRIDLOAD=$build/loadgen/gridload
-for x in "$GRIDEMU" "$GRIDLOAD"; do
-	[ -x "$x" ] || { echo "load-accuracy.sh: '$x' is not built" >&2; exit 2; }
-done
-command -v iperf3 >/dev/null || { echo "load-accuracy.sh: iperf3 is not installed" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "load-accuracy.sh: needs root" >&2; exit 2; }
+bench_built "$GRIDEMU" "$GRIDLOAD"
+bench_need 2 iperf3 root
 
-export GRIDBED_PREFIX=la$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))
+export GRIDBED_PREFIX=$(bench_prefix la)
 tmp=$(mktemp -d)
 cleanup() {
 	"$GRIDLOAD" restore >/dev/null 2>&1

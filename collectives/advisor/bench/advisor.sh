@@ -21,24 +21,15 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
+me=advisor.sh
+. "$src/util/bench/lib-bench.sh"
 out=.
 scales="0.01 0.05"
 planners="clustered-sa mateescu"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--out) out=$2; shift 2 ;;
-	--scales) scales=$2; shift 2 ;;
-	--planners) planners=$2; shift 2 ;;
-	--build) build=$2; shift 2 ;;
-	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
-	*) echo "advisor.sh: unknown argument '$1'" >&2; exit 2 ;;
-	esac
-done
+bench_parse 20 "out scales planners build" "$@"
 BENCH=$build/collectives/bench_advisor
 ADVISOR=$build/collectives/gridadvisor
-for x in "$BENCH" "$ADVISOR"; do
-	[ -x "$x" ] || { echo "advisor.sh: '$x' is not built" >&2; exit 2; }
-done
+bench_built "$BENCH" "$ADVISOR"
 mkdir -p "$out"
 tmp=$(mktemp -d)
 adv_pid=

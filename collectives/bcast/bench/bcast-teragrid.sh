@@ -77,6 +77,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
 GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
+me=bcast-teragrid.sh
+. "$src/util/bench/lib-bench.sh"
 GB=$build/collectives/gridbcast
 GT=$build/collectives/gridtree
 reps=5; oreps=21; sizes=1K,64K,1M,8M; algo=all; out=; only=; backend=auto; stack=
@@ -98,14 +100,11 @@ while [ $# -gt 0 ]; do
 		--dilate) dilate=$2; shift ;;
 		--topology) topofile=$2; shift ;;
 		--load) loads+=("$2"); shift ;;
-		-h|--help) sed -n '2,65p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) echo "bcast-teragrid.sh: unknown option '$1'" >&2; exit 2 ;;
+		*) bench_usage 65 "$1" ;;
 	esac
 	shift
 done
-[ "$(id -u)" = 0 ] || { echo "bcast-teragrid.sh: needs root" >&2; exit 1; }
-command -v mpirun >/dev/null || { echo "bcast-teragrid.sh: mpirun is not installed" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "bcast-teragrid.sh: python3 is not installed" >&2; exit 1; }
+bench_need 1 root mpirun python3
 [ -r "$topofile" ] || { echo "bcast-teragrid.sh: --topology: cannot read '$topofile'" >&2; exit 2; }
 for l in "${loads[@]}"; do
 	case $l in
@@ -122,7 +121,7 @@ done
 
 out=${out:-/tmp/gridbed-bcast-bench-$(date +%Y%m%dT%H%M%S)}
 mkdir -p "$out" || exit 1
-GRIDBED_PREFIX=bb$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))
+GRIDBED_PREFIX=$(bench_prefix bb)
 export GRIDBED_PREFIX
 export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
 export GRIDBED_CAMPAIGN=bcast-bench GRIDBED_LOAD_STATE=none

@@ -29,35 +29,22 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../.." && pwd)
 build=${GRIDBED_BUILD:-$src/build}
+me=gridmon-accuracy.sh
+. "$src/util/bench/lib-bench.sh"
 topo=$src/topologies/teragrid.yaml
 out=gridmon-accuracy.csv
 bytes=4M
 rounds=1
 mon=
 dilate=1
-while [ $# -gt 0 ]; do
-	case $1 in
-	--out) out=$2; shift 2 ;;
-	--bytes) bytes=$2; shift 2 ;;
-	--rounds) rounds=$2; shift 2 ;;
-	--mon) mon=$2; shift 2 ;;
-	--build) build=$2; shift 2 ;;
-	--topology) topo=$2; shift 2 ;;
-	--dilate) dilate=$2; shift 2 ;;
-	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
-	*) echo "gridmon-accuracy.sh: unknown argument '$1'" >&2; exit 2 ;;
-	esac
-done
+bench_parse 30 "out bytes rounds mon build topology=topo dilate" "$@"
 GRIDEMU=$build/emulator/gridemu
 GRIDMON=$build/collectives/gridmon
 GRIDLOAD=$build/loadgen/gridload
-for x in "$GRIDEMU" "$GRIDMON" "$GRIDLOAD"; do
-	[ -x "$x" ] || { echo "gridmon-accuracy.sh: '$x' is not built" >&2; exit 2; }
-done
-command -v jq >/dev/null || { echo "gridmon-accuracy.sh: jq is not installed" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "gridmon-accuracy.sh: needs root" >&2; exit 2; }
+bench_built "$GRIDEMU" "$GRIDMON" "$GRIDLOAD"
+bench_need 2 jq root
 
-export GRIDBED_PREFIX=${GRIDBED_PREFIX:-gm$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))}
+export GRIDBED_PREFIX=${GRIDBED_PREFIX:-$(bench_prefix gm)}
 export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
 tmp=$(mktemp -d)
 load_pid=

@@ -21,17 +21,10 @@
 # average with its figures (printed first).  Needs cc and python3; no root.
 set -u
 here=$(cd "$(dirname "$0")/../../.." && pwd)
+me=plugin-overhead.sh
+. "$here/util/bench/lib-bench.sh"
 build=$here/build n=20 topo=$here/topologies/teragrid.yaml size=1M
-while [ $# -gt 0 ]; do
-	case $1 in
-	--build) build=$2; shift 2 ;;
-	--n) n=$2; shift 2 ;;
-	--topo) topo=$2; shift 2 ;;
-	--size) size=$2; shift 2 ;;
-	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "plugin-overhead.sh: unknown argument '$1'" >&2; exit 2 ;;
-	esac
-done
+bench_parse "23 strip" "build n topo size" "$@"
 case $n in ''|*[!0-9]*|0) echo "plugin-overhead.sh: --n '$n' is not a count" >&2; exit 2 ;; esac
 gt=$build/collectives/gridtree
 [ -x "$gt" ] || { echo "plugin-overhead.sh: no gridtree at $gt (--build DIR)" >&2; exit 2; }
