@@ -125,7 +125,10 @@ int dry_run(struct runner *R)
 			putchar(*p == ',' ? ' ' : *p);
 		printf("\n");
 	}
-	if (gx_campaign_needs_monitor(c))
+	if (gx_campaign_needs_monitor(c) && c->monitor.oracle)
+		printf("oracle: no gridmon; the measured planners read the emulator's configuration "
+		       "(monitor: {oracle: true}, labelled \"oracle\" in the matrices)\n");
+	else if (gx_campaign_needs_monitor(c))
 		printf("gridmon: runs through every run, also those of an algorithm that does not "
 		       "read it (they share its probe traffic)\n");
 	if (gx_campaign_needs_phoenixd(c, R->use))
@@ -194,7 +197,8 @@ int dry_run(struct runner *R)
 				       c->algos[a].advisor ? ", gridadvisor --planner " : "",
 				       c->algos[a].advisor ? gx_campaign_spec(c, c->algos[a].planner)
 				       : "",
-				       c->algos[a].monitor ? ", gridmon's matrix" : "");
+				       c->algos[a].monitor ? (c->monitor.oracle ? ", the oracle's matrix" :
+							      ", gridmon's matrix") : "");
 			}
 			gb_load_sched_release(&s);
 		}
