@@ -126,8 +126,9 @@ int dry_run(struct runner *R)
 		printf("\n");
 	}
 	if (gx_campaign_needs_monitor(c) && c->monitor.oracle)
-		printf("oracle: no gridmon; the measured planners read the emulator's configuration "
-		       "(monitor: {oracle: true}, labelled \"oracle\" in the matrices)\n");
+		printf("monitor: the oracle, the emulator's configuration instead of gridmon's "
+		       "measurements (monitor: {oracle: true}), through every run, also those of an "
+		       "algorithm that does not read it\n");
 	else if (gx_campaign_needs_monitor(c))
 		printf("gridmon: runs through every run, also those of an algorithm that does not "
 		       "read it (they share its probe traffic)\n");

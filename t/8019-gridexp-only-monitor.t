@@ -17,7 +17,7 @@ plan 5
 
 oracle_campaign "$tmp/c.yaml" only "mpich-g2, adaptive" true
 like "$("$GX" run "$tmp/c.yaml" --only mpich-g2 --dry-run 2>&1)" \
-	"gridmon: runs through every run, also those of an algorithm that does not read it" \
+	"^monitor: the oracle, .* through every run, also those of an algorithm that does not read it" \
 	"--only mpich-g2 --dry-run: says the monitor runs through every run"
 "$GX" run "$tmp/c.yaml" --only mpich-g2 --prefix "$GB_PREFIX" --out-root "$tmp/res" --no-plots \
 	> "$tmp/run.out" 2> "$tmp/run.err"; st=$?
