@@ -357,6 +357,11 @@ static int misplaced(const struct run_opts *o, const char *cmd)
 			      o->files[1]);
 	}
 
+	/* only run calibrates first: check and slurm would run at the campaign's k */
+	if (o->dilate < 0 && strcmp(cmd, "run")) {
+		return refuse("%s: --dilate auto is an option of 'gridexp run' (here: gridexp "
+			      "calibrate, then --dilate K)", cmd);
+	}
 	if (o->cal_opts) {
 		return refuse("%s: --max-k is an option of 'gridexp calibrate' (run: --dilate "
 			      "auto:K)", cmd);
