@@ -3,8 +3,10 @@
  * gridexp - experiment campaigns (issue 6): from an empty machine to plotted
  * results, resumable.
  *
- *	gridexp run FILE.yaml [--scale F] [--seed N] [--resume DIR] [--only ALGO,...]
- *	            [--out-root DIR] [--prefix P] [--no-plots]
+ *	gridexp run FILE.yaml [--scale F] [--dilate K|auto[:K]] [--seed N]
+ *	            [--resume DIR] [--only ALGO,...] [--out-root DIR] [--prefix P]
+ *	            [--no-plots]
+ *	gridexp calibrate FILE.yaml [--max-k K] [--prefix P]
  *	gridexp report DIR [DIR...] [--no-plots]
  *	gridexp check FILE.yaml|DIR [DIR...] --expect EXPECT.yaml [run options]
  *	gridexp slurm FILE.yaml [run options] [--partition P] [--time T] [--no-wait]
@@ -42,6 +44,8 @@
  * Exit status: 0; 1 a run failed (recorded; the campaign went on) or a
  * step failed; 2 bad input or a busy prefix; 130/143 interrupted.
  * `check`: 0 all expectations hold, 1 one failed, 2 bad input.
+ * `calibrate` (and `run --dilate auto[:K]` before its run): 1 also when no
+ * k up to K is faithful (then run runs nothing).
  *
  * This file is the command line; gridexp_priv.h says where the rest lives.
  */
@@ -81,8 +85,8 @@ int refuse(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gridexp run FILE.yaml [--scale F] [--dilate K|auto] [--seed N] [--resume DIR]\n"
-		"                   [--only ALGO[,ALGO...]]\n"
+		"usage: gridexp run FILE.yaml [--scale F] [--dilate K|auto[:K]] [--seed N]\n"
+		"                   [--resume DIR] [--only ALGO[,ALGO...]]\n"
 		"                   [--out-root DIR] [--prefix P] [--no-plots] [--dry-run]\n"
 		"       gridexp report DIR [DIR...] [--no-plots]\n"
 		"       gridexp check FILE.yaml|DIR [DIR...] --expect EXPECT.yaml\n"
@@ -91,7 +95,7 @@ static void usage(FILE *f)
 		"       gridexp slurm FILE.yaml [run options] [--partition P] [--time T]\n"
 		"                     [--no-wait]\n"
 		"       gridexp keep DIR DEST\n"
-		"       gridexp calibrate FILE.yaml [--prefix P]\n"
+		"       gridexp calibrate FILE.yaml [--max-k K] [--prefix P]\n"
 		"\n"
 		"  run     run a campaign (docs/formats.md, \"Campaign file\") from an empty\n"
 		"          machine to plotted results in OUT-ROOT/<campaign>/<UTC time>/\n"
@@ -102,7 +106,8 @@ static void usage(FILE *f)
 		"          --scale overrides the campaign's time scale, --dilate its time\n"
 		"          dilation (delays x K, rates / K on the wire, times reported / K;\n"
 		"          auto: the smallest K calibrate finds faithful, kept in\n"
-		"          calibrate.json beside meta.json),\n"
+		"          calibrate.json beside meta.json; auto:K climbs no higher than\n"
+		"          K, and if none up to K is faithful runs nothing, exit 1),\n"
 		"          --seed its seed\n"
 		"          (repetition k uses seed + k - 1); --prefix names the\n"
 		"          grid (default: gx + a hash of the campaign's name); --dry-run\n"
@@ -130,11 +135,13 @@ static void usage(FILE *f)
 		"          complete run's per-broadcast and per-rank files, about 0.4 MB\n"
 		"          a run) to the new directory DEST, to commit a campaign that spans\n"
 		"          sessions or machines\n"
-		"  calibrate  the smallest time dilation K (1, 2, 3, 5, 10, 20) at which the\n"
+		"  calibrate  the smallest time dilation k (" CAL_LADDER ") at which the\n"
 		"          fidelity monitor marks none of 3 unloaded broadcasts of the\n"
 		"          campaign's largest size, its scaled gap apart (its first two\n"
 		"          algorithms that need no advisor or phoenixd, the oracle\n"
-		"          monitor); the runs go to a folder in /tmp that is removed\n"
+		"          monitor), one line per k tried; --max-k K (one of those k)\n"
+		"          stops there: none faithful up to K is said in one line, exit 1;\n"
+		"          the runs go to a folder in /tmp that is removed\n"
 		"  (run --task K --resume DIR is what one array task runs: run K alone,\n"
 		"   no report)\n"
 		"\n"
@@ -149,6 +156,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 	static const struct option lo[] = {
 		{ "scale", required_argument, NULL, 's' },
 		{ "dilate", required_argument, NULL, 'd' },
+		{ "max-k", required_argument, NULL, 'K' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "resume", required_argument, NULL, 'r' },
 		{ "only", required_argument, NULL, 'o' },
@@ -194,11 +202,29 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 				o->dilate = -1; /* measured first: gridexp_calibrate.c */
 				break;
 			}
+			if (!strncmp(optarg, "auto:", 5)) {
+				o->max_k = strtod(optarg + 5, &end);
+				if (*end || !optarg[5] || !cal_on_ladder(o->max_k)) {
+					return refuse("--dilate: '%s': K is not one of the "
+						      "calibration's k (" CAL_LADDER ")",
+						      optarg);
+				}
+				o->dilate = -1;
+				break;
+			}
 			o->dilate = strtod(optarg, &end);
 			if (*end || !(o->dilate >= 1 && o->dilate <= 1000)) {
 				return refuse("--dilate: '%s' is not a number in [1, 1000] or auto",
 					      optarg);
 			}
+			break;
+		case 'K':
+			o->max_k = strtod(optarg, &end);
+			if (*end || !*optarg || !cal_on_ladder(o->max_k)) {
+				return refuse("--max-k: '%s' is not one of the calibration's "
+					      "k (" CAL_LADDER ")", optarg);
+			}
+			o->cal_opts = 1;
 			break;
 		case 'S':
 			errno = 0;
@@ -331,6 +357,15 @@ static int misplaced(const struct run_opts *o, const char *cmd)
 			      o->files[1]);
 	}
 
+	/* only run calibrates first: check and slurm would run at the campaign's k */
+	if (o->dilate < 0 && strcmp(cmd, "run")) {
+		return refuse("%s: --dilate auto is an option of 'gridexp run' (here: gridexp "
+			      "calibrate, then --dilate K)", cmd);
+	}
+	if (o->cal_opts) {
+		return refuse("%s: --max-k is an option of 'gridexp calibrate' (run: --dilate "
+			      "auto:K)", cmd);
+	}
 	if (o->check_opts && strcmp(cmd, "check")) {
 		return refuse("%s: --level, --resamples, --ci-seed, --junit and --tap are options "
 			      "of 'gridexp check'", cmd);
@@ -392,7 +427,7 @@ static int cmd_calibrate(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	if (o.resume || o.dry || o.task >= 0 || o.dilate || o.only[0] || o.scale || o.seed_set) {
-		return refuse("calibrate: takes FILE.yaml and --prefix only");
+		return refuse("calibrate: takes FILE.yaml, --max-k and --prefix only");
 	}
 	r = do_calibrate(&o, &k, &cal);
 	json_decref(cal);

@@ -19,10 +19,17 @@
  *	    CPU besides, and are left out, as are gridmon's probes and the
  *	    loads: the answer is a lower bound, which the campaign's own
  *	    fidelity monitor then checks on every run)
- *	for k in 1, 2, 3, 5, 10, 20:
+ *	for k in 1, 2, 3, 5, 10, 20, up to K (--max-k K, run --dilate auto:K;
+ *	    default 20):
  *	    run a campaign of CAL_BROADCASTS broadcasts of S bytes, G apart,
  *	    with A, unloaded, at dilation k, the monitor the oracle
  *	    if the fidelity monitor marks no run and no broadcast: k is the answer
+ *	no k up to K faithful: said in one line, status 1 (run does not run)
+ *
+ * K bounds the wall clock, which grows with k (the gaps run k times longer):
+ * a test or a quick look on a busy box says "not faithful below K" rather
+ * than climbing to 20.  K is one of the ladder's k, so that the answer's
+ * "every k up to K strayed" names the last k tried.
  *
  * Everything it made goes into a temporary directory that is removed at the
  * end (the calibration runs are not results of the campaign); the table,
@@ -46,7 +53,16 @@
 #define CAL_BROADCASTS 3
 #define CAL_ALGOS 2
 
-static const double ladder[] = { 1, 2, 3, 5, 10, 20 };
+static const double ladder[] = { 1, 2, 3, 5, 10, 20 };	/* CAL_LADDER */
+#define NLADDER (sizeof(ladder) / sizeof(ladder[0]))
+
+int cal_on_ladder(double k)
+{
+	for (size_t i = 0; i < NLADDER; i++)
+		if (k == ladder[i])
+			return 1;
+	return 0;
+}
 
 /* The calibration campaign of @c: its grid, root and application's
  * settings, CAL_BROADCASTS broadcasts of its largest size, the algorithms
@@ -145,8 +161,10 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 	struct gx_campaign c;
 	struct gb_diag d;
 	char tmpl[] = "/tmp/gridexp-calibrate.XXXXXX", file[PATH_MAX], out[PATH_MAX];
-	int nalgos, ret = 2;
-	double gap;
+	int nalgos, ret = 2, len = 0, for_run = o->dilate < 0;   /* @k may be &o->dilate */
+	size_t n = 0;
+	double gap, max_k = o->max_k > 0 ? o->max_k : ladder[NLADDER - 1];
+	char ks[64] = "";
 	json_t *rows = json_array();
 	FILE *f;
 
@@ -173,12 +191,18 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 		goto out;
 	}
 	fclose(f);
+	/* the ladder up to K (the parser took K from it) */
+	while (n < NLADDER && ladder[n] <= max_k) {
+		len += snprintf(ks + len, sizeof(ks) - (size_t)len, "%s%g", n ? ", " : "",
+				ladder[n]);
+		n++;
+	}
 	fprintf(stderr, ME ": calibrate: the largest broadcast of %s, %d times %.3f s apart "
-		"(its scaled gap) with %d algorithm%s, unloaded, at k = 1, 2, 3, 5, 10, 20 until "
-		"the fidelity monitor marks none\n", c.name, CAL_BROADCASTS, gap, nalgos,
-		nalgos == 1 ? "" : "s");
+		"(its scaled gap) with %d algorithm%s, unloaded, at k = %s until the fidelity "
+		"monitor marks none\n", c.name, CAL_BROADCASTS, gap, nalgos,
+		nalgos == 1 ? "" : "s", ks);
 	ret = 1;
-	for (size_t i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct run_opts r = { .file = file, .files = NULL, .nfiles = 1, .out_root = tmpl,
 				      .prefix = o->prefix, .plots = 0, .task = -1,
 				      .dilate = ladder[i] };
@@ -213,15 +237,18 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 			break;
 		}
 	}
-	if (ret == 1 && *k == 0 && json_array_size(rows) == sizeof(ladder) / sizeof(ladder[0]))
-		warnx("calibrate: every k up to %g strayed: this machine cannot run %s faithfully",
-		      ladder[sizeof(ladder) / sizeof(ladder[0]) - 1], c.name);
+	/* one line; run --dilate auto then runs nothing */
+	if (ret == 1 && *k == 0 && json_array_size(rows) == n)
+		warnx("calibrate: every k up to %g strayed: this machine cannot run %s "
+		      "faithfully %s%s", ladder[n - 1], c.name, n < NLADDER ?
+		      "so little dilated (a larger K may find a k)" : "at any k of the ladder",
+		      for_run ? "; not run" : "");
 	if (!ret)
 		printf("calibrate: k = %g, the smallest at which the fidelity monitor marked "
 		       "nothing\n", *k);
-	*table = json_pack("{s:s, s:i, s:f, s:O, s:o}", "format", "gridexp-calibrate",
-			   "broadcasts", CAL_BROADCASTS, "gap_s", gap, "tried", rows,
-			   "chosen", *k > 0 ? json_real(*k) : json_null());
+	*table = json_pack("{s:s, s:i, s:f, s:O, s:f, s:o}", "format", "gridexp-calibrate",
+			   "broadcasts", CAL_BROADCASTS, "gap_s", gap, "tried", rows, "max_k",
+			   ladder[n - 1], "chosen", *k > 0 ? json_real(*k) : json_null());
 out:
 	json_decref(rows);
 	if (tmpl[0] && strcmp(tmpl, "/tmp/gridexp-calibrate.XXXXXX"))

@@ -160,7 +160,9 @@ struct run_opts {
 	const char *prefix;          /* --prefix, or NULL: derive_prefix() */
 	char only[512];              /* --only's algorithms, comma-separated, or "" (all) */
 	double scale;                /* --scale, or 0: the campaign's */
-	double dilate;               /* --dilate, or 0: the campaign's */
+	double dilate;               /* --dilate, or 0: the campaign's; -1: auto (calibrate) */
+	double max_k;                /* --max-k K or --dilate auto:K, or 0: the whole ladder */
+	int cal_opts;                /* --max-k given (calibrate's option) */
 	int seed_set;                /* --seed given */
 	uint64_t seed;               /* --seed: the campaign's seed instead of its file's */
 	int plots;                   /* 0 with --no-plots */
@@ -246,12 +248,19 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen);
  * do_calibrate() - `gridexp calibrate` and `run --dilate auto`
  * (gridexp_calibrate.c): the smallest time dilation at which the fidelity
  * monitor marks none of a short unloaded run of @o->file's largest
- * broadcast, into *@k (0 if none); *@table gets what was tried
+ * broadcast, into *@k (0 if none), climbing the ladder CAL_LADDER up to
+ * @o->max_k (all of it when 0); *@table gets what was tried
  * ({"tried": [{k, runs, runs_strayed, broadcasts, broadcasts_strayed,
- * max_completion_s, wall_s}], "chosen": k}; NULL on bad input).
- * Return: 0, 1 (no faithful k, or a run failed), 2 (bad input), 128+N.
+ * max_completion_s, wall_s}], "max_k": K, "chosen": k}; NULL on bad input).
+ * Return: 0, 1 (no faithful k up to K, or a run failed), 2 (bad input), 128+N.
  */
 int do_calibrate(const struct run_opts *o, double *k, json_t **table);
+
+/** The calibration's ladder of k, as --help and the refusals say it. */
+#define CAL_LADDER "1, 2, 3, 5, 10, 20"
+
+/** cal_on_ladder() - whether @k is one of CAL_LADDER's (a bound --max-k may take). */
+int cal_on_ladder(double k);
 
 /**
  * matrix_poll() - copy a new version of gridmon's matrix into monitor/, and

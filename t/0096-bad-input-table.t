@@ -248,7 +248,11 @@ done <<'TABLE'
 ^gridexp: run: option '--scale' needs a value	"$GX" run "$W/good.yaml" --scale
 ^gridexp: run: which campaign file	"$GX" run
 ^gridexp: [^ ]*/none.yaml: cannot read	"$GX" calibrate "$W/none.yaml"
-^gridexp: calibrate: takes FILE.yaml and --prefix only	"$GX" calibrate "$W/good.yaml" --seed 3
+^gridexp: calibrate: takes FILE.yaml, --max-k and --prefix only	"$GX" calibrate "$W/good.yaml" --seed 3
+^gridexp: --max-k: '4' is not one of the calibration's k \(1, 2, 3, 5, 10, 20\)	"$GX" calibrate "$W/good.yaml" --max-k 4 --prefix "$GB_PREFIX"
+^gridexp: --dilate: 'auto:0': K is not one of the calibration's k	"$GX" run "$W/good.yaml" --dilate auto:0 --prefix "$GB_PREFIX"
+^gridexp: check: --dilate auto is an option of 'gridexp run'	"$GX" check "$W/good.yaml" --expect "$W/ex-good.yaml" --dilate auto:3 --prefix "$GB_PREFIX"
+^gridexp: run: --max-k is an option of 'gridexp calibrate' \(run: --dilate auto:K\)	"$GX" run "$W/good.yaml" --max-k 3 --prefix "$GB_PREFIX"
 ^gridexp: run: --dilate auto measures before a new run	"$GX" run "$W/good.yaml" --dilate auto --dry-run
 ^gridexp: --dilate: 'often' is not a number in \[1, 1000\] or auto	"$GX" run "$W/good.yaml" --dilate often
 ^gridexp: run: --expect is an option of 'gridexp check'	"$GX" run "$W/good.yaml" --expect "$W/ex-good.yaml"
