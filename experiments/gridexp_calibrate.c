@@ -23,7 +23,10 @@
  *	    default 20):
  *	    run a campaign of CAL_BROADCASTS broadcasts of S bytes, G apart,
  *	    with A, unloaded, at dilation k, the monitor the oracle
- *	    if the fidelity monitor marks no run and no broadcast: k is the answer
+ *	    if the fidelity monitor marks no run and no broadcast, and no link's
+ *	    delay is below the delay line's own cost per traversal (gridemu up's
+ *	    calibration, meta.json's session "delay_line": such a link is slower
+ *	    than configured, which no fidelity mark shows): k is the answer
  *	no k up to K faithful: said in one line, status 1 (run does not run)
  *
  * K bounds the wall clock, which grows with k (the gaps run k times longer):
@@ -130,6 +133,27 @@ static double cal_cpu(const char *dir)
 	return top;
 }
 
+/* The link directions of results directory @dir's grid whose delay was
+ * below the delay line's cost per traversal (meta.json's first session,
+ * "delay_line": gridemu up's calibration), -1 if it does not say (the
+ * netem backend has no delay line). */
+static int cal_below(const char *dir)
+{
+	char path[PATH_MAX];
+	json_t *j, *v;
+	int below = -1;
+
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	if (!(j = json_load_file(path, 0, NULL)))
+		return -1;
+	v = json_object_get(json_object_get(json_array_get(json_object_get(j, "sessions"), 0),
+					    "delay_line"), "below");
+	if (json_is_integer(v))
+		below = (int)json_integer_value(v);
+	json_decref(j);
+	return below;
+}
+
 /* The fidelity counts of results directory @dir (its summary.json). */
 static int cal_read(const char *dir, int *runs, int *rs, int *bc, int *bs, double *tmax)
 {
@@ -206,7 +230,7 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 		struct run_opts r = { .file = file, .files = NULL, .nfiles = 1, .out_root = tmpl,
 				      .prefix = o->prefix, .plots = 0, .task = -1,
 				      .dilate = ladder[i] };
-		int st, runs = 0, rs = 0, bc = 0, bs = 0;
+		int st, runs = 0, rs = 0, bc = 0, bs = 0, below;
 		double t0 = gb_now(), tmax = 0, cpu;
 
 		r.files = &r.file;
@@ -222,16 +246,25 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 			break;
 		}
 		cpu = cal_cpu(out);
-		json_array_append_new(rows, json_pack("{s:f, s:i, s:i, s:i, s:i, s:f, s:o, s:f}",
+		below = cal_below(out);
+		json_array_append_new(rows, json_pack("{s:f, s:i, s:i, s:i, s:i, s:f, s:o, s:f, s:o}",
 			"k", ladder[i], "runs", runs, "runs_strayed", rs, "broadcasts", bc,
 			"broadcasts_strayed", bs, "max_completion_s", tmax, "max_cpu_some_share",
-			cpu >= 0 ? json_real(cpu) : json_null(), "wall_s", gb_now() - t0));
+			cpu >= 0 ? json_real(cpu) : json_null(), "wall_s", gb_now() - t0,
+			"links_below", below >= 0 ? json_integer(below) : json_null()));
 		printf("calibrate: k = %-3g %d of %d broadcasts and %d of %d runs strayed, the "
 		       "slowest took %.3f s, CPU pressure at most %.0f %% of a run, %.0f s of wall "
-		       "clock\n", ladder[i], bs, bc, rs, runs, tmax, cpu * 100, gb_now() - t0);
+		       "clock", ladder[i], bs, bc, rs, runs, tmax, cpu * 100, gb_now() - t0);
+		if (below > 0)
+			printf("; %d link direction%s below the delay line's cost", below,
+			       below == 1 ? "" : "s");
+		printf("\n");
 		fflush(stdout);
 		gb_rmtree(out);
-		if (!rs && !bs) {
+		/* faithful: nothing marked, and every link's delay at least the
+		 * delay line's own cost per traversal (a link below it is slower
+		 * than configured, which no fidelity mark shows) */
+		if (!rs && !bs && below <= 0) {
 			*k = ladder[i];
 			ret = 0;
 			break;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "calibrate.h"
 #include "gbexp.h"
 #include "gbio.h"
 #include "gbutil.h"
@@ -136,6 +137,16 @@ int write_meta(struct runner *R, int fresh, int session)
 			 R->prefix, "backend", R->backend, "kernel", u.release, "machine",
 			 u.machine, "tools", tools, "wan_links", wan, "capture_filter",
 			 CAPTURE_FILTER, "resumed", !fresh, "tcp", tcp ? tcp : json_null());
+	/* the delay line's cost per traversal and the links configured below
+	 * it (gridemu up's calibration, emulator/grid/calibrate.h): a link
+	 * below the cost is slower than configured, whatever the monitor says */
+	if (R->attached) {
+		struct gb_calib cal;
+		json_t *cj = NULL;
+
+		if (gb_grid_calib_read(&R->g, &cal, &cj) == 0 && cj)
+			json_object_set_new(sess, "delay_line", cj);
+	}
 	if (R->task >= 0) {      /* a Slurm array task: which, and where */
 		char host[256] = "";
 

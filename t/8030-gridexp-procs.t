@@ -13,14 +13,15 @@
 #     of every host and one of 2): rankmap.json, broadcasts.csv's `ranks`,
 #     ranks.csv, run.json `procs` and meta.json's condition echo say 3 (and
 #     8), the summary still says where the broadcasts ended, and procs.png
-#     plots time against the processor count.
+#     plots time against the processor count; meta.json's session has the
+#     delay line's calibration.
 . "$(dirname "$0")/lib-netns.sh"
 
 require_gridexp
 
 gridexp_tmp 8030
 
-plan 20
+plan 21
 
 camp() { # camp ORDER PROCS [ROOT] [ALGOS]
 	cat <<EOF
@@ -83,6 +84,13 @@ is "$(jq -c '[.campaign.conditions[] | .procs]' "$dir/meta.json" 2>/dev/null)" "
 	"  meta.json's campaign: the condition's procs"
 like "$(cat "$dir/summary.txt" 2>/dev/null)" "^mpich-g2 +(loaded|unloaded) +9 +[0-9.]+ \\[ *[0-9]+\\] +[0-9.]+ \\[ *[0-9]+\\]$" \
 	"  summary.txt: where the 9 broadcasts ended"
+be=$(jq -r .backend "$dir/meta.json" 2>/dev/null)
+if [ "$be" = tap ]; then
+	like "$(jq -r '.sessions[0].delay_line | "\(.pass_ns) \(.below)"' "$dir/meta.json" 2>/dev/null)" \
+		'^[0-9]+ [0-9]+$' "meta.json's session: the delay line's calibration (pass_ns, below)"
+else
+	skip 1 "backend $be has no delay line to calibrate"
+fi
 if command -v gnuplot >/dev/null; then
 	ok "$([ -s "$dir/procs.png" ]; echo $?)" "procs.png: time against the processor count (conditions p3 and p2)"
 else
