@@ -278,7 +278,7 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 		      for_run ? "; not run" : "");
 	if (!ret)
 		printf("calibrate: k = %g, the smallest at which the fidelity monitor marked "
-		       "nothing\n", *k);
+		       "nothing and no link was below the delay line's cost\n", *k);
 	*table = json_pack("{s:s, s:i, s:f, s:O, s:f, s:o}", "format", "gridexp-calibrate",
 			   "broadcasts", CAL_BROADCASTS, "gap_s", gap, "tried", rows, "max_k",
 			   ladder[n - 1], "chosen", *k > 0 ? json_real(*k) : json_null());
