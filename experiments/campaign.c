@@ -506,8 +506,11 @@ static int parse_ranks(struct ctx *c, const yaml_node_t *v)
 				    str_or_kind(c, x));
 		r->order = k;
 	}
-	if ((x = get(c, v, "seed")) && (ret = get_seed(c, x, "ranks: seed", &r->seed)) < 0)
-		return ret;
+	if ((x = get(c, v, "seed"))) {
+		if ((ret = get_seed(c, x, "ranks: seed", &r->seed)) < 0)
+			return ret;
+		r->seed_set = 1;
+	}
 	return 0;
 }
 

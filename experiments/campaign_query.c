@@ -121,6 +121,13 @@ int gx_rank_hosts(const struct gx_campaign *c, int *hosts)
 	return n;
 }
 
+void gx_campaign_set_seed(struct gx_campaign *c, uint64_t seed)
+{
+	c->seed = seed;
+	if (!c->ranks.seed_set)
+		c->ranks.seed = seed;
+}
+
 int gx_cond_hosts(const struct gx_campaign *c, int cond, int *hosts)
 {
 	const struct gb_topo *t = c->topo;

@@ -126,6 +126,7 @@ enum gx_order { GX_ORDER_TOPOLOGY = 0, GX_ORDER_SHUFFLE, GX_ORDER_INTERLEAVE };
 struct gx_ranks {
 	int order;                /**< enum gx_order */
 	uint64_t seed;            /**< shuffle: the PRNG seed (default: the campaign's) */
+	int seed_set;             /**< the file gave `ranks: seed` */
 };
 
 /**
@@ -207,6 +208,14 @@ struct gx_campaign {
  * Return: 0, -EINVAL (@d: "file:line:col: message"), -ENOMEM or -errno.
  */
 int gx_campaign_load(const char *path, struct gx_campaign *c, struct gb_diag *d);
+
+/**
+ * gx_campaign_set_seed() - the campaign's seed becomes @seed (`gridexp run
+ * --seed`, a resumed run's), and so does the rank order's unless the file
+ * gave `ranks: seed` of its own: a shuffled order is drawn from the seed a
+ * run is made with, not from the one the file was written with.
+ */
+void gx_campaign_set_seed(struct gx_campaign *c, uint64_t seed);
 
 /** gx_campaign_parse() - the same from a buffer; @path names it and anchors relative paths. */
 int gx_campaign_parse(const char *buf, size_t len, const char *path, struct gx_campaign *c,

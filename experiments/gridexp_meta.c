@@ -250,7 +250,7 @@ int prepare_out(struct runner *R, const char *out_root, const char *resume)
 				json_decref(m);
 				return -2;
 			}
-			R->c.seed = (uint64_t)json_integer_value(js);
+			gx_campaign_set_seed(&R->c, (uint64_t)json_integer_value(js));
 		}
 		json_decref(m);
 		snprintf(path, sizeof(path), "%s/campaign.yaml", R->out);

@@ -494,7 +494,7 @@ int runner_setup(struct runner *R, const struct run_opts *o)
 	R->scale = o->scale > 0 ? o->scale : R->c.scale;
 	R->dilate = o->dilate > 0 ? o->dilate : R->c.dilate;
 	if (o->seed_set) {
-		R->c.seed = o->seed;
+		gx_campaign_set_seed(&R->c, o->seed);
 		R->seed_given = 1;
 	}
 	for (int c = 0; c < R->c.nconds; c++)

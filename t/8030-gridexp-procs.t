@@ -6,6 +6,7 @@
 #   - --dry-run shows each condition's ranks, in rank order (interleave:
 #     a-1 b-1 a-2; topology order with the root last in the list: the root
 #     kept, its place kept);
+#   - a shuffled rank order follows --seed, unless ranks: seed is given;
 #   - procs out of range (1, one more than the hosts, not a number) and
 #     procs with phoenix or below a fail_rank are refused, exit 2, one line
 #     naming file:line:col;
@@ -21,7 +22,7 @@ require_gridexp
 
 gridexp_tmp 8030
 
-plan 21
+plan 23
 
 camp() { # camp ORDER PROCS [ROOT] [ALGOS]
 	cat <<EOF
@@ -49,6 +50,16 @@ is "$(grep -c '^  procs ' <<<"$out")" 2 "  the condition without procs: every ho
 camp topology 3 b-2 >"$tmp/t.yaml"
 out=$("$GX" run "$tmp/t.yaml" --dry-run 2>&1)
 like "$out" "^  procs 3: a-1 a-2 b-2$" "  topology order, root b-2: the root and the first 2 others, in topology order"
+
+# a shuffled order is drawn from the seed the run is made with: --seed
+# draws another (it kept the file's until session 40), unless the file
+# gives ranks: seed of its own
+camp shuffle 3 >"$tmp/s.yaml"
+order() { "$GX" run "$1" --dry-run --seed "$2" 2>&1 | sed -n 's/^  rank order: //p'; }
+o5=$(order "$tmp/s.yaml" 5); o6=$(order "$tmp/s.yaml" 6)
+ok "$([ -n "$o5" ] && [ "$o5" != "$o6" ]; echo $?)" "--seed 5 and --seed 6 draw different orders ($o5 / $o6)"
+sed 's/^ranks: {order: shuffle}$/ranks: {order: shuffle, seed: 9}/' "$tmp/s.yaml" >"$tmp/s9.yaml"
+is "$(order "$tmp/s9.yaml" 6)" "$(order "$tmp/s9.yaml" 5)" "  and ranks: seed 9 holds whatever --seed says"
 
 # out of range and the like: refused with the place
 bad() { # bad FILE PATTERN NAME
