@@ -63,9 +63,10 @@ const struct gb_shaper *gb_shaper_find(const char *name);
  * TBF parameters shared by both backends: burst = max(2 MTU, 1 ms at the
  * rate) keeps the bucket from limiting a single TCP flow at high rates
  * without letting it exceed the rate by more than a millisecond's worth.
- * With a per-packet @overhead (bytes, gb_tbf_overhead()) the two packets
- * are two MTU packets plus their overhead, since the kernel refuses a
- * packet whose length and overhead exceed the burst.
+ * With a per-packet @overhead (bytes, gb_tbf_overhead()) it is one MTU
+ * packet plus the overhead and 64 bytes of rounding: the kernel refuses a
+ * packet whose length and overhead exceed the burst, and a sender with a
+ * per-packet cost injects one packet at a time, after idle too.
  */
 uint32_t gb_tbf_burst(uint64_t rate_bps, uint32_t mtu, uint32_t overhead);
 
