@@ -77,7 +77,15 @@ bad "$tmp/bx.yaml" "^$tmp/bx.yaml:9:[0-9]+: load condition 'p3': procs must be a
 camp interleave 3 a-1 phoenix >"$tmp/bp.yaml"
 bad "$tmp/bp.yaml" "^$tmp/bp.yaml:9:[0-9]+: load condition 'p3': procs: not with algorithm 'phoenix'" "procs with phoenix"
 
-# one tiny campaign with procs: 3
+# one tiny campaign with procs: 3 (not under the sanitizer build: its
+# libgridbcast.so, preloaded into the ranks, comes before the ASan runtime,
+# which ASan refuses; cmake/bootstrap's ASAN_SKIP says the same of the other
+# campaign runs)
+if [ "${GRIDBED_SANITIZED:-}" = 1 ]; then
+	skip 9 "the campaign's ranks cannot preload the sanitized libgridbcast (cmake/bootstrap, ASAN_SKIP)"
+	done_testing
+	exit 0
+fi
 camp interleave 3 >"$tmp/c.yaml"
 "$GX" run "$tmp/c.yaml" --prefix "$GB_PREFIX" --out-root "$tmp/res" >"$tmp/out" 2>"$tmp/err"; st=$?
 is "$st" 0 "the campaign runs (exit 0)" || tail -20 "$tmp/err" | sed 's/^/#   /'
