@@ -89,6 +89,22 @@ static void gp_head(FILE *f, const char *out, const char *title)
 		title);
 }
 
+/*
+ * Close the script @f being written into *@script: 1 when it has something
+ * to draw (@have), else 0 with *@script freed; -ENOMEM if it cannot close.
+ */
+static int gp_finish(FILE *f, char **script, int have)
+{
+	if (fclose(f) == EOF)
+		return -ENOMEM;
+	if (!have) {
+		free(*script);
+		*script = NULL;
+		return 0;
+	}
+	return 1;
+}
+
 static const struct gx_row *find_row(const struct coll *C, int a, int c, int r, int i)
 {
 	for (int k = 0; k < C->nrows; k++)
@@ -300,14 +316,7 @@ static int plot_arrivals(const struct coll *C, int c, int rep, char *name, size_
 	}
 	gb_topo_free(t);
 	plot_line(f, C, plotted, "with points ps 1.2", 1);
-	if (fclose(f) == EOF)
-		return -ENOMEM;
-	if (!have) {
-		free(*script);
-		*script = NULL;
-		return 0;
-	}
-	return 1;
+	return gp_finish(f, script, have);
 }
 
 static int plot_sizes(const struct coll *C, const struct gx_summary *s, char **script)
@@ -373,12 +382,12 @@ static int cond_procs(const struct coll *C, int c)
 static int plot_procs(const struct coll *C, char **script)
 {
 	double sizes[GX_MAX_SIZES], *v;
-	int nsizes = 0, nprocs = 0, have = 0;
+	int procs[GX_MAX_CONDS], nsizes = 0, nprocs = 0, have = 0;
 	size_t len;
 	FILE *f;
 
-	for (int c = 0; c < C->nconds; c++)
-		nprocs += cond_procs(C, c) > 0;
+	for (int c = 0; c < C->nconds && c < GX_MAX_CONDS; c++)
+		nprocs += (procs[c] = cond_procs(C, c)) > 0;
 	if (nprocs < 2)
 		return 0;
 	for (int k = 0; k < C->nrows; k++) {
@@ -403,15 +412,15 @@ static int plot_procs(const struct coll *C, char **script)
 	for (int a = 0; a < C->nalgos; a++)
 		for (int i = 0; i < nsizes; i++) {
 			fprintf(f, "$a%d_%d << EOD\n", a, i);
-			for (int c = 0; c < C->nconds; c++) {
-				int n = 0, procs = cond_procs(C, c);
+			for (int c = 0; c < C->nconds && c < GX_MAX_CONDS; c++) {
+				int n = 0;
 
-				for (int k = 0; k < C->nrows && procs > 0; k++)
+				for (int k = 0; k < C->nrows && procs[c] > 0; k++)
 					if (C->rows[k].algo == a && C->rows[k].cond == c &&
 					    C->rows[k].size == sizes[i] && !C->rows[k].loaded)
 						v[n++] = C->rows[k].completion;
 				if (n) {
-					fprintf(f, "%d %.9g\n", procs, median_of(v, n));
+					fprintf(f, "%d %.9g\n", procs[c], median_of(v, n));
 					have = 1;
 				}
 			}
@@ -427,14 +436,7 @@ static int plot_procs(const struct coll *C, char **script)
 		}
 	fprintf(f, "\n");
 	free(v);
-	if (fclose(f) == EOF)
-		return -ENOMEM;
-	if (!have) {
-		free(*script);
-		*script = NULL;
-		return 0;
-	}
-	return 1;
+	return gp_finish(f, script, have);
 }
 
 int gx_report_plots(const struct coll *C, const struct gx_summary *s)

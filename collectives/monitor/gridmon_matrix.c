@@ -167,7 +167,7 @@ int mon_print_configured(struct mon *M, const char *out)
 	for (int a = 0; a < nc; a++) {
 		for (int b = 0; b < nc; b++) {
 			int s = gb_mon_rep(t, a, M->avoid), d = gb_mon_rep(t, b, M->avoid);
-			uint64_t dns = 0, rate = 0;
+			uint64_t dns = 0;
 			if (a == b) {
 				if (t->clusters[a].nhosts < 2) {
 					lat[a * nc + b] = bw[a * nc + b] = NAN;
@@ -177,7 +177,7 @@ int mon_print_configured(struct mon *M, const char *out)
 			}
 			double gp;
 
-			if (gb_topo_path_metrics(t, s, d, &dns, &rate) < 0 ||
+			if (gb_topo_path_metrics(t, s, d, &dns, NULL) < 0 ||
 			    gb_topo_path_goodput(t, s, d, &gp) < 0) {
 				lat[a * nc + b] = bw[a * nc + b] = NAN;
 				continue;
