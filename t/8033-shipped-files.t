@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 8032-shipped-files: every file the project ships for users to run is
+# 8033-shipped-files: every file the project ships for users to run is
 # accepted by the tools that read it, so that a campaign, an expectation
 # file or a topology cannot rot unnoticed between the sessions that run it:
 #   - every campaign of experiments/ (every *.yaml but *-expect.yaml) passes
@@ -35,7 +35,7 @@ for f in "$E"/*.yaml; do
 	*-expect.yaml)
 		c=${judges[$b]:-}
 		if [ -z "$c" ]; then
-			ok 1 "$b: t/8032's table names the campaign it judges"
+			ok 1 "$b: t/8033's table names the campaign it judges"
 			continue
 		fi
 		err=$("$GX" check "$E/$c" --expect "$f" --dry-run 2>&1 >/dev/null); st=$?
