@@ -17,6 +17,9 @@
 #include "summary.h"
 #include "gbutil.h"
 
+/* the most sizes the by-size table lists (a sweep, not a campaign of decreasing sizes) */
+#define BY_SIZE_MAX 32
+
 void gx_stat_of(double *v, int n, struct gx_stat *st)
 {
 	double s = 0;
@@ -394,6 +397,87 @@ static void imp(FILE *f, const struct gx_stat *st)
 	fprintf(f, " %-28s", buf);
 }
 
+/* "16K", "4M", "1000": a size as a campaign file writes it. */
+static void size_label(char *buf, size_t len, double size)
+{
+	if (size >= 1048576 && fmod(size, 1048576) == 0)
+		snprintf(buf, len, "%.0fM", size / 1048576);
+	else if (size >= 1024 && fmod(size, 1024) == 0)
+		snprintf(buf, len, "%.0fK", size / 1024);
+	else
+		snprintf(buf, len, "%.0f", size);
+}
+
+/* algorithm @a's statistic of @size and load @l, or NULL */
+static const struct gx_stat *size_stat(const struct gx_algo_summary *as, double size, int l)
+{
+	for (int k = 0; k < as->nby_size; k++)
+		if (as->by_size[k].size == size && as->by_size[k].loaded == l)
+			return &as->by_size[k].t;
+	return NULL;
+}
+
+/*
+ * The median completion time of each message size, per algorithm, with its
+ * ratio to the size before: a sweep's steps (seed 002 s5's "perturbations")
+ * read off the text.  Only for a sweep: 2 to BY_SIZE_MAX sizes, one of them
+ * broadcast more than once (a campaign of decreasing sizes has none).
+ */
+static void write_by_size(const struct gx_summary *s, int w, FILE *f)
+{
+	for (int l = 0; l < 2; l++) {
+		double sizes[BY_SIZE_MAX];
+		int ns = 0, many = 0, over = 0;
+
+		for (int a = 0; a < s->nalgos; a++)
+			for (int k = 0; k < s->a[a].nby_size; k++) {
+				const struct gx_size_stat *ss = &s->a[a].by_size[k];
+				int seen = 0;
+
+				if (ss->loaded != l)
+					continue;
+				many |= ss->t.n > 1;
+				for (int j = 0; j < ns && !seen; j++)
+					seen = sizes[j] == ss->size;
+				if (!seen && ns < BY_SIZE_MAX)
+					sizes[ns++] = ss->size;
+				else if (!seen)
+					over = 1;
+			}
+		if (ns < 2 || !many || over)
+			continue;
+		gb_sort_doubles(sizes, (size_t)ns);
+		fprintf(f, "\nmedian completion time (s) by message size, %s broadcasts, and x its "
+			"ratio to the size before:\n%-8s", l ? "loaded" : "unloaded", "size");
+		for (int a = 0; a < s->nalgos; a++)
+			fprintf(f, " %-*s", a + 1 < s->nalgos ? (w > 17 ? w : 17) : 0,
+				s->a[a].name);
+		fputc('\n', f);
+		for (int j = 0; j < ns; j++) {
+			char lab[32];
+
+			size_label(lab, sizeof(lab), sizes[j]);
+			fprintf(f, "%-8s", lab);
+			for (int a = 0; a < s->nalgos; a++) {
+				const struct gx_stat *t = size_stat(&s->a[a], sizes[j], l);
+				const struct gx_stat *p = j ? size_stat(&s->a[a], sizes[j - 1], l) : NULL;
+				char cell[48];
+
+				if (!t || !t->n)
+					snprintf(cell, sizeof(cell), "-");
+				else if (p && p->n && p->median > 0)
+					snprintf(cell, sizeof(cell), "%.4g x%.2f", t->median,
+						 t->median / p->median);
+				else
+					snprintf(cell, sizeof(cell), "%.4g", t->median);
+				fprintf(f, " %-*s", a + 1 < s->nalgos ? (w > 17 ? w : 17) : 0,
+					cell);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
 void gx_summary_write_text(const struct gx_summary *s, const char *title, FILE *f)
 {
 	int w = 9;
@@ -454,6 +538,7 @@ void gx_summary_write_text(const struct gx_summary *s, const char *title, FILE *
 		"/ its payload, mean;\ns/MiB l, u: sum of t / sum of sizes, loaded and unloaded "
 		"broadcasts;\nerr_<model>: mean |measured - predicted| / predicted;\n"
 		"x_native: sum of t / sum of native's t over the same broadcasts.\n");
+	write_by_size(s, w, f);
 }
 
 int gx_summary_subset(const struct gx_summary *s, int (*keep)(const struct gx_row *r, void *ctx),
