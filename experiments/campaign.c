@@ -820,19 +820,19 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 }
 
 /* A user's PMPI library (library:PATH): a readable ELF file. */
-static int check_library(const char *path, char *err, size_t len)
+static int check_library(const char *path, struct gb_err *err)
 {
 	unsigned char magic[4] = { 0 };
 	FILE *f = fopen(path, "rb");
 
 	if (!f) {
-		snprintf(err, len, "library:%s: %s", path, strerror(errno));
+		gb_err_set(err, "library:%s: %s", path, strerror(errno));
 		return -errno;
 	}
 	if (fread(magic, 1, 4, f) != 4 || memcmp(magic, "\x7f" "ELF", 4)) {
 		fclose(f);
-		snprintf(err, len, "library:%s: not a shared object (no ELF header; build it "
-			 "with mpicc -shared -fPIC)", path);
+		gb_err_set(err, "library:%s: not a shared object (no ELF header; build it "
+			   "with mpicc -shared -fPIC)", path);
 		return -EINVAL;
 	}
 	fclose(f);
@@ -862,6 +862,7 @@ static int parse_plugins(struct ctx *c, const yaml_node_t *v)
 		struct gx_plugin *pl;
 		const struct gb_planner *p;
 		char path[PATH_MAX], err[PATH_MAX + 128];
+		struct gb_err lib = { "" };
 
 		if (!name || !*name || strlen(name) >= sizeof(pl->name) ||
 		    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -890,8 +891,8 @@ static int parse_plugins(struct ctx *c, const yaml_node_t *v)
 		snprintf(pl->name, sizeof(pl->name), "%s", name);
 		snprintf(pl->spec, sizeof(pl->spec), "%s:%s", kind, path);
 		if (!strcmp(kind, "library")) {
-			if (check_library(path, err, sizeof(err)) < 0)
-				return fail(c, x, "planner '%s': %s", quote(c, name), err);
+			if (check_library(path, &lib) < 0)
+				return fail(c, x, "planner '%s': %s", quote(c, name), lib.msg);
 		} else if (gb_planner_resolve(pl->spec, &p, err, sizeof(err)) < 0) {
 			return fail(c, x, "planner '%s': %s", quote(c, name), err);
 		} else {
