@@ -655,7 +655,8 @@ int main(int argc, char **argv)
 	}
 	if (oracle) {
 		struct gb_topo *cfg = NULL, *live = M.g.topo;
-		char tp[512], why[256];
+		char tp[512];
+		struct gb_err why;
 		struct gb_diag d;
 
 		/* the configuration the grid was brought up with, not its live
@@ -667,8 +668,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (int i = 0; i < nder; i++)
-			if (mon_derate(cfg, der[i], why, sizeof(why)) < 0) {
-				fprintf(stderr, "gridmon: --derate %s\n", why);
+			if (mon_derate(cfg, der[i], &why) < 0) {
+				fprintf(stderr, "gridmon: --derate %s\n", why.msg);
 				gb_topo_free(cfg);
 				gb_grid_close(&M.g);
 				return 2;
