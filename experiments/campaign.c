@@ -928,8 +928,11 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 		return fail(c, x, "topology must be a file name, got %s", gb_yaml_kind(&c->y, x));
 	relative_to_campaign(cp, sval(x), cp->topology, sizeof(cp->topology));
 	ret = gb_topo_load(cp->topology, &cp->topo, &td);
-	if (ret == -EINVAL)
-		return fail(c, x, "topology %s:%d:%d: %s", td.file, td.line, td.col, td.msg);
+	if (ret == -EINVAL) {
+		char line[GB_DIAG_LINE_MAX];
+
+		return fail(c, x, "topology %s", gb_diag_format(&td, NULL, line, sizeof(line)));
+	}
 	if (ret < 0)
 		return fail(c, x, "topology '%s': %s", quote(c, cp->topology), strerror(-ret));
 
