@@ -150,11 +150,10 @@ static int get_bool(struct ctx *c, const yaml_node_t *n, const char *what, int *
 static const struct gb_planner *find_planner(const struct gx_campaign *cp, const char *name)
 {
 	const struct gb_planner *p = gb_planner_find(name);
-	char err[16];
 
 	for (int i = 0; !p && i < cp->nplugins; i++)
 		if (!strcmp(cp->plugins[i].name, name) &&
-		    gb_planner_resolve(cp->plugins[i].spec, &p, err, sizeof(err)) < 0)
+		    gb_planner_resolve(cp->plugins[i].spec, &p, NULL) < 0)
 			p = NULL;
 	return p;
 }
@@ -467,12 +466,12 @@ static int parse_app(struct ctx *c, const yaml_node_t *v)
 			    str_or_kind(c, x));
 	/* a number, or a table by message size (bcast_stripes.c): "2M:4,1" */
 	if ((x = get(c, v, "stripes"))) {
-		char why[160] = "";
+		struct gb_err why = { "" };
 
-		if (!sval(x) || gb_stripes_parse_why(sval(x), &app->stripes, why, sizeof(why)) < 0)
+		if (!sval(x) || gb_stripes_parse_why(sval(x), &app->stripes, &why) < 0)
 			return fail(c, x, "stripes must be a number of trees (1 to %d) or a table "
 				    "SIZE:K,...[,K] such as '2M:4,1', got %s%s%s", GB_STRIPES_MAX,
-				    str_or_kind(c, x), why[0] ? ": " : "", why);
+				    str_or_kind(c, x), why.msg[0] ? ": " : "", why.msg);
 	}
 	/* as the label mpich-g2@0:2 is refused (parse_algo) */
 	if (x && app->segment == 0 && striped(&app->stripes))
@@ -820,19 +819,19 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 }
 
 /* A user's PMPI library (library:PATH): a readable ELF file. */
-static int check_library(const char *path, char *err, size_t len)
+static int check_library(const char *path, struct gb_err *err)
 {
 	unsigned char magic[4] = { 0 };
 	FILE *f = fopen(path, "rb");
 
 	if (!f) {
-		snprintf(err, len, "library:%s: %s", path, strerror(errno));
+		gb_err_set(err, "library:%s: %s", path, strerror(errno));
 		return -errno;
 	}
 	if (fread(magic, 1, 4, f) != 4 || memcmp(magic, "\x7f" "ELF", 4)) {
 		fclose(f);
-		snprintf(err, len, "library:%s: not a shared object (no ELF header; build it "
-			 "with mpicc -shared -fPIC)", path);
+		gb_err_set(err, "library:%s: not a shared object (no ELF header; build it "
+			   "with mpicc -shared -fPIC)", path);
 		return -EINVAL;
 	}
 	fclose(f);
@@ -861,7 +860,8 @@ static int parse_plugins(struct ctx *c, const yaml_node_t *v)
 		const char *name = sval(k), *spec = sval(x), *kind, *colon;
 		struct gx_plugin *pl;
 		const struct gb_planner *p;
-		char path[PATH_MAX], err[PATH_MAX + 128];
+		char path[PATH_MAX];
+		struct gb_err err = { "" };
 
 		if (!name || !*name || strlen(name) >= sizeof(pl->name) ||
 		    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -890,10 +890,10 @@ static int parse_plugins(struct ctx *c, const yaml_node_t *v)
 		snprintf(pl->name, sizeof(pl->name), "%s", name);
 		snprintf(pl->spec, sizeof(pl->spec), "%s:%s", kind, path);
 		if (!strcmp(kind, "library")) {
-			if (check_library(path, err, sizeof(err)) < 0)
-				return fail(c, x, "planner '%s': %s", quote(c, name), err);
-		} else if (gb_planner_resolve(pl->spec, &p, err, sizeof(err)) < 0) {
-			return fail(c, x, "planner '%s': %s", quote(c, name), err);
+			if (check_library(path, &err) < 0)
+				return fail(c, x, "planner '%s': %s", quote(c, name), err.msg);
+		} else if (gb_planner_resolve(pl->spec, &p, &err) < 0) {
+			return fail(c, x, "planner '%s': %s", quote(c, name), err.msg);
 		} else {
 			snprintf(pl->spec, sizeof(pl->spec), "%s", p->name);
 		}
@@ -928,8 +928,11 @@ static int parse_top(struct ctx *c, const yaml_node_t *root)
 		return fail(c, x, "topology must be a file name, got %s", gb_yaml_kind(&c->y, x));
 	relative_to_campaign(cp, sval(x), cp->topology, sizeof(cp->topology));
 	ret = gb_topo_load(cp->topology, &cp->topo, &td);
-	if (ret == -EINVAL)
-		return fail(c, x, "topology %s:%d:%d: %s", td.file, td.line, td.col, td.msg);
+	if (ret == -EINVAL) {
+		char line[GB_DIAG_LINE_MAX];
+
+		return fail(c, x, "topology %s", gb_diag_format(&td, NULL, line, sizeof(line)));
+	}
 	if (ret < 0)
 		return fail(c, x, "topology '%s': %s", quote(c, cp->topology), strerror(-ret));
 

@@ -294,7 +294,7 @@ static const char *list_text(const char *const *names, int n, char *buf, size_t 
 }
 
 int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, int nalgos,
-		    const char *path, char *err, size_t errlen)
+		    const char *path, struct gb_err *err)
 {
 	char have[512];
 
@@ -307,10 +307,10 @@ int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, 
 		else if (e[i].of[0] && !in_list(algos, nalgos, e[i].of))
 			bad = e[i].of, what = "of";
 		if (bad) {
-			snprintf(err, errlen, "%s:%d:%d: expectation %d: %s '%s' is not an algorithm "
-				 "of the campaign (%s%s)", path, e[i].line, e[i].col, i + 1, what,
-				 bad, list_text(algos, nalgos, have, sizeof(have)),
-				 !strcmp(what, "algo") ? ", or \"*\"" : "");
+			gb_err_set(err, "%s:%d:%d: expectation %d: %s '%s' is not an algorithm "
+				   "of the campaign (%s%s)", path, e[i].line, e[i].col, i + 1, what,
+				   bad, list_text(algos, nalgos, have, sizeof(have)),
+				   !strcmp(what, "algo") ? ", or \"*\"" : "");
 			return -EINVAL;
 		}
 		for (int k = 0; k < 2; k++)
@@ -321,9 +321,9 @@ int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, 
 				for (int c = 0; c < gb_ncostmodels && h < sizeof(have); c++)
 					h += (size_t)snprintf(have + h, sizeof(have) - h, "%s%s",
 							      c ? ", " : "", gb_costmodels[c].name);
-				snprintf(err, errlen, "%s:%d:%d: expectation %d: metric '%s' names no "
-					 "cost model (%s)", path, e[i].line, e[i].col, i + 1,
-					 metric[k], have);
+				gb_err_set(err, "%s:%d:%d: expectation %d: metric '%s' names no "
+					   "cost model (%s)", path, e[i].line, e[i].col, i + 1,
+					   metric[k], have);
 				return -EINVAL;
 			}
 	}
@@ -331,16 +331,16 @@ int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, 
 }
 
 int gx_expect_conds(const struct gx_expect *e, int n, const char *const *conds, int nconds,
-		    const char *path, char *err, size_t errlen)
+		    const char *path, struct gb_err *err)
 {
 	char have[512];
 
 	for (int i = 0; i < n; i++)
 		if ((e[i].where & GX_WHERE_COND) && !in_list(conds, nconds, e[i].where_cond)) {
-			snprintf(err, errlen, "%s:%d:%d: expectation %d: where: condition '%s' is "
-				 "not a load condition of the campaign (%s)", path, e[i].where_line,
-				 e[i].where_col, i + 1, e[i].where_cond,
-				 list_text(conds, nconds, have, sizeof(have)));
+			gb_err_set(err, "%s:%d:%d: expectation %d: where: condition '%s' is "
+				   "not a load condition of the campaign (%s)", path,
+				   e[i].where_line, e[i].where_col, i + 1, e[i].where_cond,
+				   list_text(conds, nconds, have, sizeof(have)));
 			return -EINVAL;
 		}
 	return 0;
@@ -402,8 +402,7 @@ static const char *where_text(const struct gx_expect *e, char *buf, size_t len)
  * caller).  -EINVAL (@err) for a condition @s does not have.
  */
 static int where_summary(const struct gx_expect *e, int i, const struct gx_summary *s,
-			 struct gx_summary *sub, const struct gx_summary **use, char *err,
-			 size_t errlen)
+			 struct gx_summary *sub, const struct gx_summary **use, struct gb_err *err)
 {
 	struct where_ctx w = { e, -1 };
 	int ret;
@@ -417,19 +416,19 @@ static int where_summary(const struct gx_expect *e, int i, const struct gx_summa
 			if (!strcmp(s->conds[k], e->where_cond))
 				w.cond = k;
 		if (w.cond < 0) {
-			snprintf(err, errlen, "expectation %d (line %d): no load condition '%s' in "
-				 "the campaign", i + 1, e->line, e->where_cond);
+			gb_err_set(err, "expectation %d (line %d): no load condition '%s' in "
+				   "the campaign", i + 1, e->line, e->where_cond);
 			return -EINVAL;
 		}
 	}
 	if (!s->rows) {
-		snprintf(err, errlen, "expectation %d (line %d): 'where' needs the broadcasts' "
-			 "rows, which this summary lacks", i + 1, e->line);
+		gb_err_set(err, "expectation %d (line %d): 'where' needs the broadcasts' "
+			   "rows, which this summary lacks", i + 1, e->line);
 		return -EINVAL;
 	}
 	if ((ret = gx_summary_subset(s, where_keeps, &w, sub)) < 0) {
-		snprintf(err, errlen, "expectation %d (line %d): %s", i + 1, e->line,
-			 strerror(-ret));
+		gb_err_set(err, "expectation %d (line %d): %s", i + 1, e->line,
+			   strerror(-ret));
 		return ret;
 	}
 	*use = sub;
@@ -455,10 +454,9 @@ static int holds(int cmp, double x, double bound)
 	}
 }
 
-static int no_metric(const struct gx_expect *e, int i, const char *metric, char *err,
-		     size_t errlen)
+static int no_metric(const struct gx_expect *e, int i, const char *metric, struct gb_err *err)
 {
-	snprintf(err, errlen, "expectation %d (line %d): no metric '%s'", i + 1, e->line, metric);
+	gb_err_set(err, "expectation %d (line %d): no metric '%s'", i + 1, e->line, metric);
 	return -EINVAL;
 }
 
@@ -514,18 +512,18 @@ static const char *interval_verdict(int cmp, double lo, double hi, double thr)
 
 /* The point estimate of every line of @e[i] into @c (appended). */
 static int eval_points(const struct gx_expect *e, int i, const struct gx_summary *s,
-		       struct gx_check *c, int cap, char *err, size_t errlen)
+		       struct gx_check *c, int cap, struct gb_err *err)
 {
 	int all = !strcmp(e->algo, "*"), of = -1;
 
 	if (!all && algo_of(s, e->algo) < 0) {
-		snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in the "
-			 "campaign", i + 1, e->line, e->algo);
+		gb_err_set(err, "expectation %d (line %d): no algorithm '%s' in the "
+			   "campaign", i + 1, e->line, e->algo);
 		return -EINVAL;
 	}
 	if (e->of[0] && (of = algo_of(s, e->of)) < 0) {
-		snprintf(err, errlen, "expectation %d (line %d): no algorithm '%s' in the "
-			 "campaign", i + 1, e->line, e->of);
+		gb_err_set(err, "expectation %d (line %d): no algorithm '%s' in the "
+			   "campaign", i + 1, e->line, e->of);
 		return -EINVAL;
 	}
 	for (int a = 0; a < s->nalgos; a++) {
@@ -546,9 +544,9 @@ static int eval_points(const struct gx_expect *e, int i, const struct gx_summary
 		l->algo = a;
 		l->est = l->lo = l->hi = NAN;
 		if (gx_summary_metric(s, a, e->metric, &v) < 0)
-			return no_metric(e, i, e->metric, err, errlen);
+			return no_metric(e, i, e->metric, err);
 		if (e->bmetric[0] && gx_summary_metric(s, of >= 0 ? of : a, e->bmetric, &ref) < 0)
-			return no_metric(e, i, e->bmetric, err, errlen);
+			return no_metric(e, i, e->bmetric, err);
 		if (e->bmetric[0]) {
 			bound = e->value * ref;
 			snprintf(b, sizeof(b), "%g x %s's %s %.6g = %.6g", e->value,
@@ -666,7 +664,7 @@ out:
 }
 
 int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
-		   const struct gx_check_opts *o, struct gx_check *c, char *err, size_t errlen)
+		   const struct gx_check_opts *o, struct gx_check *c, struct gb_err *err)
 {
 	int cap = n * (s->nalgos + 1) + 1, ret;
 	struct gx_summary *sub = NULL;
@@ -674,12 +672,12 @@ int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
 
 	memset(c, 0, sizeof(*c));
 	if (o && (o->resamples != 0 && o->resamples < 100)) {
-		snprintf(err, errlen, "--resamples %d: give 0 (no intervals) or at least 100",
-			 o->resamples);
+		gb_err_set(err, "--resamples %d: give 0 (no intervals) or at least 100",
+			   o->resamples);
 		return -EINVAL;
 	}
 	if (o && o->resamples && !(o->level >= 0.5 && o->level < 1)) {
-		snprintf(err, errlen, "--level %g: give a confidence from 0.5 to below 1", o->level);
+		gb_err_set(err, "--level %g: give a confidence from 0.5 to below 1", o->level);
 		return -EINVAL;
 	}
 	c->opts = o ? *o : (struct gx_check_opts){ GX_CHECK_LEVEL, 0, GX_CHECK_SEED };
@@ -691,8 +689,8 @@ int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
 		goto fail;
 	}
 	for (int i = 0; i < n; i++)
-		if ((ret = where_summary(&e[i], i, s, &sub[i], &use[i], err, errlen)) < 0 ||
-		    (ret = eval_points(&e[i], i, use[i], c, cap, err, errlen)) < 0)
+		if ((ret = where_summary(&e[i], i, s, &sub[i], &use[i], err)) < 0 ||
+		    (ret = eval_points(&e[i], i, use[i], c, cap, err)) < 0)
 			goto fail;
 	if (c->opts.resamples > 0) {
 		int any = 0;
@@ -703,7 +701,7 @@ int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
 			if (e[i].where)
 				ret = eval_intervals(e, use[i], &c->opts, c, i);
 		if (ret < 0) {
-			snprintf(err, errlen, "cannot resample: %s", strerror(-ret));
+			gb_err_set(err, "cannot resample: %s", strerror(-ret));
 			goto fail;
 		}
 		/* the first line says the whole set's blocks and slots */
@@ -712,7 +710,7 @@ int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
 		if (any && !c->nslots && s->rows && s->nrows > 0 &&
 		    (ret = gx_boot_each(s, 0, c->opts.seed, NULL, NULL, &c->nblocks,
 					&c->nslots)) < 0) {
-			snprintf(err, errlen, "cannot resample: %s", strerror(-ret));
+			gb_err_set(err, "cannot resample: %s", strerror(-ret));
 			goto fail;
 		}
 	}
@@ -740,10 +738,10 @@ void gx_check_release(struct gx_check *c)
 }
 
 int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s,
-		    const struct gx_check_opts *o, FILE *out, char *err, size_t errlen)
+		    const struct gx_check_opts *o, FILE *out, struct gb_err *err)
 {
 	struct gx_check c;
-	int ret = gx_expect_eval(e, n, s, o, &c, err, errlen);
+	int ret = gx_expect_eval(e, n, s, o, &c, err);
 
 	if (ret < 0)
 		return ret;

@@ -9,7 +9,9 @@
  * the CLI share.
  *
  * Conventions: functions return 0 or a negative errno and print nothing;
- * bad input is a struct gb_diag "file:line:col: message".
+ * bad input is a struct gb_diag "file:line:col: message", and any other
+ * reason a user must read one line in the optional struct gb_err @err
+ * (util/gbutil.h; NULL: no words wanted).
  */
 #ifndef GRIDBED_GBEXP_H
 #define GRIDBED_GBEXP_H
@@ -23,6 +25,7 @@
 #include "bcast_core.h"
 #include "gbload.h"
 #include "gbtopo.h"
+#include "gbutil.h"
 #include "gxfile.h"
 #include "summary.h"
 
@@ -372,8 +375,7 @@ void gx_run_id(const struct gx_campaign *c, int cond, int algo, int rep, char *b
  * @plots: 0 to skip gnuplot.  @err: a one-line reason on failure.
  * Return: 0, -ENOENT (not a results directory), -EINVAL, -errno.
  */
-int gx_report(const char *dir, int plots, FILE *out, struct gx_summary *s, char *err,
-	      size_t errlen);
+int gx_report(const char *dir, int plots, FILE *out, struct gx_summary *s, struct gb_err *err);
 
 /**
  * gx_results_algos() - the algorithm labels of results directory @dir (its
@@ -383,8 +385,7 @@ int gx_report(const char *dir, int plots, FILE *out, struct gx_summary *s, char 
  * Return: the number of labels, -ENOENT (not a results directory; @err),
  * -EINVAL (@err), -errno.
  */
-int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char *err,
-		     size_t errlen);
+int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, struct gb_err *err);
 
 /**
  * gx_report_pool() - one summary over results directories @dirs[0 ..
@@ -401,7 +402,7 @@ int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char
  * twice), -errno.
  */
 int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summary *s,
-		   char *err, size_t errlen);
+		   struct gb_err *err);
 
 /* ------------------------------------------------------------------ */
 /* Expectations (check.c)                                               */
@@ -456,7 +457,7 @@ int gx_expect_load(const char *path, struct gx_expect **e, int *n, struct gb_dia
  * Return: 0, or -EINVAL with @err "PATH:LINE:COL: expectation K: ...".
  */
 int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, int nalgos,
-		    const char *path, char *err, size_t errlen);
+		    const char *path, struct gb_err *err);
 
 /**
  * gx_expect_conds() - the load conditions the expectations' `where` name,
@@ -465,7 +466,7 @@ int gx_expect_names(const struct gx_expect *e, int n, const char *const *algos, 
  * Return: 0, or -EINVAL with @err "PATH:LINE:COL: expectation K: ...".
  */
 int gx_expect_conds(const struct gx_expect *e, int n, const char *const *conds, int nconds,
-		    const char *path, char *err, size_t errlen);
+		    const char *path, struct gb_err *err);
 
 /**
  * gx_results_conds() - the load condition names of results directory @dir
@@ -473,8 +474,7 @@ int gx_expect_conds(const struct gx_expect *e, int n, const char *const *conds, 
  * Return: the number of names, -ENOENT (not a results directory; @err),
  * -EINVAL (@err), -errno.
  */
-int gx_results_conds(const char *dir, char (*names)[GX_NAME_MAX], int max, char *err,
-		     size_t errlen);
+int gx_results_conds(const char *dir, char (*names)[GX_NAME_MAX], int max, struct gb_err *err);
 
 /** How gx_expect_eval() decides (docs/formats.md, "Expectations"). */
 struct gx_check_opts {
@@ -536,7 +536,7 @@ struct gx_check {
  * -ENOMEM.  Release @c with gx_check_release().
  */
 int gx_expect_eval(const struct gx_expect *e, int n, const struct gx_summary *s,
-		   const struct gx_check_opts *o, struct gx_check *c, char *err, size_t errlen);
+		   const struct gx_check_opts *o, struct gx_check *c, struct gb_err *err);
 
 /** gx_check_release() - free; safe on a zeroed struct and twice. */
 void gx_check_release(struct gx_check *c);
@@ -564,7 +564,7 @@ int gx_check_write_junit(const struct gx_check *c, const char *suite, FILE *out)
  * to @out.  Return: the number of failed lines, or the negative error.
  */
 int gx_expect_check(const struct gx_expect *e, int n, const struct gx_summary *s,
-		    const struct gx_check_opts *o, FILE *out, char *err, size_t errlen);
+		    const struct gx_check_opts *o, FILE *out, struct gb_err *err);
 
 #ifdef __cplusplus
 }

@@ -449,7 +449,7 @@ static int cmd_slurm(int argc, char **argv)
 
 static int cmd_report(int argc, char **argv)
 {
-	char err[1024];
+	struct gb_err err = { "" };
 	int plots = 1, ret, ndirs = 0;
 	const char *dirs[argc];
 
@@ -469,11 +469,11 @@ static int cmd_report(int argc, char **argv)
 		return refuse("report: which results directory? (see gridexp --help)");
 	}
 	if (ndirs > 1)
-		ret = gx_report_pool(dirs, ndirs, stdout, NULL, err, sizeof(err));
+		ret = gx_report_pool(dirs, ndirs, stdout, NULL, &err);
 	else
-		ret = gx_report(dirs[0], plots, stdout, NULL, err, sizeof(err));
+		ret = gx_report(dirs[0], plots, stdout, NULL, &err);
 	if (ret < 0) {
-		warnx("%s", err);
+		warnx("%s", err.msg);
 		return ret == -ENOENT || ret == -EINVAL ? 2 : 1;
 	}
 	return 0;
@@ -487,21 +487,20 @@ static int cmd_report(int argc, char **argv)
 static int check_names(const struct run_opts *o, const char *expect, const struct gx_expect *e,
 		       int n)
 {
-	char labels[GX_MAX_ALGOS][GX_NAME_MAX], clabels[GX_MAX_CONDS][GX_NAME_MAX], err[1024];
+	char labels[GX_MAX_ALGOS][GX_NAME_MAX], clabels[GX_MAX_CONDS][GX_NAME_MAX];
 	const char *names[GX_MAX_ALGOS], *cnames[GX_MAX_CONDS];
+	struct gb_err err = { "" };
 	struct stat st;
 	int na, nc, ret;
 
 	for (int i = 0; i < o->nfiles; i++) {
 		if (stat(o->files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			if ((na = gx_results_algos(o->files[i], labels, GX_MAX_ALGOS, err,
-						   sizeof(err))) < 0) {
-				warnx("check: %s", err);
+			if ((na = gx_results_algos(o->files[i], labels, GX_MAX_ALGOS, &err)) < 0) {
+				warnx("check: %s", err.msg);
 				return na == -ENOMEM ? 1 : 2;
 			}
-			if ((nc = gx_results_conds(o->files[i], clabels, GX_MAX_CONDS, err,
-						   sizeof(err))) < 0) {
-				warnx("check: %s", err);
+			if ((nc = gx_results_conds(o->files[i], clabels, GX_MAX_CONDS, &err)) < 0) {
+				warnx("check: %s", err.msg);
 				return nc == -ENOMEM ? 1 : 2;
 			}
 		} else if (o->nfiles > 1) {
@@ -527,9 +526,9 @@ static int check_names(const struct run_opts *o, const char *expect, const struc
 			names[a] = labels[a];
 		for (int k = 0; k < nc; k++)
 			cnames[k] = clabels[k];
-		if ((ret = gx_expect_names(e, n, names, na, expect, err, sizeof(err))) < 0 ||
-		    (ret = gx_expect_conds(e, n, cnames, nc, expect, err, sizeof(err))) < 0) {
-			return refuse("check: %s", err);
+		if ((ret = gx_expect_names(e, n, names, na, expect, &err)) < 0 ||
+		    (ret = gx_expect_conds(e, n, cnames, nc, expect, &err)) < 0) {
+			return refuse("check: %s", err.msg);
 		}
 	}
 	return 0;
@@ -583,7 +582,8 @@ static int cmd_check(int argc, char **argv)
 	struct gx_summary s;
 	struct gb_diag d;
 	const char *expect = NULL;
-	char dir[PATH_MAX], err[1024];
+	char dir[PATH_MAX];
+	struct gb_err err = { "" };
 	struct stat st;
 	int r = parse_run_opts(argc, argv, &o, &expect), n, ret, status = 0;
 
@@ -614,7 +614,7 @@ static int cmd_check(int argc, char **argv)
 					      "arguments are results directories to pool)",
 					      o.files[i]);
 			}
-		ret = gx_report_pool(o.files, o.nfiles, NULL, &s, err, sizeof(err));
+		ret = gx_report_pool(o.files, o.nfiles, NULL, &s, &err);
 	} else {
 		if (stat(o.file, &st) == 0 && S_ISDIR(st.st_mode)) {
 			snprintf(dir, sizeof(dir), "%s", o.file);
@@ -630,20 +630,20 @@ static int cmd_check(int argc, char **argv)
 				return status;
 			}
 		}
-		ret = gx_report(dir, 0, NULL, &s, err, sizeof(err));
+		ret = gx_report(dir, 0, NULL, &s, &err);
 	}
 	if (ret < 0) {
 		free(e);
-		return refuse("%s", err);
+		return refuse("%s", err.msg);
 	}
 	struct gx_check_opts co = { o.level, o.resamples, o.ci_seed };
 	struct gx_check c;
 
-	ret = gx_expect_eval(e, n, &s, &co, &c, err, sizeof(err));
+	ret = gx_expect_eval(e, n, &s, &co, &c, &err);
 	gx_summary_release(&s);
 	free(e);
 	if (ret < 0) {
-		return refuse("%s: %s", expect, err);
+		return refuse("%s: %s", expect, err.msg);
 	}
 	if (o.junit && (ret = write_junit(&c, expect, o.junit)) < 0) {
 		warnx("check: cannot write %s: %s", o.junit, strerror(-ret));

@@ -679,11 +679,11 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen)
 	}
 	teardown(R);
 	if (R->task < 0) {      /* a Slurm task's: gridexp slurm's, once all have ended */
-		char err[512];
+		struct gb_err err = { "" };
 
 		fputc('\n', stdout);
-		if (gx_report(R->out, R->plots, stdout, NULL, err, sizeof(err)) < 0) {
-			warnx("report: %s", err);
+		if (gx_report(R->out, R->plots, stdout, NULL, &err) < 0) {
+			warnx("report: %s", err.msg);
 			status = 1;
 		}
 		fflush(stdout);

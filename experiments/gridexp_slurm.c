@@ -333,7 +333,8 @@ int do_slurm(const struct run_opts *o)
 	struct runner *R = calloc(1, sizeof(*R));
 	static const char *const cmds[] = { "sbatch", "squeue", "scontrol", "scancel" };
 	char file[PATH_MAX], out[PATH_MAX], script[PATH_MAX], path[PATH_MAX], array[8192];
-	char sb[4096], jobid[64], err[512];
+	char sb[4096], jobid[64];
+	struct gb_err err = { "" };
 	int *task = NULL, n = 0, status = 0, failed = 0, ret;
 	struct gx_summary s;
 	json_t *tj;
@@ -469,8 +470,8 @@ int do_slurm(const struct run_opts *o)
 report:
 	fputc('\n', stdout);
 	memset(&s, 0, sizeof(s));
-	if (gx_report(out, R->plots, stdout, &s, err, sizeof(err)) < 0) {
-		warnx("report: %s", err);
+	if (gx_report(out, R->plots, stdout, &s, &err) < 0) {
+		warnx("report: %s", err.msg);
 		status = 1;
 	}
 	fflush(stdout);

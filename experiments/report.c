@@ -47,22 +47,20 @@
 /* Collecting the rows (struct coll: report_priv.h)                   */
 /* ------------------------------------------------------------------ */
 
-static __attribute__((format(printf, 3, 4))) int rfail(char *err, size_t len, const char *fmt,
-						       ...)
+/* @err said (gb_err_vset()); -EINVAL */
+static __attribute__((format(printf, 2, 3))) int rfail(struct gb_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	gb_err_vset(err, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
 /* @dir's meta.json into *@meta; -ENOENT (not a results directory) or
  * another -errno with @err said. */
-static int read_meta(const char *dir, json_t **meta, char *err, size_t errlen)
+static int read_meta(const char *dir, json_t **meta, struct gb_err *err)
 {
 	char path[PATH_MAX];
 	json_error_t je;
@@ -72,14 +70,14 @@ static int read_meta(const char *dir, json_t **meta, char *err, size_t errlen)
 	if ((*meta = gb_json_load_file(path, &je, &ret)))
 		return 0;
 	if (ret == -ENOENT || ret == -ENOTDIR) {
-		rfail(err, errlen, "'%s' is not a campaign's results directory (no meta.json)",
+		rfail(err, "'%s' is not a campaign's results directory (no meta.json)",
 		      dir);
 		return -ENOENT;
 	}
-	return rfail(err, errlen, "%s: %s", path, ret == -EINVAL ? je.text : strerror(-ret));
+	return rfail(err, "%s: %s", path, ret == -EINVAL ? je.text : strerror(-ret));
 }
 
-static int load_meta(struct coll *C, char *err, size_t errlen)
+static int load_meta(struct coll *C, struct gb_err *err)
 {
 	char path[PATH_MAX];
 	json_t *camp, *a, *runs;
@@ -87,7 +85,7 @@ static int load_meta(struct coll *C, char *err, size_t errlen)
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/meta.json", C->dir);
-	if ((ret = read_meta(C->dir, &C->meta, err, errlen)) < 0)
+	if ((ret = read_meta(C->dir, &C->meta, err)) < 0)
 		return ret;
 	camp = json_object_get(C->meta, "campaign");
 	snprintf(C->name, sizeof(C->name), "%s",
@@ -104,7 +102,7 @@ static int load_meta(struct coll *C, char *err, size_t errlen)
 	}
 	runs = json_object_get(C->meta, "runs");
 	if (!C->nalgos || !json_is_array(runs))
-		return rfail(err, errlen, "%s: no algorithms or runs", path);
+		return rfail(err, "%s: no algorithms or runs", path);
 	C->runs = calloc(json_array_size(runs) + 1, sizeof(*C->runs));
 	if (!C->runs)
 		return -ENOMEM;
@@ -117,7 +115,7 @@ static int load_meta(struct coll *C, char *err, size_t errlen)
 		r->cond = (int)json_integer_value(json_object_get(a, "cond"));
 		r->rep = (int)json_integer_value(json_object_get(a, "rep"));
 		if (r->algo < 0 || r->algo >= C->nalgos || r->cond < 0 || r->cond >= C->nconds)
-			return rfail(err, errlen, "%s: run '%s' names no algorithm or condition",
+			return rfail(err, "%s: run '%s' names no algorithm or condition",
 				     path, r->id);
 	}
 	return 0;
@@ -152,7 +150,7 @@ static void count_loads(const char *path, struct run *r)
 	gx_csv_release(&lc);
 }
 
-static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
+static int read_run(struct coll *C, struct run *r, struct gb_err *err)
 {
 	char path[PATH_MAX];
 	struct gx_csv b, w;
@@ -167,7 +165,7 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/runs/%s/run.json", C->dir, r->id);
 	rj = gb_json_load_file(path, &je, &ret);
 	if (!rj)
-		return rfail(err, errlen, "%s: %s", path, ret == -EINVAL ? je.text : strerror(-ret));
+		return rfail(err, "%s: %s", path, ret == -EINVAL ? je.text : strerror(-ret));
 	r->failed = strcmp(json_string_value(json_object_get(rj, "status")) ?: "", "ok") != 0;
 	{
 		json_t *fj = json_object_get(rj, "fidelity");
@@ -189,7 +187,7 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 	if (ret == -ENOENT)
 		return 0;      /* a run that failed before its first broadcast */
 	if (ret < 0)
-		return rfail(err, errlen, "%s: %s", path, strerror(-ret));
+		return rfail(err, "%s: %s", path, strerror(-ret));
 	memset(&w, 0, sizeof(w));
 	/* wan.csv is derived from broadcasts.csv and capture.csv: derived again
 	 * (a run without capture.csv keeps the wan.csv it has, if any) */
@@ -219,7 +217,7 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 	if (cidx < 0 || cs < 0 || cc < 0 || cz < 0) {
 		gx_csv_release(&b);
 		gx_csv_release(&w);
-		return rfail(err, errlen, "%s/runs/%s/broadcasts.csv: columns index, size, "
+		return rfail(err, "%s/runs/%s/broadcasts.csv: columns index, size, "
 			     "start_time, completion_time are required", C->dir, r->id);
 	}
 	int first = C->nrows;
@@ -268,7 +266,7 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 		snprintf(path, sizeof(path), "%s/runs/%s/ranks.csv", C->dir, r->id);
 		if ((ret = gx_run_trees(C->topo, path, target, C->rows + first, C->nrows - first,
 					&r->trees)) < 0)
-			return rfail(err, errlen, "%s: %s", path, strerror(-ret));
+			return rfail(err, "%s: %s", path, strerror(-ret));
 	}
 	snprintf(path, sizeof(path), "%s/runs/%s/load.csv", C->dir, r->id);
 	count_loads(path, r);
@@ -276,13 +274,13 @@ static int read_run(struct coll *C, struct run *r, char *err, size_t errlen)
 }
 
 /* meta.json and every complete run of @dir into @C (initialised here). */
-static int coll_load(struct coll *C, const char *dir, char *err, size_t errlen)
+static int coll_load(struct coll *C, const char *dir, struct gb_err *err)
 {
 	int ret;
 
 	memset(C, 0, sizeof(*C));
 	C->dir = dir;
-	if ((ret = load_meta(C, err, errlen)) < 0)
+	if ((ret = load_meta(C, err)) < 0)
 		return ret;
 	{
 		char path[PATH_MAX];
@@ -294,7 +292,7 @@ static int coll_load(struct coll *C, const char *dir, char *err, size_t errlen)
 			C->topo = NULL;
 	}
 	for (int k = 0; k < C->nruns; k++)
-		if ((ret = read_run(C, &C->runs[k], err, errlen)) < 0)
+		if ((ret = read_run(C, &C->runs[k], err)) < 0)
 			return ret;
 	return 0;
 }
@@ -610,20 +608,20 @@ static void write_setup_text(const struct coll *C, FILE *f)
  * all and per algorithm.
  */
 static int coll_summarize(const struct coll *C, struct gx_summary *s, int *complete,
-			  int *failed, char *err, size_t errlen)
+			  int *failed, struct gb_err *err)
 {
 	int ret = gx_summarize(C->rows, C->nrows, C->algos, C->nalgos, C->mp, C->nmodels,
 			       GX_REFERENCE, s);
 
 	if (ret < 0) {
-		rfail(err, errlen, "cannot summarise: %s", strerror(-ret));
+		rfail(err, "cannot summarise: %s", strerror(-ret));
 		return ret;
 	}
 	/* the rows too, for gridexp check's intervals (bootstrap.h) */
 	if (C->nrows > 0) {
 		if (!(s->rows = malloc(sizeof(*s->rows) * (size_t)C->nrows))) {
 			gx_summary_release(s);
-			rfail(err, errlen, "cannot summarise: %s", strerror(ENOMEM));
+			rfail(err, "cannot summarise: %s", strerror(ENOMEM));
 			return -ENOMEM;
 		}
 		memcpy(s->rows, C->rows, sizeof(*s->rows) * (size_t)C->nrows);
@@ -633,7 +631,7 @@ static int coll_summarize(const struct coll *C, struct gx_summary *s, int *compl
 	if (C->nconds > 0) {
 		if (!(s->conds = calloc((size_t)C->nconds, sizeof(*s->conds)))) {
 			gx_summary_release(s);
-			rfail(err, errlen, "cannot summarise: %s", strerror(ENOMEM));
+			rfail(err, "cannot summarise: %s", strerror(ENOMEM));
 			return -ENOMEM;
 		}
 		for (int k = 0; k < C->nconds; k++)
@@ -715,8 +713,7 @@ static void short_loads_text(const struct coll *C, FILE *f)
 				C->runs[k].loads_short, C->runs[k].loads);
 }
 
-int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout, char *err,
-	      size_t errlen)
+int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout, struct gb_err *err)
 {
 	struct coll C;
 	struct gx_summary s;
@@ -727,9 +724,9 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	int ret, complete = 0, failed = 0;
 
 	memset(&s, 0, sizeof(s));
-	if ((ret = coll_load(&C, dir, err, errlen)) < 0)
+	if ((ret = coll_load(&C, dir, err)) < 0)
 		goto cleanup;
-	if ((ret = coll_summarize(&C, &s, &complete, &failed, err, errlen)) < 0)
+	if ((ret = coll_summarize(&C, &s, &complete, &failed, err)) < 0)
 		goto cleanup;
 	snprintf(title, sizeof(title), "campaign %s (results %s): %d of %d runs complete, %d "
 		 "failed, %d broadcasts, time dilation x%g%s", C.name, C.stamp, complete, C.nruns,
@@ -781,7 +778,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	}
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
 	if ((ret = gx_write_atomic(path, text, tlen)) < 0) {
-		rfail(err, errlen, "cannot write '%s': %s", path, strerror(-ret));
+		rfail(err, "cannot write '%s': %s", path, strerror(-ret));
 		goto cleanup;
 	}
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
@@ -798,13 +795,13 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		js[jl + 1] = '\0';
 	}
 	if ((ret = gx_write_atomic(path, js, strlen(js))) < 0) {
-		rfail(err, errlen, "cannot write '%s': %s", path, strerror(-ret));
+		rfail(err, "cannot write '%s': %s", path, strerror(-ret));
 		goto cleanup;
 	}
 	if (out)
 		fwrite(text, 1, tlen, out);
 	if (do_plots && (ret = gx_report_plots(&C, &s)) < 0) {
-		rfail(err, errlen, "gnuplot failed to draw the plots in '%s' (is gnuplot-nox "
+		rfail(err, "gnuplot failed to draw the plots in '%s' (is gnuplot-nox "
 		      "installed?)", dir);
 		goto cleanup;
 	}
@@ -843,18 +840,18 @@ static int name_index(const char *const *names, int n, const char *name)
  * past @repoff (so that a broadcast pairs only with its own directory's).
  * *@maxrep: @D's largest repetition.
  */
-static int pool_add(struct coll *P, const struct coll *D, int repoff, int *maxrep, char *err,
-		    size_t errlen)
+static int pool_add(struct coll *P, const struct coll *D, int repoff, int *maxrep,
+		    struct gb_err *err)
 {
 	int amap[GX_MAX_ALGOS], cmap[GX_MAX_CONDS], mmap[GX_MAX_MODELS];
 
 	for (int a = 0; a < D->nalgos; a++)
 		if ((amap[a] = name_index(P->algos, P->nalgos, D->algos[a])) < 0)
-			return rfail(err, errlen, "'%s': algorithm '%s' is not in '%s' (pool the "
+			return rfail(err, "'%s': algorithm '%s' is not in '%s' (pool the "
 				     "results of one campaign)", D->dir, D->algos[a] ?: "?", P->dir);
 	for (int c = 0; c < D->nconds; c++)
 		if ((cmap[c] = name_index(P->conds, P->nconds, D->conds[c])) < 0)
-			return rfail(err, errlen, "'%s': condition '%s' is not in '%s' (pool the "
+			return rfail(err, "'%s': condition '%s' is not in '%s' (pool the "
 				     "results of one campaign)", D->dir, D->conds[c] ?: "?", P->dir);
 	for (int m = 0; m < D->nmodels; m++)
 		mmap[m] = add_model(P, D->models[m]);
@@ -908,14 +905,14 @@ static void pool_coverage(const struct coll *P, const struct coll *D, const char
 
 /* The strings @field of meta.json's campaign.@list[] of @dir, as gx_results_algos(). */
 static int results_names(const char *dir, const char *list, const char *field,
-			 char (*names)[GX_NAME_MAX], int max, char *err, size_t errlen)
+			 char (*names)[GX_NAME_MAX], int max, struct gb_err *err)
 {
 	char path[PATH_MAX];
 	json_t *meta, *a;
 	size_t i;
 	int ret, n = 0;
 
-	if ((ret = read_meta(dir, &meta, err, errlen)) < 0)
+	if ((ret = read_meta(dir, &meta, err)) < 0)
 		return ret;
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	json_array_foreach(json_object_get(json_object_get(meta, "campaign"), list), i, a) {
@@ -926,24 +923,22 @@ static int results_names(const char *dir, const char *list, const char *field,
 	}
 	json_decref(meta);
 	if (!n)
-		return rfail(err, errlen, "%s: no %s", path, list);
+		return rfail(err, "%s: no %s", path, list);
 	return n;
 }
 
-int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, char *err,
-		     size_t errlen)
+int gx_results_algos(const char *dir, char (*labels)[GX_NAME_MAX], int max, struct gb_err *err)
 {
-	return results_names(dir, "algorithms", "label", labels, max, err, errlen);
+	return results_names(dir, "algorithms", "label", labels, max, err);
 }
 
-int gx_results_conds(const char *dir, char (*names)[GX_NAME_MAX], int max, char *err,
-		     size_t errlen)
+int gx_results_conds(const char *dir, char (*names)[GX_NAME_MAX], int max, struct gb_err *err)
 {
-	return results_names(dir, "conditions", "name", names, max, err, errlen);
+	return results_names(dir, "conditions", "name", names, max, err);
 }
 
 int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summary *sout,
-		   char *err, size_t errlen)
+		   struct gb_err *err)
 {
 	struct coll *D = NULL, P;
 	struct gx_summary s;
@@ -953,7 +948,7 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 	memset(&P, 0, sizeof(P));
 	memset(&s, 0, sizeof(s));
 	if (ndirs < 1)
-		return rfail(err, errlen, "no results directory");
+		return rfail(err, "no results directory");
 	/* the same directory twice (DIR DIR/, a link to it) would count its
 	 * broadcasts twice */
 	for (int d = 0; d < ndirs; d++) {
@@ -962,16 +957,16 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 		for (int e = 0; e < d; e++)
 			if (stat(dirs[d], &a) == 0 && stat(dirs[e], &b) == 0 &&
 			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-				return rfail(err, errlen, "'%s' and '%s' are the same results "
+				return rfail(err, "'%s' and '%s' are the same results "
 					     "directory (each is pooled once)", dirs[e], dirs[d]);
 	}
 	if (!(D = calloc((size_t)ndirs, sizeof(*D))))
 		return -ENOMEM;
 	for (int d = 0; d < ndirs; d++) {
-		if ((ret = coll_load(&D[d], dirs[d], err, errlen)) < 0)
+		if ((ret = coll_load(&D[d], dirs[d], err)) < 0)
 			goto cleanup;
 		if (strcmp(D[d].name, D[0].name)) {
-			ret = rfail(err, errlen, "'%s' holds campaign '%s' and '%s' campaign '%s' (pool "
+			ret = rfail(err, "'%s' holds campaign '%s' and '%s' campaign '%s' (pool "
 				    "the results of one campaign)", dirs[d], D[d].name, dirs[0],
 				    D[0].name);
 			goto cleanup;
@@ -997,11 +992,11 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 	for (int d = 0; d < ndirs; d++) {
 		int maxrep = 0;
 
-		if ((ret = pool_add(&P, &D[d], repoff, &maxrep, err, errlen)) < 0)
+		if ((ret = pool_add(&P, &D[d], repoff, &maxrep, err)) < 0)
 			goto cleanup;
 		repoff += maxrep;
 	}
-	if ((ret = coll_summarize(&P, &s, &complete, &failed, err, errlen)) < 0)
+	if ((ret = coll_summarize(&P, &s, &complete, &failed, err)) < 0)
 		goto cleanup;
 	pool_coverage(&P, D, dirs, ndirs, &s);
 	snprintf(title, sizeof(title), "campaign %s, %d results directories pooled: %d of %d runs "

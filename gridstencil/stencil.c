@@ -489,16 +489,17 @@ static void gather_processors(struct job *J)
 	MPI_Gather(mycpu, 160, MPI_CHAR, J->cpu, 160, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
-/* The driver with the application's groups, started.  Return: 0 or -errno. */
-static int start_driver(struct job *J)
+/* The driver with the application's groups, started.  Return: 0 or -errno
+ * (@err says why, or is left as it was). */
+static int start_driver(struct job *J, struct gb_err *err)
 {
-	int rc = gb_st_create(MPI_COMM_WORLD, &J->o.st, &J->s);
+	int rc = gb_st_create(MPI_COMM_WORLD, &J->o.st, &J->s, err);
 
 	for (int g = 0; rc == 0 && g < J->o.ngroups; g++)
 		if (gb_st_add_group(J->s, J->o.g[g].name, J->o.g[g].nvars) < 0)
 			rc = -ENOMEM;
 	if (rc == 0)
-		rc = gb_st_start(J->s);
+		rc = gb_st_start(J->s, err);
 	return rc;
 }
 
@@ -535,6 +536,7 @@ static void iterate(struct job *J)
 	struct block *blk = J->blk;
 	double *t_it = J->t_it, C = 0.5 / o->st.ndim, t_start, t_block;
 	long b_first = 0;
+	struct gb_err err = { "" };
 	int rc, nb = 0;
 
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -545,9 +547,9 @@ static void iterate(struct job *J)
 		int lo[GB_ST_MAXDIM], hi[GB_ST_MAXDIM];
 
 		t_it[it] = MPI_Wtime() - t_start;
-		if ((rc = gb_st_sync(s, it)) < 0) {
+		if ((rc = gb_st_sync(s, it, &err)) < 0) {
 			fprintf(stderr, ME ": rank %d: iteration %ld: %s\n", J->rank, it,
-				gb_st_strerror(s)[0] ? gb_st_strerror(s) : strerror(-rc));
+				err.msg[0] ? err.msg : strerror(-rc));
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
 		gb_st_region(s, lo, hi);
@@ -598,6 +600,7 @@ int main(int argc, char **argv)
 {
 	static struct job job;
 	struct job *J = &job;
+	struct gb_err err = { "" };
 	int rc;
 
 	rc = parse_opts(argc, argv, &J->o);
@@ -612,9 +615,9 @@ int main(int argc, char **argv)
 		J->npts *= (uint64_t)J->o.st.grid[d];
 	gather_processors(J);
 
-	if ((rc = start_driver(J)) < 0) {
+	if ((rc = start_driver(J, &err)) < 0) {
 		if (J->rank == 0)
-			fprintf(stderr, ME ": %s\n", gb_st_strerror(J->s));
+			fprintf(stderr, ME ": %s\n", err.msg);
 		gb_st_destroy(J->s);
 		MPI_Finalize();
 		return rc == -EINVAL ? 2 : 1;

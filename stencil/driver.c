@@ -64,11 +64,6 @@ void gb_st_opts_default(struct gb_st_opts *o)
 	o->compress_fixed = -1;
 }
 
-const char *gb_st_strerror(const struct gb_st *s)
-{
-	return s ? s->err : "out of memory";
-}
-
 const struct gb_st_layout *gb_st_layout_of(const struct gb_st *s)
 {
 	return &s->lay;
@@ -418,14 +413,11 @@ static int check_opts(struct gb_st *s)
 	return 0;
 }
 
-int gb_st_create(MPI_Comm comm, const struct gb_st_opts *o, struct gb_st **out)
+/* gb_st_create()'s steps on @s, allocated; its words in s->why */
+static int create(struct gb_st *s, MPI_Comm comm, const struct gb_st_opts *o)
 {
-	struct gb_st *s = calloc(1, sizeof(*s));
 	int ret;
 
-	*out = s;
-	if (!s)
-		return -ENOMEM;
 	s->comm = comm;
 	s->side_comm = s->lead_comm = MPI_COMM_NULL;
 	s->o = *o;
@@ -439,13 +431,30 @@ int gb_st_create(MPI_Comm comm, const struct gb_st_opts *o, struct gb_st **out)
 	    (ret = measure_speeds(s)) < 0)
 		return ret;
 	if ((ret = layout(s)) < 0) {
-		if (!s->err[0])
+		if (!s->why.msg[0])
 			fail(s, "cannot lay out grid on %d ranks: %s", s->size, strerror(-ret));
 		return ret;
 	}
 	s->geo.ndim = o->ndim;
 	s->geo.L = s->lay.L;
 	return 0;
+}
+
+int gb_st_create(MPI_Comm comm, const struct gb_st_opts *o, struct gb_st **out,
+		 struct gb_err *err)
+{
+	struct gb_st *s = calloc(1, sizeof(*s));
+	int ret;
+
+	*out = s;
+	if (!s) {
+		gb_err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	ret = create(s, comm, o);
+	if (ret < 0)
+		gb_err_set(err, "%s", s->why.msg);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -485,7 +494,8 @@ static int make_comms(struct gb_st *s)
 	return 0;
 }
 
-int gb_st_start(struct gb_st *s)
+/* gb_st_start()'s steps; its words in s->why */
+static int start(struct gb_st *s)
 {
 	const struct gb_st_layout *l = &s->lay;
 	int nd = s->geo.ndim, ret, ghost_on, init;
@@ -569,6 +579,15 @@ int gb_st_start(struct gb_st *s)
 	}
 	s->started = 1;
 	return 0;
+}
+
+int gb_st_start(struct gb_st *s, struct gb_err *err)
+{
+	int ret = start(s);
+
+	if (ret < 0)
+		gb_err_set(err, "%s", s->why.msg);
+	return ret;
 }
 
 double *gb_st_field(struct gb_st *s, int g, int v, int level)

@@ -269,7 +269,8 @@ static void span_along_L(struct gb_st *s)
 	}
 }
 
-int gb_st_sync(struct gb_st *s, long it)
+/* gb_st_sync()'s steps; its words in s->why */
+static int sync_halos(struct gb_st *s, long it)
 {
 	double t0 = gb_now();
 	int nd = s->geo.ndim, ret, boundary = 0;
@@ -299,6 +300,15 @@ int gb_st_sync(struct gb_st *s, long it)
 			return ret;
 	s->st.t_comm += gb_now() - t0;
 	return 0;
+}
+
+int gb_st_sync(struct gb_st *s, long it, struct gb_err *err)
+{
+	int ret = sync_halos(s, it);
+
+	if (ret < 0)
+		gb_err_set(err, "%s", s->why.msg);
+	return ret;
 }
 
 void gb_st_region(const struct gb_st *s, int *lo, int *hi)

@@ -62,7 +62,8 @@ struct gb_st {
 	struct gb_st_stats st;
 	MPI_Request *rq;            /* 4 per group: two faces, send and receive */
 	MPI_Status *stv;
-	char err[512];
+	struct gb_err why;          /* a failing call's words, until its public
+				       function hands them to the caller's carrier */
 };
 
 /* A box of local points, [lo, hi) per dimension. */
@@ -70,13 +71,14 @@ struct box {
 	int lo[GB_ST_MAXDIM], hi[GB_ST_MAXDIM];
 };
 
-/* Record the error message of @s; -EINVAL. */
+/* Record the error message of @s (s->why, which gb_st_create(), gb_st_start()
+ * and gb_st_sync() hand on); -EINVAL. */
 __attribute__((format(printf, 2, 3))) static inline int fail(struct gb_st *s, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	gb_err_vset(&s->why, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

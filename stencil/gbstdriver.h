@@ -62,8 +62,11 @@
  * MPI's spinning, for comparison.
  *
  * Conventions: functions return 0 or a negative errno and print nothing;
- * gb_st_strerror() explains the last failure.  Functions marked
- * collective must be called by every rank of the communicator.
+ * gb_st_create(), gb_st_start() and gb_st_sync() say why they failed in
+ * the optional error carrier @err (struct gb_err, util/gbutil.h), one line
+ * ("" when there are no words, as for a lack of memory after the handle
+ * exists).  Functions marked collective must be called by every rank of
+ * the communicator.
  */
 #ifndef GRIDBED_GBSTDRIVER_H
 #define GRIDBED_GBSTDRIVER_H
@@ -73,6 +76,7 @@
 #include <stdio.h>
 
 #include "gbstencil.h"
+#include "gbutil.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -170,13 +174,12 @@ struct gb_st;
  * gb_st_create() - collective: find the machines, run the s4.1 benchmark
  * (grid mode with BALANCE), lay the grid out.
  * Return: 0, -EINVAL (bad options, or a grid with fewer points than
- * processors along a dimension), -ENOMEM; *@out is set even on failure
- * (for gb_st_strerror(); release with gb_st_destroy()).
+ * processors along a dimension; @err says which), -ENOMEM ("out of
+ * memory" when no handle could be made); *@out is set even on failure
+ * (release it with gb_st_destroy()).
  */
-GB_WUR int gb_st_create(MPI_Comm comm, const struct gb_st_opts *o, struct gb_st **out);
-
-/** gb_st_strerror() - the last failure, one line. */
-const char *gb_st_strerror(const struct gb_st *s);
+GB_WUR int gb_st_create(MPI_Comm comm, const struct gb_st_opts *o, struct gb_st **out,
+			struct gb_err *err);
 
 /** gb_st_layout_of() - the layout (valid after gb_st_create()). */
 const struct gb_st_layout *gb_st_layout_of(const struct gb_st *s);
@@ -188,8 +191,13 @@ const struct gb_st_layout *gb_st_layout_of(const struct gb_st *s);
  */
 int gb_st_add_group(struct gb_st *s, const char *name, int nvars);
 
-/** gb_st_start() - collective: allocate the fields (zeroed) and the adaptation. */
-GB_WUR int gb_st_start(struct gb_st *s);
+/**
+ * gb_st_start() - collective: allocate the fields (zeroed) and the
+ * adaptation.  Return: 0, -EINVAL (started already), -ENOMEM, or the
+ * -errno of the communicators or the adaptation that could not be made
+ * (@err says which).
+ */
+GB_WUR int gb_st_start(struct gb_st *s, struct gb_err *err);
 
 /** gb_st_geometry() - the local box. */
 const struct gb_st_geom *gb_st_geometry(const struct gb_st *s);
@@ -206,9 +214,10 @@ double *gb_st_field(struct gb_st *s, int g, int v, int level);
  * gb_st_sync() - at the start of iteration @it (0, 1, ... in order):
  * adaptation decisions at cycle boundaries, then the halo exchanges that
  * are due.  Collective in effect (neighbours wait for each other).
- * Return: 0, -EPROTO (a message that does not decode), -ENOMEM.
+ * Return: 0, -EPROTO (a message that does not decode; @err names the
+ * ranks and the group), -ENOMEM.
  */
-GB_WUR int gb_st_sync(struct gb_st *s, long it);
+GB_WUR int gb_st_sync(struct gb_st *s, long it, struct gb_err *err);
 
 /**
  * gb_st_region() - the local points to update in this iteration: lo[d] <=

@@ -24,7 +24,6 @@ static const struct gb_netmodel *current_model(struct models *M, const char **la
 {
 	struct gb_netmodel all;
 	struct stat st;
-	char err[256];
 	int *idx, ok = 1;
 
 	if (M->matrix && stat(M->matrix, &st) == 0) {
@@ -35,7 +34,7 @@ static const struct gb_netmodel *current_model(struct models *M, const char **la
 		}
 		memset(&all, 0, sizeof(all));
 		idx = malloc(sizeof(int) * (size_t)nranks);
-		if (idx && gb_nm_load_json(&all, M->matrix, err, sizeof(err)) == 0) {
+		if (idx && gb_nm_load_json(&all, M->matrix, NULL) == 0) {
 			for (int i = 0; i < nranks && ok; i++)
 				ok = (idx[i] = gb_nm_find_node(&all, M->host[i])) >= 0;
 			if (ok) {
@@ -121,7 +120,7 @@ int read_record(struct models *M, const char *path, double size, struct brow *r,
 		}
 		if (order && gb_tree_init(t, nranks, root) == 0) {
 			if (gb_tree_from_parents(t, r->parent, order) < 0 ||
-			    gb_tree_check(t, NULL, 0) < 0) {
+			    gb_tree_check(t, NULL) < 0) {
 				gb_tree_release(t);
 				memset(t, 0, sizeof(*t));
 			}
@@ -159,7 +158,6 @@ void models_init(struct models *M)
 {
 	struct gb_rankmap rm;
 	struct gb_diag d;
-	char err[256];
 	const char *path = getenv("GRIDBED_RANKMAP");
 
 	memset(M, 0, sizeof(*M));
@@ -170,7 +168,7 @@ void models_init(struct models *M)
 	if (!M->host || !M->hostidx)
 		die("out of memory");
 	memset(&rm, 0, sizeof(rm));
-	if (!path || gb_rankmap_load(path, &rm, err, sizeof(err)) < 0 || rm.n != nranks) {
+	if (!path || gb_rankmap_load(path, &rm, NULL) < 0 || rm.n != nranks) {
 		/* outside gridemu mpirun: ranks are named by number */
 		for (int i = 0; i < nranks; i++)
 			snprintf(M->host[i], sizeof(M->host[i]), "%d", i);

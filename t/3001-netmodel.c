@@ -135,7 +135,8 @@ static void test_per_packet(void)
 static void test_json(void)
 {
 	struct gb_netmodel m, r;
-	char path[] = "/tmp/gb3001-XXXXXX", err[256];
+	char path[] = "/tmp/gb3001-XXXXXX";
+	struct gb_err err = { "" };
 	int fd = mkstemp(path);
 	FILE *f;
 
@@ -146,7 +147,7 @@ static void test_json(void)
 	m.version = 42;
 	m.bw[1] = INFINITY; /* unlimited survives as 0 */
 	is_int(gb_nm_save_json(&m, path), 0, "save matrix json");
-	is_int(gb_nm_load_json(&r, path, err, sizeof(err)), 0, "load it back");
+	is_int(gb_nm_load_json(&r, path, &err), 0, "load it back");
 	ok(same_model(&m, &r), "round trip keeps names, groups, o, lat, bw exactly");
 	ok(r.version == 42, "version kept");
 	ok(isinf(r.bw[1]), "unlimited bandwidth round-trips");
@@ -158,15 +159,16 @@ static void test_json(void)
 	fprintf(f, "{\"nodes\": [{\"name\": \"x\"}, {\"name\": \"y\"}], "
 		"\"lat\": [[0, 1], [1, 0]], \"bw\": [[0, 5]]}");
 	fclose(f);
-	err[0] = 0;
-	is_int(gb_nm_load_json(&r, path, err, sizeof(err)), -EINVAL, "short bw matrix rejected");
-	ok(strstr(err, path) && strstr(err, "'bw'"), "error names file and key: %s", err);
+	err.msg[0] = 0;
+	is_int(gb_nm_load_json(&r, path, &err), -EINVAL, "short bw matrix rejected");
+	ok(strstr(err.msg, path) && strstr(err.msg, "'bw'"), "error names file and key: %s",
+	   err.msg);
 	f = fopen(path, "w");
 	fprintf(f, "{\"nodes\": [{\"name\": \"x\", \"cluster\": \"c\"}, {\"name\": \"y\", "
 		"\"cluster\": \"c\"}], \"o\": 1e-5, \"lat\": [[0, 1e-3], [2e-3, 0]], "
 		"\"bw\": [[0, 1e6], [2e6, 0]]}");
 	fclose(f);
-	is_int(gb_nm_load_json(&r, path, err, sizeof(err)), 0, "minimal matrix loads");
+	is_int(gb_nm_load_json(&r, path, &err), 0, "minimal matrix loads");
 	ok(r.n == 2 && r.nclusters == 1 && r.nsites == 1 && r.o[1] == 1e-5 &&
 	   r.lat[1] == 1e-3 && r.lat[2] == 2e-3 && r.bw[2] == 2e6 && !r.path,
 	   "defaults: site = cluster, scalar o, asymmetric matrices, no paths");
@@ -175,9 +177,9 @@ static void test_json(void)
 	fprintf(f, "{\"nodes\": [{\"name\": \"x\"}, {\"name\": \"x\"}], "
 		"\"lat\": [[0, 1], [1, 0]], \"bw\": [[0, 5], [5, 0]]}");
 	fclose(f);
-	is_int(gb_nm_load_json(&r, path, err, sizeof(err)), -EINVAL, "duplicate names rejected");
+	is_int(gb_nm_load_json(&r, path, &err), -EINVAL, "duplicate names rejected");
 	unlink(path);
-	is_int(gb_nm_load_json(&r, "/nonexistent/m.json", err, sizeof(err)), -ENOENT,
+	is_int(gb_nm_load_json(&r, "/nonexistent/m.json", &err), -ENOENT,
 	       "missing file is -ENOENT");
 }
 

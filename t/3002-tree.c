@@ -27,14 +27,14 @@ static void test_build_check(void)
 	struct gb_tree t, c = { 0 };  /* gb_tree_copy() releases its destination */
 	int par[6] = { 3, 3, 0, -1, 0, 2 };
 	double key[6] = { 2, 1, 0, 0, -1, 0 };
-	char why[128];
+	struct gb_err why = { "" };
 	int want3[] = { 1, 0 }, want0[] = { 4, 2 };
 
 	is_int(gb_tree_init(&t, 6, 3), 0, "init 6 nodes rooted at 3");
 	is_int(gb_tree_from_parents(&t, par, key), 0, "from parents");
 	ok(children_are(&t, 3, want3, 2), "children sorted by key: 3 -> 1, 0");
 	ok(children_are(&t, 0, want0, 2), "negative keys first: 0 -> 4, 2");
-	is_int(gb_tree_check(&t, why, sizeof(why)), 0, "valid tree");
+	is_int(gb_tree_check(&t, &why), 0, "valid tree");
 	is_int(gb_tree_copy(&c, &t), 0, "copy");
 	ok(gb_tree_equal(&c, &t), "copy is equal");
 	is_int(gb_tree_from_parents(&c, par, NULL), 0, "index order");
@@ -48,8 +48,8 @@ static void test_build_check(void)
 		if (gb_tree_init(&y, 3, 0) < 0)
 			bail("init");
 		is_int(gb_tree_from_parents(&y, cyc, NULL), 0, "a cycle builds");
-		is_int(gb_tree_check(&y, why, sizeof(why)), -EINVAL, "but does not check");
-		ok(strstr(why, "not reachable") != NULL, "reason: %s", why);
+		is_int(gb_tree_check(&y, &why), -EINVAL, "but does not check");
+		ok(strstr(why.msg, "not reachable") != NULL, "reason: %s", why.msg);
 		ok(isnan(gb_cost_mateescu(NULL, &y, 1, NULL)), "cost of nothing is NAN");
 		gb_tree_release(&y);
 	}
@@ -69,7 +69,7 @@ static void test_build_check(void)
 	}
 	/* corrupt a child list behind the API's back */
 	c.child[c.cstart[3]] = 5;
-	is_int(gb_tree_check(&c, why, sizeof(why)), -EINVAL, "inconsistent child list caught");
+	is_int(gb_tree_check(&c, &why), -EINVAL, "inconsistent child list caught");
 	gb_tree_release(&c);
 	gb_tree_release(&t);
 }
@@ -93,7 +93,7 @@ static void test_binomial(void)
 	ok(children_are(&t, 0, w0, 4) && children_are(&t, 8, w8, 3) &&
 	   children_are(&t, 4, w4, 2) && children_are(&t, 10, w10, 1) && t.nchild[12] == 0,
 	   "binomial of 13 follows MPICH, largest subtree first");
-	is_int(gb_tree_check(&t, NULL, 0), 0, "binomial of 13 is valid");
+	is_int(gb_tree_check(&t, NULL), 0, "binomial of 13 is valid");
 	gb_tree_release(&t);
 }
 
@@ -251,7 +251,7 @@ static void test_stripe(void)
 	   "  every group's members other than the root rotated by one, send orders kept");
 	ok(x.root == 0 && x.nchild[8] == 0 && x.parent[8] == 6,
 	   "  the root and the node of no group keep their places");
-	is_int(gb_tree_check(&x, NULL, 0), 0, "  a valid tree");
+	is_int(gb_tree_check(&x, NULL), 0, "  a valid tree");
 	gb_tree_release(&x);
 	is_int(gb_tree_stripe(&t, grp, 0, &x), 0, "stripe 0");
 	ok(gb_tree_equal(&x, &t), "  is the tree itself");

@@ -429,7 +429,7 @@ static void test_plogp(void)
 			bail("clmodel_from_nm");
 		random_tree(&ct, c.nc, c.root, &r);
 		if (gb_tree_init(&x, m.n, root) < 0 || gb_tree_expand(&x, &m, &c, &ct) < 0 ||
-		    gb_tree_check(&x, NULL, 0) < 0)
+		    gb_tree_check(&x, NULL) < 0)
 			bail("expand");
 		a = gb_cost_plogp(&m, &x, 262144, NULL);
 		b = gb_clmodel_cost(&c, &ct, 0, NULL);
@@ -524,7 +524,7 @@ static void test_fig9(void)
 			gb_binomial(mem2, kk, par, key, 1);
 		}
 		if (gb_tree_init(&f9, 64, a.root) < 0 || gb_tree_from_parents(&f9, par, key) < 0 ||
-		    gb_tree_check(&f9, NULL, 0) < 0)
+		    gb_tree_check(&f9, NULL) < 0)
 			bail("fig9 tree");
 	}
 	{
@@ -553,7 +553,7 @@ static void test_fig9(void)
 	if (fd < 0)
 		bail("mkstemp");
 	close(fd);
-	if (gb_nm_save_json(&m, path) < 0 || gb_nm_load_json(&mx, path, NULL, 0) < 0)
+	if (gb_nm_save_json(&m, path) < 0 || gb_nm_load_json(&mx, path, NULL) < 0)
 		bail("matrix round trip");
 	unlink(path);
 	ok(!mx.path, "matrix model has no paths");

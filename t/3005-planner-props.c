@@ -84,7 +84,7 @@ static void props(const struct gb_planner *p)
 	int is_anytime = p->flags & GB_PLAN_ANYTIME;
 	int is_cluster = (p->flags & GB_PLAN_CLUSTER) || !strcmp(p->name, "magpie") ||
 			 !strcmp(p->name, "mpich-g2");
-	char why[160] = "";
+	struct gb_err why = { "" };
 
 	const int per_shape = getenv("GRIDBED_SANITIZED") ? 1 : 2;
 	/* the largest model planned with fixed counts: under the sanitizers,
@@ -118,9 +118,9 @@ static void props(const struct gb_planner *p)
 				gb_nm_release(&m);
 				continue;
 			}
-			if (gb_tree_check(&t1, why, sizeof(why)) < 0) {
+			if (gb_tree_check(&t1, &why) < 0) {
 				valid = 0;
-				diag("%s on %s: %s", p->name, shapes[s].what, why);
+				diag("%s on %s: %s", p->name, shapes[s].what, why.msg);
 			}
 			rooted &= t1.root == a.root && t1.parent[a.root] == -1 && t1.n == m.n;
 			for (int i = 0; i < gb_ncostmodels; i++)

@@ -26,7 +26,7 @@ static char path[] = "/tmp/gb3007.XXXXXX";
 /* A two-node matrix file with the given "tcp" value (JSON text). */
 static int load(const char *tcp, struct gb_netmodel *m)
 {
-	char err[256];
+	struct gb_err err = { "" };
 	FILE *f = fopen(path, "w");
 
 	if (!f)
@@ -38,7 +38,7 @@ static int load(const char *tcp, struct gb_netmodel *m)
 		   " \"bw\": [[null, 3625000], [3625000, null]], \"tcp\": %s}\n", tcp);
 	fclose(f);
 	memset(m, 0, sizeof(*m));
-	return gb_nm_load_json(m, path, err, sizeof(err));
+	return gb_nm_load_json(m, path, &err);
 }
 
 int main(void)

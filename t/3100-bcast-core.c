@@ -51,7 +51,7 @@ static void test_relabel(void)
 	is_str(cl, "3,1,2", "input: root 0 sends to 3, 1, 2");
 	is_int(gb_tree_relabel(&t, 3, &r), 0, "relabel to root 3");
 	is_int(r.root, 3, "new root");
-	is_int(gb_tree_check(&r, NULL, 0), 0, "relabelled tree is valid");
+	is_int(gb_tree_check(&r, NULL), 0, "relabelled tree is valid");
 	child_list(&r, 3, cl, sizeof(cl));
 	is_str(cl, "0,1,2", "root 3 sends to 0 (the old 3's place), 1, 2 in the same order");
 	is_int(r.parent[4], 0, "4 hangs below 0, which took 3's place");
@@ -209,7 +209,8 @@ static void test_timing(void)
 
 static void test_rankmap(void)
 {
-	char path[] = "/tmp/gb3100.XXXXXX", err[256];
+	char path[] = "/tmp/gb3100.XXXXXX";
+	struct gb_err err = { "" };
 	struct gb_rankmap rm;
 	FILE *f;
 	int fd = mkstemp(path);
@@ -219,7 +220,7 @@ static void test_rankmap(void)
 	fputs("{\"topology\": \"/x/two.yaml\", \"ranks\": [{\"rank\": 1, \"host\": \"b-1\"},"
 	      " {\"rank\": 0, \"host\": \"a-1\", \"cluster\": \"a\"}]}", f);
 	fclose(f);
-	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), 0, "rank map with rank keys");
+	is_int(gb_rankmap_load(path, &rm, &err), 0, "rank map with rank keys");
 	is_int(rm.n, 2, "two ranks");
 	is_str(rm.host[0], "a-1", "rank 0 on a-1");
 	is_str(rm.host[1], "b-1", "rank 1 on b-1");
@@ -230,30 +231,30 @@ static void test_rankmap(void)
 	f = fopen(path, "w");
 	fputs("[\"c1-1\", {\"node\": \"c1-2\"}]", f);
 	fclose(f);
-	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), 0, "a plain array");
+	is_int(gb_rankmap_load(path, &rm, &err), 0, "a plain array");
 	ok(rm.n == 2 && !strcmp(rm.host[1], "c1-2") && !rm.topology[0], "index = rank, 'node' key");
 	gb_rankmap_release(&rm);
 
 	f = fopen(path, "w");
 	fputs("{\"ranks\": {\"1\": {\"host\": \"h1\"}, \"0\": \"h0\"}}", f);
 	fclose(f);
-	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), 0, "an object keyed by rank");
+	is_int(gb_rankmap_load(path, &rm, &err), 0, "an object keyed by rank");
 	ok(rm.n == 2 && !strcmp(rm.host[0], "h0") && !strcmp(rm.host[1], "h1"), "keyed entries");
 	gb_rankmap_release(&rm);
 
 	f = fopen(path, "w");
 	fputs("{\"ranks\": [{\"rank\": 0, \"host\": \"a\"}, {\"rank\": 0, \"host\": \"b\"}]}", f);
 	fclose(f);
-	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), -EINVAL, "a rank twice is refused");
-	ok(strstr(err, "rank 0 appears twice") != NULL, "error names the rank: %s", err);
+	is_int(gb_rankmap_load(path, &rm, &err), -EINVAL, "a rank twice is refused");
+	ok(strstr(err.msg, "rank 0 appears twice") != NULL, "error names the rank: %s", err.msg);
 
 	f = fopen(path, "w");
 	fputs("{\"ranks\": [", f);
 	fclose(f);
-	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), -EINVAL, "malformed JSON is refused");
-	ok(strncmp(err, path, strlen(path)) == 0, "error names the file: %s", err);
+	is_int(gb_rankmap_load(path, &rm, &err), -EINVAL, "malformed JSON is refused");
+	ok(strncmp(err.msg, path, strlen(path)) == 0, "error names the file: %s", err.msg);
 	unlink(path);
-	is_int(gb_rankmap_load(path, &rm, err, sizeof(err)), -ENOENT, "missing file: -ENOENT");
+	is_int(gb_rankmap_load(path, &rm, &err), -ENOENT, "missing file: -ENOENT");
 }
 
 static void test_lower_bound(void)
@@ -362,10 +363,10 @@ static void test_stripes(void)
 		};
 
 		for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++) {
-			char why[160] = "";
+			struct gb_err why = { "" };
 
-			ok(gb_stripes_parse_why(whys[i].s, &t, why, sizeof(why)) == -EINVAL &&
-			   strstr(why, whys[i].why), "'%s': %s", whys[i].s, why);
+			ok(gb_stripes_parse_why(whys[i].s, &t, &why) == -EINVAL &&
+			   strstr(why.msg, whys[i].why), "'%s': %s", whys[i].s, why.msg);
 		}
 	}
 }

@@ -112,7 +112,7 @@ static void basic(void)
 					bail("oom");
 				ret = gb_sa_basic(&m, &a, &init, &out, &stats);
 				runs++;
-				if (ret < 0 || gb_tree_check(&out, NULL, 0) < 0 ||
+				if (ret < 0 || gb_tree_check(&out, NULL) < 0 ||
 				    out.root != a.root) {
 					valid = 0;
 					diag("%s, %s start: ret %d", model_names[w], starts[st],
@@ -143,7 +143,7 @@ static void basic(void)
 				if (gb_tree_init(&out, m.n, a.root) < 0)
 					bail("oom");
 				ret = gb_sa_basic(&m, &a, &init, &out, &stats);
-				if (ret < 0 || gb_tree_check(&out, NULL, 0) < 0) {
+				if (ret < 0 || gb_tree_check(&out, NULL) < 0) {
 					valid = 0;
 				} else {
 					c0 = gb_cost_contention(&m, &init, a.size, NULL);

@@ -53,7 +53,7 @@ static void one(const char *algo, const struct gb_netmodel *m, const char *what,
 		el = gb_now() - t0;
 		cpu = thread_cpu() - c0;
 		if (ret == 0) {
-			valid &= gb_tree_check(&t, NULL, 0) == 0 && t.root == a.root;
+			valid &= gb_tree_check(&t, NULL) == 0 && t.root == a.root;
 			gb_tree_release(&t);
 		} else {
 			valid = 0;

@@ -43,7 +43,7 @@ static void check(const char *what, const struct gb_netmodel *m, struct gb_plan_
 	for (int i = 0; i < g.n; i++) {
 		double c = cost(m, &g.trees[i], a->size, NULL);
 
-		valid &= gb_tree_check(&g.trees[i], NULL, 0) == 0 && g.trees[i].root == a->root;
+		valid &= gb_tree_check(&g.trees[i], NULL) == 0 && g.trees[i].root == a->root;
 		recorded &= fabs(c - g.cost[i]) <= 1e-9 * fmax(1, c);
 		if (c < min)
 			min = c;

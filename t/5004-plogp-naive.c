@@ -205,7 +205,7 @@ int main(void)
 					diag("%s differs from the naive rules: instance %d, "
 					     "%d clusters", gb_plogp_heur_name(h), it, c.nc);
 			}
-			invalid[h] += gb_tree_check(&ct, NULL, 0) != 0 || ct.root != c.root;
+			invalid[h] += gb_tree_check(&ct, NULL) != 0 || ct.root != c.root;
 			nondet[h] += !gb_tree_equal(&ct, &ct2) || memcmp(arr, arr2, c.nc * 8);
 			gb_clmodel_cost(&c, &ct, 1, fin);
 			for (int j = 0; j < c.nc; j++)

@@ -253,7 +253,7 @@ static void fitting(void)
 	}
 	is_int(gb_advtree_for_ranks(&a, (const char (*)[32])names, k, root_rank, &r, &why),
 	       0, "a subset of %d hosts", k);
-	bad = gb_tree_check(&r, NULL, 0) < 0;
+	bad = gb_tree_check(&r, NULL) < 0;
 	for (int i = 0; i < k && !bad; i++) {
 		int want = perm[i] == oroot ? -1 : anc_in(perm[i], in);
 

@@ -64,7 +64,7 @@ static int check_all(const struct phx_sim *s, const struct gb_netmodel *m, int *
 		*cycles += phx_parents_have_cycle(par, n);
 		valid = gb_tree_init(&t, n, r) == 0 &&
 			phx_tree_build(&t, par, NULL, PHX_ORDER_DESC) == 0 &&
-			gb_tree_check(&t, NULL, 0) == 0;
+			gb_tree_check(&t, NULL) == 0;
 		gb_tree_release(&t);
 		good += valid && phx_wan_check(par, n, r, cl, m->nclusters, NULL, NULL) == 1;
 	}

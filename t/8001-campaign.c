@@ -425,7 +425,8 @@ static void test_expect(void)
 	struct gx_summary s;
 	struct gx_expect *e;
 	struct gb_diag d;
-	char path[] = "/tmp/gridbed-8001-XXXXXX", err[256];
+	char path[] = "/tmp/gridbed-8001-XXXXXX";
+	struct gb_err err = { "" };
 	FILE *f, *out = fopen("/dev/null", "w");
 	int fd, n, r;
 
@@ -443,7 +444,7 @@ static void test_expect(void)
 	r = gx_expect_load(path, &e, &n, &d);
 	ok(r == 0 && n == 2 && e[0].cmp == GX_LE && !strcmp(e[0].of, "mpich-g2") &&
 	   e[0].value == 0.9, "expectations parse");
-	r = gx_expect_check(e, n, &s, NULL, out, err, sizeof(err));
+	r = gx_expect_check(e, n, &s, NULL, out, &err);
 	is_int(r, 1, "one fails: adaptive 1.5 > 1.2 (mpich-g2 1.0 passes; 1.0 <= 0.9 x 2.0)");
 	free(e);
 	{
@@ -463,7 +464,7 @@ static void test_expect(void)
 		   !strcmp(e[1].bmetric, "unloaded_median"),
 		   "a bound on another metric, of the same algorithm or another, parses");
 		mf = open_memstream(&text, &tl);
-		r = gx_expect_check(e, n, &s, NULL, mf, err, sizeof(err));
+		r = gx_expect_check(e, n, &s, NULL, mf, &err);
 		fclose(mf);
 		is_int(r, 2, "loaded against unloaded: mpich-g2 2 >= 1.3 x 1, adaptive 1 < 1.3 x "
 		       "1.5; adaptive 1.5 > 1.05 x mpich-g2's median 1");
@@ -492,8 +493,9 @@ static void test_expect(void)
 	ok(r == -EINVAL && d.line == 1 && d.col == 12 && strstr(d.msg, "unknown metric 'speed'"),
 	   "an unknown metric: %d:%d: %s", d.line, d.col, d.msg);
 	r = load_text(path, "- {metric: mean, algo: phoenix, le: 3}\n", &e, &n, &d);
-	ok(r == 0 && gx_expect_check(e, n, &s, NULL, out, err, sizeof(err)) == -EINVAL &&
-	   strstr(err, "no algorithm 'phoenix'"), "an algorithm the campaign lacks: %s", err);
+	ok(r == 0 && gx_expect_check(e, n, &s, NULL, out, &err) == -EINVAL &&
+	   strstr(err.msg, "no algorithm 'phoenix'"), "an algorithm the campaign lacks: %s",
+	   err.msg);
 	free(e);
 	unlink(path);
 	fclose(out);

@@ -108,14 +108,14 @@ static int eval(const char *text, const struct gx_summary *s, const struct gx_ch
 		struct gx_check *c)
 {
 	struct gx_expect *e;
-	char err[256];
+	struct gb_err err = { "" };
 	int n, r;
 
 	load(text, &e, &n);
-	r = gx_expect_eval(e, n, s, o, c, err, sizeof(err));
+	r = gx_expect_eval(e, n, s, o, c, &err);
 	free(e);
 	if (r < 0)
-		diag("eval: %s", err);
+		diag("eval: %s", err.msg);
 	return r;
 }
 

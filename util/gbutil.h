@@ -28,6 +28,13 @@ extern "C" {
 /* ---- the error carrier (err.c) ----------------------------------------- */
 
 /**
+ * GB_ERR_MAX - the room of a struct gb_err's message: a whole PATH_MAX path
+ * (4096) and the words around it, so that no message that quotes a file is
+ * cut (the buffers it replaced held up to 4608 bytes).
+ */
+#define GB_ERR_MAX 4608
+
+/**
  * struct gb_err - what a failing call explains to its caller: one line, no
  * newline, for a command line to print (library code never prints).  A
  * library function that can fail for a reason a user must read takes an
@@ -37,7 +44,7 @@ extern "C" {
  * gb_diag_err() turns into a gb_err.
  */
 struct gb_err {
-	char msg[512];
+	char msg[GB_ERR_MAX];
 };
 
 /** gb_err_set() - printf into @e; nothing when @e is NULL. */

@@ -626,7 +626,7 @@ int gb_advtree_for_ranks(const struct gb_advtree *a, const char (*names)[32], in
 	ret = gb_tree_init(out, n, root);
 	if (ret == 0)
 		ret = gb_tree_from_parents(out, par, key);
-	if (ret == 0 && gb_tree_check(out, NULL, 0) < 0)
+	if (ret == 0 && gb_tree_check(out, NULL) < 0)
 		ret = -EINVAL;
 	if (ret < 0)
 		gb_tree_release(out);

@@ -153,7 +153,7 @@ static int same_stat(const struct stat *a, const struct stat *b)
  * Load the matrix if it changed.  Return: 1 a new matrix, 0 unchanged, -1
  * no file, -2 a file that is not a usable matrix (@err says why).
  */
-static int matrix_poll(struct adv *A, char *err, size_t errlen)
+static int matrix_poll(struct adv *A, struct gb_err *err)
 {
 	struct gb_netmodel m;
 	struct gb_err why = { "" };
@@ -161,21 +161,21 @@ static int matrix_poll(struct adv *A, char *err, size_t errlen)
 	char gen[96];
 	int oracle = 0;
 
-	err[0] = 0;
+	err->msg[0] = '\0';
 	if (stat(A->matrix, &st) < 0) {
-		snprintf(err, errlen, "cannot read '%s': %s", A->matrix, strerror(errno));
+		gb_err_set(err, "cannot read '%s': %s", A->matrix, strerror(errno));
 		return -1;
 	}
 	if (A->have_m && same_stat(&st, &A->mst))
 		return 0;
 	memset(&m, 0, sizeof(m));
-	if (gb_nm_load_json(&m, A->matrix, err, errlen) < 0 ||
+	if (gb_nm_load_json(&m, A->matrix, err) < 0 ||
 	    gb_nm_check(&m, &why) < 0 ||
 	    gb_adv_matrix_label(A->matrix, &oracle, gen, sizeof(gen)) < 0) {
-		if (!err[0] && why.msg[0])
-			snprintf(err, errlen, "%s", why.msg);
-		else if (!err[0])
-			snprintf(err, errlen, "'%s' is not a matrix file", A->matrix);
+		if (!err->msg[0] && why.msg[0])
+			gb_err_set(err, "%s", why.msg);
+		else if (!err->msg[0])
+			gb_err_set(err, "'%s' is not a matrix file", A->matrix);
 		gb_nm_release(&m);
 		A->mst = st;       /* say it once per version of the file */
 		return -2;
@@ -187,8 +187,8 @@ static int matrix_poll(struct adv *A, char *err, size_t errlen)
 		return 0;
 	}
 	if (A->have_m && m.n != A->m.n) {
-		snprintf(err, errlen, "matrix '%s' now has %d nodes, not %d: ignored", A->matrix,
-			 m.n, A->m.n);
+		gb_err_set(err, "matrix '%s' now has %d nodes, not %d: ignored", A->matrix,
+			   m.n, A->m.n);
 		gb_nm_release(&m);
 		return -2;
 	}
@@ -525,7 +525,8 @@ static int parse_args(struct adv *A, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *planner = "clustered-sa";
-	char *end, err[512];
+	char *end;
+	struct gb_err err;
 	int c;
 
 	A->scale = 1;
@@ -604,8 +605,8 @@ static int parse_args(struct adv *A, int argc, char **argv)
 		return gb_refuse("gridadvisor",
 				 "--planner: unknown planner '%s' (see gridtree list)", planner);
 	}
-	if (!A->p && gb_planner_resolve(planner, &A->p, err, sizeof(err)) < 0)
-		return gb_refuse("gridadvisor", "--planner: %s", err);
+	if (!A->p && gb_planner_resolve(planner, &A->p, &err) < 0)
+		return gb_refuse("gridadvisor", "--planner: %s", err.msg);
 	if (A->min_size > A->max_size) {
 		return gb_refuse("gridadvisor", "--min-size %.0f is above --max-size %.0f",
 				 A->min_size, A->max_size);
@@ -647,13 +648,13 @@ int main(int argc, char **argv)
 	/* The first matrix: --once needs it now; the service waits for
 	 * gridmon's first round (a campaign may start both together). */
 	for (;;) {
-		char err[512];
+		struct gb_err err;
 
-		r = matrix_poll(&A, err, sizeof(err));
+		r = matrix_poll(&A, &err);
 		if (r > 0)
 			break;
 		if (r == -2 || (r == -1 && A.once)) {
-			fprintf(stderr, "gridadvisor: --matrix: %s\n", err);
+			fprintf(stderr, "gridadvisor: --matrix: %s\n", err.msg);
 			ret = 2;
 			goto cleanup;
 		}
@@ -686,12 +687,12 @@ int main(int argc, char **argv)
 			A.applog ? A.applog : "no application log");
 
 	while (!stop) {
-		char err[512];
+		struct gb_err err;
 		int did = 0;
 
-		r = matrix_poll(&A, err, sizeof(err));
+		r = matrix_poll(&A, &err);
 		if (r == -2)
-			fprintf(stderr, "gridadvisor: --matrix: %s; planning on v%llu\n", err,
+			fprintf(stderr, "gridadvisor: --matrix: %s; planning on v%llu\n", err.msg,
 				(unsigned long long)A.m.version);
 		if (r > 0) {
 			/* a new matrix: every size is due again */

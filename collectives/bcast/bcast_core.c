@@ -58,7 +58,7 @@ long gb_bhdr_encode_striped(const struct gb_tree *t, int stripes, const int *gro
 	size_t need;
 
 	if (!t || t->n < 1 || t->n > 65536 || stripes < 1 || stripes > GB_STRIPES_MAX ||
-	    gb_tree_check(t, NULL, 0) < 0)
+	    gb_tree_check(t, NULL) < 0)
 		return -EINVAL;
 	for (int v = 0; stripes > 1 && group && v < t->n; v++)
 		if (group[v] < -1 || group[v] >= 0xffff)
@@ -149,7 +149,7 @@ int gb_bhdr_decode_striped(const void *buf, size_t len, int n, struct gb_tree *t
 	if (ret < 0)
 		goto cleanup;
 	ret = gb_tree_from_parents(t, par, key);
-	if (ret == 0 && gb_tree_check(t, NULL, 0) < 0)
+	if (ret == 0 && gb_tree_check(t, NULL) < 0)
 		ret = -EPROTO;          /* a cycle away from the root */
 	if (ret < 0) {
 		gb_tree_release(t);
@@ -252,8 +252,8 @@ static const char *entry_host(json_t *e)
 }
 
 /* Put entry @e (rank @rank, or its own "rank" key) into @rm. */
-static int put_entry(struct gb_rankmap *rm, json_t *e, int rank, const char *path, char *err,
-		     size_t errlen)
+static int put_entry(struct gb_rankmap *rm, json_t *e, int rank, const char *path,
+		     struct gb_err *err)
 {
 	json_t *jr = json_is_object(e) ? json_object_get(e, "rank") : NULL;
 	const char *h = entry_host(e);
@@ -261,33 +261,29 @@ static int put_entry(struct gb_rankmap *rm, json_t *e, int rank, const char *pat
 	if (json_is_integer(jr))
 		rank = (int)json_integer_value(jr);
 	if (rank < 0 || rank >= rm->n) {
-		snprintf(err, errlen, "%s: rank %d out of range 0..%d", path, rank, rm->n - 1);
+		gb_err_set(err, "%s: rank %d out of range 0..%d", path, rank, rm->n - 1);
 		return -EINVAL;
 	}
 	if (!h || !*h || strlen(h) > 31) {
-		snprintf(err, errlen, "%s: rank %d has no host name (1-31 characters)", path, rank);
+		gb_err_set(err, "%s: rank %d has no host name (1-31 characters)", path, rank);
 		return -EINVAL;
 	}
 	if (rm->host[rank][0]) {
-		snprintf(err, errlen, "%s: rank %d appears twice", path, rank);
+		gb_err_set(err, "%s: rank %d appears twice", path, rank);
 		return -EINVAL;
 	}
 	snprintf(rm->host[rank], sizeof(rm->host[rank]), "%s", h);
 	return 0;
 }
 
-int gb_rankmap_load(const char *path, struct gb_rankmap *rm, char *err, size_t errlen)
+int gb_rankmap_load(const char *path, struct gb_rankmap *rm, struct gb_err *err)
 {
 	json_error_t je;
 	json_t *j = NULL, *ranks, *tp;
-	char dummy[8];
 	int ret = -EINVAL;
 
-	if (!err) {
-		err = dummy;
-		errlen = sizeof(dummy);
-	}
-	err[0] = 0;
+	if (err)
+		err->msg[0] = '\0';
 	memset(rm, 0, sizeof(*rm));
 	j = json_load_file(path, 0, &je);
 	if (!j) {
@@ -295,12 +291,12 @@ int gb_rankmap_load(const char *path, struct gb_rankmap *rm, char *err, size_t e
 
 		if (!f) {
 			ret = -errno;
-			snprintf(err, errlen, "cannot read rank map '%s': %s", path,
-				 strerror(errno));
+			gb_err_set(err, "cannot read rank map '%s': %s", path,
+				   strerror(errno));
 			return ret;
 		}
 		fclose(f);
-		snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		gb_err_set(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 		return -EINVAL;
 	}
 	ranks = json_is_array(j) ? j : json_object_get(j, "ranks");
@@ -312,7 +308,7 @@ int gb_rankmap_load(const char *path, struct gb_rankmap *rm, char *err, size_t e
 	else if (json_is_object(ranks))
 		rm->n = (int)json_object_size(ranks);
 	if (rm->n < 1 || rm->n > 65536) {
-		snprintf(err, errlen, "%s: 'ranks' must be a non-empty array or object", path);
+		gb_err_set(err, "%s: 'ranks' must be a non-empty array or object", path);
 		goto cleanup;
 	}
 	ret = -ENOMEM;
@@ -324,7 +320,7 @@ int gb_rankmap_load(const char *path, struct gb_rankmap *rm, char *err, size_t e
 		json_t *e;
 
 		json_array_foreach(ranks, i, e) {
-			ret = put_entry(rm, e, (int)i, path, err, errlen);
+			ret = put_entry(rm, e, (int)i, path, err);
 			if (ret < 0)
 				goto cleanup;
 		}
@@ -336,7 +332,7 @@ int gb_rankmap_load(const char *path, struct gb_rankmap *rm, char *err, size_t e
 			char *end;
 			long r = strtol(k, &end, 10);
 
-			ret = put_entry(rm, e, *k && !*end ? (int)r : -1, path, err, errlen);
+			ret = put_entry(rm, e, *k && !*end ? (int)r : -1, path, err);
 			if (ret < 0)
 				goto cleanup;
 		}

@@ -187,10 +187,11 @@ struct gb_rankmap {
  *   [{"host": "a-1"}, ...]                      (index = rank)
  * A rank entry may also be a plain host-name string; "node" and "name" are
  * accepted for "host".  Without "rank", an entry's index is its rank.
- * Every rank 0 .. n-1 must appear exactly once.
+ * Every rank 0 .. n-1 must appear exactly once.  Why it failed goes into
+ * the optional @err (emptied first; nothing more on -ENOMEM), naming the file.
  * Return: 0, -ENOENT/-EACCES (file), -EINVAL (content; see @err) or -ENOMEM.
  */
-GB_WUR int gb_rankmap_load(const char *path, struct gb_rankmap *rm, char *err, size_t errlen);
+GB_WUR int gb_rankmap_load(const char *path, struct gb_rankmap *rm, struct gb_err *err);
 
 /** gb_rankmap_release() - free; safe on a zeroed struct and twice. */
 void gb_rankmap_release(struct gb_rankmap *rm);
@@ -275,12 +276,12 @@ int gb_stripes_parse(const char *s, struct gb_stripes *out);
 
 /**
  * gb_stripes_parse_why() - gb_stripes_parse(), and on -EINVAL what is wrong
- * in @why (may be NULL), one phrase that quotes the part at fault: "sizes
+ * in the optional @why, one phrase that quotes the part at fault: "sizes
  * must increase: '1M' after 2097152 bytes", "more than 8 SIZE:K rules",
  * "the bare K '4' is not last ...", "'0' is not a number of trees from 1
  * to 16", "'0:4' holds no message ...".
  */
-int gb_stripes_parse_why(const char *s, struct gb_stripes *out, char *why, size_t whylen);
+int gb_stripes_parse_why(const char *s, struct gb_stripes *out, struct gb_err *why);
 
 /** gb_stripes_for() - the trees a segmented message of @bytes goes down (1 for NULL). */
 int gb_stripes_for(const struct gb_stripes *t, double bytes);

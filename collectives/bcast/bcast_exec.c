@@ -322,7 +322,7 @@ int gb_bcast_exec(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 	}
 	/* a cycle would hang the job: check before anything is sent (O(n);
 	 * the piggybacked root's encoder checks too) */
-	if (!pig && gb_tree_check(t, NULL, 0) < 0) {
+	if (!pig && gb_tree_check(t, NULL) < 0) {
 		gb_bcast_seterr("invalid tree (not rooted, spanning and acyclic)");
 		return -EINVAL;
 	}

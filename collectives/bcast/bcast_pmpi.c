@@ -173,12 +173,15 @@ static void setup(void)
 	if (a && *a && strcmp(a, "native") != 0) {
 		S.algo = a;
 		const struct gb_planner *p;
+		struct gb_err why = { "" };
 
 		/* gridbcast.h; plugin:PATH and external:PATH are resolved (and a
-		 * plugin probed) here, once per process */
-		if (strcmp(a, "adaptive") &&
-		    gb_planner_resolve(a, &p, S.bad_algo, sizeof(S.bad_algo)) < 0)
+		 * plugin probed) here, once per process; why not is kept for every
+		 * MPI_Bcast to fail with (the PMPI boundary's last error) */
+		if (strcmp(a, "adaptive") && gb_planner_resolve(a, &p, &why) < 0) {
+			snprintf(S.bad_algo, sizeof(S.bad_algo), "%s", why.msg);
 			S.bad = 1;
+		}
 	}
 	if (log && *log)
 		S.logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);

@@ -48,11 +48,11 @@ static int planner_entry(struct gb_bcast_comm *c, const char *algo, int root, do
 			 double *plan_s)
 {
 	const struct gb_planner *p;
-	char err[512];
-	int ret = gb_planner_resolve(algo, &p, err, sizeof(err));
+	struct gb_err err;
+	int ret = gb_planner_resolve(algo, &p, &err);
 
 	if (ret < 0) {
-		gb_bcast_seterr("%s", err);
+		gb_bcast_seterr("%s", err.msg);
 		return ret;
 	}
 	return gb_bcast_get_entry(c, p, root, size, o, e, plan_s);

@@ -43,20 +43,18 @@ static int parse_k(const char *s, size_t len, int *k)
 }
 
 /* gb_stripes_parse_why()'s refusal: -EINVAL, and why in @why if given */
-__attribute__((format(printf, 3, 4))) static int bad_table(char *why, size_t len,
-							   const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int bad_table(struct gb_err *why, const char *fmt,
+							   ...)
 {
 	va_list ap;
 
-	if (why && len) {
-		va_start(ap, fmt);
-		vsnprintf(why, len, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	gb_err_vset(why, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
-int gb_stripes_parse_why(const char *s, struct gb_stripes *out, char *why, size_t whylen)
+int gb_stripes_parse_why(const char *s, struct gb_stripes *out, struct gb_err *why)
 {
 	struct gb_stripes t = { .n = 0, .rest = 1 };
 	const char *p = s;
@@ -64,7 +62,7 @@ int gb_stripes_parse_why(const char *s, struct gb_stripes *out, char *why, size_
 	if (!s || !out)
 		return -EINVAL;
 	if (!*s)
-		return bad_table(why, whylen, "an empty table");
+		return bad_table(why, "an empty table");
 	for (;;) {
 		const char *comma = strchr(p, ','), *colon;
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -74,31 +72,31 @@ int gb_stripes_parse_why(const char *s, struct gb_stripes *out, char *why, size_
 		if (!colon) {
 			/* a bare K: the trees of every larger message, last */
 			if (comma)
-				return bad_table(why, whylen, "the bare K '%.*s' is not last (it is "
+				return bad_table(why, "the bare K '%.*s' is not last (it is "
 						 "the trees of every larger message: one, at the "
 						 "end)", (int)len, p);
 			if (parse_k(p, len, &t.rest) < 0)
-				return bad_table(why, whylen, "'%.*s' is not a number of trees from "
+				return bad_table(why, "'%.*s' is not a number of trees from "
 						 "1 to %d", (int)len, p, GB_STRIPES_MAX);
 			break;
 		}
 		if (t.n == GB_STRIPE_RULES)
-			return bad_table(why, whylen, "more than %d SIZE:K rules",
+			return bad_table(why, "more than %d SIZE:K rules",
 					 GB_STRIPE_RULES);
 		if ((size_t)(colon - p) >= sizeof(size) || colon == p)
-			return bad_table(why, whylen, "'%.*s' is not a size", (int)(colon - p), p);
+			return bad_table(why, "'%.*s' is not a size", (int)(colon - p), p);
 		memcpy(size, p, (size_t)(colon - p));
 		size[colon - p] = '\0';
 		if (gb_parse_size(size, &t.upto[t.n]) < 0)
-			return bad_table(why, whylen, "'%s' is not a size", size);
+			return bad_table(why, "'%s' is not a size", size);
 		if (!(t.upto[t.n] > 0))
-			return bad_table(why, whylen, "'%.*s' holds no message (a rule's size "
+			return bad_table(why, "'%.*s' holds no message (a rule's size "
 					 "must be above 0)", (int)len, p);
 		if (t.n > 0 && !(t.upto[t.n] > t.upto[t.n - 1]))
-			return bad_table(why, whylen, "sizes must increase: '%s' after %.0f bytes",
+			return bad_table(why, "sizes must increase: '%s' after %.0f bytes",
 					 size, t.upto[t.n - 1]);
 		if (parse_k(colon + 1, len - (size_t)(colon + 1 - p), &t.k[t.n]) < 0)
-			return bad_table(why, whylen, "'%.*s' is not a number of trees from 1 to "
+			return bad_table(why, "'%.*s' is not a number of trees from 1 to "
 					 "%d", (int)(len - (size_t)(colon + 1 - p)), colon + 1,
 					 GB_STRIPES_MAX);
 		t.n++;
@@ -112,7 +110,7 @@ int gb_stripes_parse_why(const char *s, struct gb_stripes *out, char *why, size_
 
 int gb_stripes_parse(const char *s, struct gb_stripes *out)
 {
-	return gb_stripes_parse_why(s, out, NULL, 0);
+	return gb_stripes_parse_why(s, out, NULL);
 }
 
 int gb_stripes_for(const struct gb_stripes *t, double bytes)

@@ -90,7 +90,8 @@ static int load_topology(const char *path)
 static int load_world_once(void)
 {
 	const char *rmp = getenv("GRIDBED_RANKMAP"), *tp = NULL;
-	char err[512], rp[512];
+	struct gb_err err = { "" };
+	char rp[512];
 	int ret;
 
 	if (G.tried)
@@ -98,9 +99,9 @@ static int load_world_once(void)
 	G.tried = 1;
 	MPI_Comm_size(MPI_COMM_WORLD, &G.world_n);
 	if (rmp && *rmp) {
-		ret = gb_rankmap_load(rmp, &G.rm, err, sizeof(err));
+		ret = gb_rankmap_load(rmp, &G.rm, &err);
 		if (ret < 0) {
-			gb_bcast_seterr("%s", err);
+			gb_bcast_seterr("%s", err.msg);
 			goto cleanup;
 		}
 		if (G.rm.n < G.world_n) {
@@ -295,7 +296,8 @@ static int measured_model(struct gb_bcast_comm *c, double size, struct gb_netmod
 {
 	struct gb_netmodel mx, ms;
 	const char *path = matrix_path();
-	char err[512], name[32];
+	struct gb_err err = { "" };
+	char name[32];
 	int *idx = NULL, ret;
 
 	memset(&mx, 0, sizeof(mx));
@@ -303,10 +305,10 @@ static int measured_model(struct gb_bcast_comm *c, double size, struct gb_netmod
 		snprintf(label, len, "%s (fallback: no GRIDBED_MATRIX)", c->sm_label);
 		return gb_nm_copy(m, &c->sm);
 	}
-	ret = gb_nm_load_json(&mx, path, err, sizeof(err));
+	ret = gb_nm_load_json(&mx, path, &err);
 	if (ret < 0) {
-		if (err[0])
-			gb_bcast_seterr("%s", err);
+		if (err.msg[0])
+			gb_bcast_seterr("%s", err.msg);
 		else
 			gb_bcast_seterr("cannot load matrix '%s': %s", path, strerror(-ret));
 		return ret;
@@ -455,12 +457,12 @@ int gb_bcast_opts_env(struct gb_bcast_opts *o)
 		ret = -EINVAL;
 	}
 	if (ret == 0 && (s = getenv("GRIDBED_STRIPES")) && *s) {
-		char why[160];
+		struct gb_err why;
 
-		if (gb_stripes_parse_why(s, &o->stripes, why, sizeof(why)) < 0) {
+		if (gb_stripes_parse_why(s, &o->stripes, &why) < 0) {
 			gb_bcast_seterr("GRIDBED_STRIPES='%.60s': not a number of trees from 1 to "
 					"%d, nor a table 'SIZE:K,...[,K]': %s", s, GB_STRIPES_MAX,
-					why);
+					why.msg);
 			ret = -EINVAL;
 		}
 	}

@@ -222,7 +222,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'a': {
 			const char *tmp[MAX_ALGOS];
 			const struct gb_planner *pl;
-			char why[512];
+			struct gb_err why;
 			int nt = 0;
 
 			split_list(optarg, tmp, MAX_ALGOS, &nt);
@@ -237,8 +237,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				    !gb_planner_find(tmp[i]) && !strchr(tmp[i], ':'))
 					refuse("unknown algorithm '%s' (see gridtree list)", tmp[i]);
 				if (strchr(tmp[i], ':') &&
-				    gb_planner_resolve(tmp[i], &pl, why, sizeof(why)) < 0)
-					refuse("--algo: %s", why);
+				    gb_planner_resolve(tmp[i], &pl, &why) < 0)
+					refuse("--algo: %s", why.msg);
 				if (strcmp(tmp[i], "native") && o->nalgos < MAX_ALGOS)
 					o->algos[o->nalgos++] = tmp[i];
 			}
@@ -276,12 +276,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			{
-				char why[160];
+				struct gb_err why;
 
-				if (gb_stripes_parse_why(optarg, &o->bo.stripes, why, sizeof(why)) < 0)
+				if (gb_stripes_parse_why(optarg, &o->bo.stripes, &why) < 0)
 					refuse("--stripes: '%s' is not a number of trees from 1 to "
 					       "%d, nor a table 'SIZE:K,...[,K]': %s", optarg,
-					       GB_STRIPES_MAX, why);
+					       GB_STRIPES_MAX, why.msg);
 			}
 			break;
 		case 'S': o->bo.flags |= GB_BCAST_SHARED; break;

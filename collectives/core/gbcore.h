@@ -168,12 +168,13 @@ GB_WUR int gb_nm_from_topo(struct gb_netmodel *m, const struct gb_topo *t,
 			   double o_default);
 
 /**
- * gb_nm_load_json() - read the matrix file format (docs/formats.md); the
- * reason of a failure in the optional buffer @err (synthapp still hands it
- * one; gb_nm_from_json() takes a struct gb_err).
+ * gb_nm_load_json() - read the matrix file format (docs/formats.md) at
+ * @path into @m (zeroed first; release with gb_nm_release()).  The reason
+ * of a failure goes into the optional @err, naming the file; @err is left
+ * as it was when no reader had anything to say.
+ * Return: 0, -ENOENT, -EINVAL (not a matrix file), -ENOMEM or -errno.
  */
-GB_WUR int gb_nm_load_json(struct gb_netmodel *m, const char *path,
-			   char *err, size_t errlen);
+GB_WUR int gb_nm_load_json(struct gb_netmodel *m, const char *path, struct gb_err *err);
 
 /** gb_nm_save_json() - write the matrix file format, atomically ("-": stdout). */
 GB_WUR int gb_nm_save_json(const struct gb_netmodel *m, const char *path);
@@ -311,8 +312,12 @@ GB_WUR int gb_tree_copy(struct gb_tree *dst, const struct gb_tree *src);
 GB_WUR int gb_tree_from_parents(struct gb_tree *t, const int *parent,
 				const double *order);
 
-/** gb_tree_check() - 0 if spanning, rooted at t->root and acyclic, else -EINVAL. */
-int gb_tree_check(const struct gb_tree *t, char *why, size_t whylen);
+/**
+ * gb_tree_check() - 0 if spanning, rooted at t->root and acyclic, else
+ * -EINVAL (or -ENOMEM) with the first fault in the optional @why ("node 3
+ * reached twice").
+ */
+int gb_tree_check(const struct gb_tree *t, struct gb_err *why);
 
 /** gb_tree_equal() - 1 if same root, same parents and same send orders. */
 int gb_tree_equal(const struct gb_tree *a, const struct gb_tree *b);

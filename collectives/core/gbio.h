@@ -66,14 +66,6 @@ GB_WUR int gb_nm_from_json(struct gb_netmodel *m, const json_t *root, const char
 			   struct gb_err *e);
 
 /**
- * gb_errf() - snprintf into an optional error buffer: for the APIs that
- * still take one (char *err, size_t errlen; docs/architecture.md names
- * them); the others fill a struct gb_err (util/gbutil.h).
- */
-__attribute__((format(printf, 3, 4)))
-void gb_errf(char *err, size_t errlen, const char *fmt, ...);
-
-/**
  * gb_csv_field() - write @s as one CSV field (RFC 4180): as it is, or in
  * double quotes (inner quotes doubled) when it holds a comma, a quote or a
  * newline.  Shared by the programs that write result CSVs (gridbcast,

@@ -448,7 +448,7 @@ static void read_tcp(const json_t *tcp, struct gb_netmodel *d)
 	d->init_window = all ? iw * GB_NM_MSS : 0;
 }
 
-int gb_nm_load_json(struct gb_netmodel *m, const char *path, char *err, size_t errlen)
+int gb_nm_load_json(struct gb_netmodel *m, const char *path, struct gb_err *err)
 {
 	struct gb_err e = { "" };
 	json_t *root;
@@ -460,9 +460,9 @@ int gb_nm_load_json(struct gb_netmodel *m, const char *path, char *err, size_t e
 		ret = gb_nm_from_json(m, root, path, &e);
 		json_decref(root);
 	}
-	/* its callers still hand it a buffer (synthapp's among them) */
+	/* @err is left as it was when the readers had nothing to say */
 	if (e.msg[0])
-		gb_errf(err, errlen, "%s", e.msg);
+		gb_err_set(err, "%s", e.msg);
 	return ret;
 }
 

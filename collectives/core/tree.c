@@ -134,37 +134,37 @@ int gb_tree_order(const struct gb_tree *t, int *out)
 	return tail;
 }
 
-int gb_tree_check(const struct gb_tree *t, char *why, size_t whylen)
+int gb_tree_check(const struct gb_tree *t, struct gb_err *why)
 {
 	int *seen = NULL, *q = NULL, head = 0, tail = 0, ret = -EINVAL, total = 0;
 	int n = t->n;
 
 	if (n < 1 || !t->parent || !t->nchild || !t->cstart || !t->child) {
-		gb_errf(why, whylen, "empty tree");
+		gb_err_set(why, "empty tree");
 		return -EINVAL;
 	}
 	if (t->root < 0 || t->root >= n) {
-		gb_errf(why, whylen, "root %d out of range", t->root);
+		gb_err_set(why, "root %d out of range", t->root);
 		return -EINVAL;
 	}
 	if (t->parent[t->root] != -1) {
-		gb_errf(why, whylen, "root %d has parent %d", t->root, t->parent[t->root]);
+		gb_err_set(why, "root %d has parent %d", t->root, t->parent[t->root]);
 		return -EINVAL;
 	}
 	seen = calloc(n, sizeof(int));
 	q = malloc(sizeof(int) * n);
 	if (!seen || !q) {
 		ret = -ENOMEM;
-		gb_errf(why, whylen, "out of memory");
+		gb_err_set(why, "out of memory");
 		goto cleanup;
 	}
 	for (int v = 0; v < n; v++) {
 		if (v != t->root && (t->parent[v] < 0 || t->parent[v] >= n)) {
-			gb_errf(why, whylen, "node %d has no parent", v);
+			gb_err_set(why, "node %d has no parent", v);
 			goto cleanup;
 		}
 		if (t->nchild[v] < 0 || t->cstart[v] < 0 || t->cstart[v] + t->nchild[v] > n) {
-			gb_errf(why, whylen, "node %d: child list out of range", v);
+			gb_err_set(why, "node %d: child list out of range", v);
 			goto cleanup;
 		}
 		total += t->nchild[v];
@@ -172,14 +172,14 @@ int gb_tree_check(const struct gb_tree *t, char *why, size_t whylen)
 			int c = t->child[t->cstart[v] + i];
 
 			if (c < 0 || c >= n || t->parent[c] != v) {
-				gb_errf(why, whylen, "node %d lists child %d whose parent differs",
-					v, c);
+				gb_err_set(why, "node %d lists child %d whose parent differs",
+					   v, c);
 				goto cleanup;
 			}
 		}
 	}
 	if (total != n - 1) {
-		gb_errf(why, whylen, "%d child entries for %d nodes", total, n);
+		gb_err_set(why, "%d child entries for %d nodes", total, n);
 		goto cleanup;
 	}
 	seen[t->root] = 1;
@@ -191,7 +191,7 @@ int gb_tree_check(const struct gb_tree *t, char *why, size_t whylen)
 			int c = t->child[t->cstart[u] + i];
 
 			if (seen[c]) {
-				gb_errf(why, whylen, "node %d reached twice", c);
+				gb_err_set(why, "node %d reached twice", c);
 				goto cleanup;
 			}
 			seen[c] = 1;
@@ -201,8 +201,8 @@ int gb_tree_check(const struct gb_tree *t, char *why, size_t whylen)
 	if (tail != n) {
 		for (int v = 0; v < n; v++) {
 			if (!seen[v]) {
-				gb_errf(why, whylen, "node %d is not reachable from the root "
-					"(cycle)", v);
+				gb_err_set(why, "node %d is not reachable from the root "
+					   "(cycle)", v);
 				break;
 			}
 		}
@@ -411,7 +411,7 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 	json_t *parent, *children;
 	int *par = NULL, *rank = NULL, *has = NULL, n = m->n, r, ret;
 	double *key = NULL;
-	char why[160];
+	struct gb_err why;
 
 	memset(t, 0, sizeof(*t));
 	memset(&d, 0, sizeof(d));
@@ -523,9 +523,9 @@ int gb_tree_from_json(struct gb_tree *t, const struct gb_netmodel *m, const json
 	if (ret < 0)
 		goto cleanup;
 	ret = gb_tree_from_parents(&d, par, children ? key : NULL);
-	if (ret < 0 || gb_tree_check(&d, why, sizeof(why)) < 0) {
+	if (ret < 0 || gb_tree_check(&d, &why) < 0) {
 		if (ret >= 0)
-			gb_err_set(e, "%s: not a broadcast tree: %s", path, why);
+			gb_err_set(e, "%s: not a broadcast tree: %s", path, why.msg);
 		else
 			gb_err_set(e, "%s: not a broadcast tree rooted at '%s'", path,
 				   m->nodes[r].name);
@@ -635,7 +635,7 @@ int gb_tree_relabel(const struct gb_tree *in, int root, struct gb_tree *out)
 	if (in == out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (!in || root < 0 || root >= n || gb_tree_check(in, NULL, 0) < 0)
+	if (!in || root < 0 || root >= n || gb_tree_check(in, NULL) < 0)
 		return -EINVAL;
 	perm = malloc(sizeof(int) * n);
 	if (!perm)
@@ -704,7 +704,7 @@ int gb_tree_stripe(const struct gb_tree *in, const int *group, int s, struct gb_
 	if (in == out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (!in || s < 0 || gb_tree_check(in, NULL, 0) < 0)
+	if (!in || s < 0 || gb_tree_check(in, NULL) < 0)
 		return -EINVAL;
 	perm = malloc(sizeof(int) * (size_t)(n ? n : 1));
 	if (!perm)

@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,17 +93,6 @@ json_t *gb_json_load_err(const char *path, int *ret, struct gb_err *e)
 	else if (!j)
 		gb_err_set(e, "cannot open '%s': %s", path, strerror(-*ret));
 	return j;
-}
-
-void gb_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 int gb_json_save_atomic(const json_t *j, const char *path)

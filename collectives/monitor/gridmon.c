@@ -655,20 +655,22 @@ int main(int argc, char **argv)
 	}
 	if (oracle) {
 		struct gb_topo *cfg = NULL, *live = M.g.topo;
-		char tp[512], why[256];
+		char tp[512], line[GB_DIAG_LINE_MAX];
+		struct gb_err why;
 		struct gb_diag d;
 
 		/* the configuration the grid was brought up with, not its live
 		 * links: a shape-mode load lowers a link there, --derate says it */
 		snprintf(tp, sizeof(tp), "%s/topology.yaml", M.g.rundir);
 		if (gb_topo_load(tp, &cfg, &d) < 0) {
-			fprintf(stderr, "gridmon: %s:%d:%d: %s\n", d.file, d.line, d.col, d.msg);
+			fprintf(stderr, "gridmon: %s\n",
+				gb_diag_format(&d, NULL, line, sizeof(line)));
 			gb_grid_close(&M.g);
 			return 1;
 		}
 		for (int i = 0; i < nder; i++)
-			if (mon_derate(cfg, der[i], why, sizeof(why)) < 0) {
-				fprintf(stderr, "gridmon: --derate %s\n", why);
+			if (mon_derate(cfg, der[i], &why) < 0) {
+				fprintf(stderr, "gridmon: --derate %s\n", why.msg);
 				gb_topo_free(cfg);
 				gb_grid_close(&M.g);
 				return 2;

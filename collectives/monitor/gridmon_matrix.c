@@ -203,7 +203,7 @@ cleanup:
  * --derate LINK:ab|ba:F on @t: that direction's rate x (1 - F), 0 < F < 1.
  * Return: 0, or -EINVAL (@why says what is wrong).
  */
-int mon_derate(struct gb_topo *t, const char *arg, char *why, size_t len)
+int mon_derate(struct gb_topo *t, const char *arg, struct gb_err *why)
 {
 	char name[128], *dir, *frac, *end;
 	struct gb_linkdir *d;
@@ -212,22 +212,22 @@ int mon_derate(struct gb_topo *t, const char *arg, char *why, size_t len)
 
 	snprintf(name, sizeof(name), "%s", arg);
 	if (!(dir = strchr(name, ':')) || !(frac = strchr(dir + 1, ':'))) {
-		snprintf(why, len, "'%s' is not LINK:ab|ba:FRACTION", arg);
+		gb_err_set(why, "'%s' is not LINK:ab|ba:FRACTION", arg);
 		return -EINVAL;
 	}
 	*dir++ = '\0';
 	*frac++ = '\0';
 	if ((l = gb_topo_find_link(t, name)) < 0) {
-		snprintf(why, len, "'%s': no link '%s' in grid '%s'", arg, name, t->name);
+		gb_err_set(why, "'%s': no link '%s' in grid '%s'", arg, name, t->name);
 		return -EINVAL;
 	}
 	if (strcmp(dir, "ab") && strcmp(dir, "ba")) {
-		snprintf(why, len, "'%s': direction '%s' is not ab or ba", arg, dir);
+		gb_err_set(why, "'%s': direction '%s' is not ab or ba", arg, dir);
 		return -EINVAL;
 	}
 	f = strtod(frac, &end);
 	if (*end || !(f > 0 && f < 1)) {
-		snprintf(why, len, "'%s': fraction '%s' is not in (0, 1)", arg, frac);
+		gb_err_set(why, "'%s': fraction '%s' is not in (0, 1)", arg, frac);
 		return -EINVAL;
 	}
 	d = strcmp(dir, "ab") ? &t->links[l].ba : &t->links[l].ab;

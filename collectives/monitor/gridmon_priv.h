@@ -71,8 +71,9 @@ int mon_print_configured(struct mon *M, const char *out);
 
 /**
  * mon_derate() - --derate LINK:ab|ba:F on @t: that direction's rate x
- * (1 - F), 0 < F < 1.  Return: 0, or -EINVAL (@why says what is wrong).
+ * (1 - F), 0 < F < 1.  Return: 0, or -EINVAL (the optional @why says what
+ * is wrong, quoting @arg).
  */
-int mon_derate(struct gb_topo *t, const char *arg, char *why, size_t len);
+int mon_derate(struct gb_topo *t, const char *arg, struct gb_err *why);
 
 #endif

@@ -358,7 +358,7 @@ static int judge_trees(struct run *R, struct phase *ph, const char *dir)
 		memset(&t, 0, sizeof(t));
 		valid = gb_tree_init(&t, n, r) == 0 &&
 			phx_tree_build(&t, par, NULL, PHX_ORDER_DESC) == 0 &&
-			gb_tree_check(&t, NULL, 0) == 0;
+			gb_tree_check(&t, NULL) == 0;
 		ok = valid && phx_wan_check(par, n, r, cl, R->m.nclusters, &wan, &bad) == 1;
 		ph->valid += valid;
 		ph->optimal += ok;

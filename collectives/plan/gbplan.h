@@ -75,11 +75,11 @@ const struct gb_planner *gb_planner_find(const char *name);
  * process, and resolving one name twice gives the same pointer.
  * Return: 0; -ENOENT (no such planner or file), -EINVAL (not a plugin of
  * this ABI), -ENOEXEC (not executable), -ENOSPC (too many distinct
- * plugins, GB_PLAN_DYN_MAX), with a one-line reason in @err that names the
- * file.
+ * plugins, GB_PLAN_DYN_MAX), with a one-line reason in the optional @err
+ * that names the file.
  */
-GB_WUR int gb_planner_resolve(const char *name, const struct gb_planner **p, char *err,
-			      size_t errlen);
+GB_WUR int gb_planner_resolve(const char *name, const struct gb_planner **p,
+			      struct gb_err *err);
 
 /** Distinct plugins and external planners one process may resolve. */
 #define GB_PLAN_DYN_MAX 16

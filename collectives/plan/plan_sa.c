@@ -737,7 +737,7 @@ int gb_sa_basic(const struct gb_netmodel *m, const struct gb_plan_args *a,
 	if (ret < 0)
 		return ret;
 	if (!initial || initial->n != m->n || initial->root != a->root ||
-	    gb_tree_check(initial, NULL, 0) < 0)
+	    gb_tree_check(initial, NULL) < 0)
 		return -EINVAL;
 	ret = sa_setup_all(m, a, &p, &good, &rng);
 	if (ret < 0)

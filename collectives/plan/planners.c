@@ -75,19 +75,19 @@ static struct {
 } D = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int resolve_dynamic(const char *kind, const char *file, unsigned flag,
-			   const struct gb_planner **out, char *err, size_t errlen)
+			   const struct gb_planner **out, struct gb_err *err)
 {
 	char abs[PATH_MAX];
 	int ret = 0, i;
 
 	if (!*file) {
-		gb_errf(err, errlen, "%s: needs a file, as in %s:./myplanner%s", kind, kind,
-			flag == GB_PLAN_PLUGIN ? ".so" : ".py");
+		gb_err_set(err, "%s: needs a file, as in %s:./myplanner%s", kind, kind,
+			   flag == GB_PLAN_PLUGIN ? ".so" : ".py");
 		return -EINVAL;
 	}
 	if (!realpath(file, abs)) {
 		ret = -errno;
-		gb_errf(err, errlen, "%s:%s: %s", kind, file, strerror(errno));
+		gb_err_set(err, "%s:%s: %s", kind, file, strerror(errno));
 		return ret;
 	}
 	pthread_mutex_lock(&D.lock);
@@ -98,14 +98,14 @@ static int resolve_dynamic(const char *kind, const char *file, unsigned flag,
 		}
 	if (D.n == GB_PLAN_DYN_MAX) {
 		ret = -ENOSPC;
-		gb_errf(err, errlen, "%s:%s: more than %d plugins and external planners in one "
-			"process", kind, file, GB_PLAN_DYN_MAX);
+		gb_err_set(err, "%s:%s: more than %d plugins and external planners in one "
+			   "process", kind, file, GB_PLAN_DYN_MAX);
 		goto unlock;
 	}
 	if (flag == GB_PLAN_EXTERNAL && access(abs, X_OK) < 0) {
 		ret = -ENOEXEC;
-		gb_errf(err, errlen, "external:%s: not executable (chmod +x, and start it with "
-			"a #! line)", file);
+		gb_err_set(err, "external:%s: not executable (chmod +x, and start it with "
+			   "a #! line)", file);
 		goto unlock;
 	}
 	if (flag == GB_PLAN_PLUGIN) {
@@ -114,7 +114,7 @@ static int resolve_dynamic(const char *kind, const char *file, unsigned flag,
 		ret = gb_plugin_probe(abs, &pe);
 		if (ret < 0) {
 			if (pe.msg[0])
-				gb_errf(err, errlen, "%s", pe.msg);
+				gb_err_set(err, "%s", pe.msg);
 			goto unlock;
 		}
 	}
@@ -133,21 +133,21 @@ unlock:
 	return ret;
 }
 
-int gb_planner_resolve(const char *name, const struct gb_planner **p, char *err, size_t errlen)
+int gb_planner_resolve(const char *name, const struct gb_planner **p, struct gb_err *err)
 {
 	*p = NULL;
 	if (!name) {
-		gb_errf(err, errlen, "no planner named");
+		gb_err_set(err, "no planner named");
 		return -EINVAL;
 	}
 	if (!strncmp(name, "plugin:", 7))
-		return resolve_dynamic("plugin", name + 7, GB_PLAN_PLUGIN, p, err, errlen);
+		return resolve_dynamic("plugin", name + 7, GB_PLAN_PLUGIN, p, err);
 	if (!strncmp(name, "external:", 9))
-		return resolve_dynamic("external", name + 9, GB_PLAN_EXTERNAL, p, err, errlen);
+		return resolve_dynamic("external", name + 9, GB_PLAN_EXTERNAL, p, err);
 	*p = gb_planner_find(name);
 	if (!*p) {
-		gb_errf(err, errlen, "unknown planner '%s' (gridtree list; or plugin:PATH, "
-			"external:PATH)", name);
+		gb_err_set(err, "unknown planner '%s' (gridtree list; or plugin:PATH, "
+			   "external:PATH)", name);
 		return -ENOENT;
 	}
 	return 0;
@@ -156,7 +156,7 @@ int gb_planner_resolve(const char *name, const struct gb_planner **p, char *err,
 int gb_plan_err(const struct gb_planner *p, const struct gb_netmodel *m,
 		const struct gb_plan_args *a, struct gb_tree *out, struct gb_err *e)
 {
-	char why[160];
+	struct gb_err why;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -179,9 +179,9 @@ int gb_plan_err(const struct gb_planner *p, const struct gb_netmodel *m,
 		if (ret < 0)
 			gb_err_set(e, "%s: %s", p->name, strerror(-ret));
 	}
-	if (ret == 0 && gb_tree_check(out, why, sizeof(why)) < 0) {
+	if (ret == 0 && gb_tree_check(out, &why) < 0) {
 		ret = -EPROTO;
-		gb_err_set(e, "%s: not a spanning tree: %s", p->name, why);
+		gb_err_set(e, "%s: not a spanning tree: %s", p->name, why.msg);
 	}
 	if (ret == 0 && out->root != a->root) {
 		ret = -EPROTO;

@@ -288,11 +288,10 @@ static void quality_table(const struct opts *o)
 	int nb = o->quick ? 4 : 5, root;
 	struct gb_netmodel tm;
 	double best[2] = { INFINITY, INFINITY }, cs[8];
-	char err[TOOL_ERR_MAX];
 
 	for (int b = 0; b < 8; b++)
 		cs[b] = NAN;
-	if (tool_load_model(&tm, o->topo, NULL, 10e-6, err, sizeof(err)) < 0) {
+	if (tool_load_model(&tm, o->topo, NULL, 10e-6, NULL) < 0) {
 		printf("\nanytime quality: skipped, cannot load '%s'\n", o->topo);
 		return;
 	}

@@ -71,13 +71,13 @@ static void usage(FILE *f)
 
 static int load(struct gb_netmodel *m, const char *topo, const char *matrix, const char **what)
 {
-	char err[TOOL_ERR_MAX];
+	struct gb_err err;
 
 	*what = matrix ? matrix : topo;
-	if (tool_load_model(m, matrix ? NULL : topo, matrix, 10e-6, err, sizeof(err)) == 0)
+	if (tool_load_model(m, matrix ? NULL : topo, matrix, 10e-6, &err) == 0)
 		return 0;
 	if (matrix) {
-		fprintf(stderr, "bench_sa: %s\n", err);
+		fprintf(stderr, "bench_sa: %s\n", err.msg);
 		return -1;
 	}
 	*what = "generated teragrid-like model (gb_nm_gen_grid 4x2x8, seed 1)";

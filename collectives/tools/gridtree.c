@@ -398,15 +398,15 @@ struct plan_opts {
 /* Take option @c of PLAN_OPTIONS into @po; 0 when @c is not one of them. */
 static int plan_opt(struct plan_opts *po, int c, const char *arg)
 {
-	char err[512];
+	struct gb_err err;
 
 	switch (c) {
 	case OPT_ALGO:
 		po->p = gb_planner_find(arg);
 		if (!po->p && !strchr(arg, ':'))
 			die_usage("unknown planner '%s' (see 'gridtree list')", arg);
-		if (!po->p && gb_planner_resolve(arg, &po->p, err, sizeof(err)) < 0)
-			die_usage("--algo: %s", err);
+		if (!po->p && gb_planner_resolve(arg, &po->p, &err) < 0)
+			die_usage("--algo: %s", err.msg);
 		return 1;
 	case OPT_ROOT:
 		po->root = arg;

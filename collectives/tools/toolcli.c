@@ -46,12 +46,12 @@ int tool_input_status(int err)
 int tool_load_model_cli(const char *prog, struct gb_netmodel *m, const char *topo,
 			const char *matrix, double o)
 {
-	char err[TOOL_ERR_MAX];
-	int ret = tool_load_model(m, topo, matrix, o, err, sizeof(err));
+	struct gb_err err;
+	int ret = tool_load_model(m, topo, matrix, o, &err);
 
 	if (ret == 0)
 		return 0;
-	fprintf(stderr, "%s: %s\n", prog, err[0] ? err : strerror(-ret));
+	fprintf(stderr, "%s: %s\n", prog, err.msg[0] ? err.msg : strerror(-ret));
 	return tool_input_status(ret);
 }
 

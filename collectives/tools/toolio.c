@@ -14,39 +14,39 @@
 #include "toolio.h"
 
 int tool_load_model(struct gb_netmodel *m, const char *topo, const char *matrix, double o,
-		    char *err, size_t errlen)
+		    struct gb_err *err)
 {
 	struct gb_topo *t = NULL;
 	struct gb_diag d;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	if (err && errlen)
-		err[0] = '\0';
+	if (err)
+		err->msg[0] = '\0';
 	if (!topo == !matrix) {
-		gb_errf(err, errlen, "give exactly one of --topo FILE and --matrix FILE");
+		gb_err_set(err, "give exactly one of --topo FILE and --matrix FILE");
 		return -EINVAL;
 	}
 	if (matrix) {
-		ret = gb_nm_load_json(m, matrix, err, errlen);
-		if (ret < 0 && err && errlen && !err[0])
-			gb_errf(err, errlen, "cannot load matrix '%s': %s", matrix, strerror(-ret));
+		ret = gb_nm_load_json(m, matrix, err);
+		if (ret < 0 && err && !err->msg[0])
+			gb_err_set(err, "cannot load matrix '%s': %s", matrix, strerror(-ret));
 		goto out;
 	}
 	memset(&d, 0, sizeof(d));
 	ret = gb_topo_load(topo, &t, &d);
 	if (ret == -EINVAL) {
-		gb_diag_format(&d, topo, err, errlen);
+		gb_diag_err(err, &d, topo);
 		return ret;
 	}
 	if (ret < 0) {
-		gb_errf(err, errlen, "cannot load topology '%s': %s", topo, strerror(-ret));
+		gb_err_set(err, "cannot load topology '%s': %s", topo, strerror(-ret));
 		return ret;
 	}
 	ret = gb_nm_from_topo(m, t, o);
 	gb_topo_free(t);
 	if (ret < 0)
-		gb_errf(err, errlen, "cannot model topology '%s': %s", topo, strerror(-ret));
+		gb_err_set(err, "cannot model topology '%s': %s", topo, strerror(-ret));
 out:
 	if (ret < 0)
 		gb_nm_release(m);

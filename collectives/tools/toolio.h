@@ -6,8 +6,8 @@
  *
  * Library-style: functions return 0 or a negative errno (tool_gnuplot()
  * also a positive "it ran and failed") and print nothing; messages go into
- * an error buffer or are left to the caller (toolcli.h words them for the
- * command line).
+ * the error carrier, struct gb_err (util/gbutil.h), or are left to the
+ * caller (toolcli.h words them for the command line).
  */
 #ifndef GRIDBED_TOOLIO_H
 #define GRIDBED_TOOLIO_H
@@ -17,23 +17,22 @@
 #include <stdio.h>
 
 #include "gbcore.h"
-
-/* Room for any message of tool_load_model(): a path and why it failed. */
-#define TOOL_ERR_MAX 4608
+#include "gbutil.h"
 
 /**
  * tool_load_model() - the network model of exactly one of @topo (a topology
  * file: static latencies and bottleneck bandwidths, initiation cost @o at
  * every node, see gb_nm_from_topo()) and @matrix (a matrix file,
- * docs/formats.md).  On failure @m is left empty and @err says why in one
- * line, quoting the file: "FILE:LINE:COL: what" for bad content, "cannot
- * load topology 'FILE': why", "cannot model topology 'FILE': why", or the
- * matrix reader's message.
+ * docs/formats.md).  On failure @m is left empty and the optional @err
+ * says why in one line (it is emptied first), quoting the file:
+ * "FILE:LINE:COL: what" for bad content, "cannot load topology 'FILE':
+ * why", "cannot model topology 'FILE': why", or the matrix reader's
+ * message.
  * Return: 0; -EINVAL when both or neither file is given, or the content is
  * bad; another -errno when a file cannot be read or modelled.
  */
 GB_WUR int tool_load_model(struct gb_netmodel *m, const char *topo, const char *matrix, double o,
-			   char *err, size_t errlen);
+			   struct gb_err *err);
 
 /**
  * struct tool_out - a result file written atomically (docs/architecture.md
