@@ -46,10 +46,12 @@
 # busy box: ranks that get less than their quota (the measured speeds and
 # `uptime` in summary.txt say whether they did).
 #
-# Run time on the 2-core box (session 41, 8 + 8 ranks, 600 iterations):
-# see docs/measurements.md, "Session 41: seed 004's fields, WAN and
-# switches" (about 4 minutes for standard + grid-aware, about 1 more per
-# variant).
+# Run time on the 2-core box (session 41, 8 + 8 ranks, 600 iterations,
+# measured): standard + grid-aware 2 min 17 s with the bring-up and the
+# WAN probe at load 11-31, 8 min at load 60-190; --variants all adds 1-3
+# min a variant, 12 min 2 s and 18 min 23 s in all (docs/measurements.md,
+# "Session 41: seed 004's fields, WAN and switches").  The CI variant:
+# see t/9013.
 #
 # Results go to results/stencil/<UTC timestamp>/ (or --out DIR):
 #   standard.csv, grid.csv            one row per block of iterations (rate, ...)
