@@ -18,7 +18,19 @@
  *	wave   standing sine waves over the whole grid: smooth, but every
  *	       double has busy mantissa bits
  *	noisy  uniform random values: deflate finds nothing
+ *	periodic a standing wave along the face of the grid-aware layout's
+ *	       machine boundary (the first dimension that is not the longest),
+ *	       16, 32 or 64 points per wavelength, computed so that it repeats
+ *	       bit for bit along that dimension and the zero boundary at its
+ *	       low end is one of its nodes: its halos deflate by repetition,
+ *	       until the disturbance from the high end (not a node) arrives
  *
+ * --fields names two sets of nine groups: "classic" (three each of pulse,
+ * wave and noisy, the default) and "spectrum" (periodic x3, pulse x2,
+ * wave x2, noisy x2: the "whole spectrum" of s5, from halos that deflate to
+ * a few per cent to ones that do not deflate).  --probe measures what
+ * deflate makes of each group's wide-area halos during the run
+ * (gb_st_probe_deflate()), compressed or not.
  * Initial values depend only on global coordinates (and --seed), so any
  * decomposition computes the same numbers: the final checksum (and --dump)
  * must be bit-identical between modes, adaptations included.
@@ -48,7 +60,15 @@
 #include "gridbcast.h"
 #include "stencil_priv.h"
 
-static const char *const kind_names[] = { "pulse", "wave", "noisy" };
+static const char *const kind_names[K_NKINDS] = { "pulse", "wave", "noisy", "periodic" };
+
+/* --fields: named sets of groups (docs/stencil.md, "Fields") */
+static const struct {
+	const char *name, *groups;
+} field_sets[] = {
+	{ "classic", "pulse,pulse,pulse,wave,wave,wave,noisy,noisy,noisy" },
+	{ "spectrum", "periodic,periodic,periodic,pulse,pulse,wave,wave,noisy,noisy" },
+};
 
 static int rank0(void)
 {
@@ -82,8 +102,11 @@ static int usage(FILE *f)
 "  --grid DIMS          grid points, e.g. 256x1024 or 64x64x256 (default 256x1024)\n"
 "  --iters N            iterations (default 200)\n"
 "  --groups SPEC        function groups, comma-separated KIND[:NVARS], KIND one of\n"
-"                       pulse, wave, noisy (default pulse,pulse,pulse,wave,wave,wave,\n"
-"                       noisy,noisy,noisy: nine groups, as in the paper's s8.2 run)\n"
+"                       pulse, wave, noisy, periodic (default: --fields classic)\n"
+"  --fields SET         a named --groups: classic (pulse,pulse,pulse,wave,wave,wave,\n"
+"                       noisy,noisy,noisy: nine groups, as in the paper's s8.2 run) or\n"
+"                       spectrum (periodic x3, pulse x2, wave x2, noisy x2; s5's range\n"
+"                       of compressibility, docs/stencil.md); --groups wins\n"
 "  --seed N             noisy data seed (default 1)\n"
 "driver:\n"
 "  --mode standard|grid standard: even topology, no compression, depth 1;\n"
@@ -103,6 +126,9 @@ static int usage(FILE *f)
 "  --wait sleep|spin    how ranks wait for messages (default sleep; see gbstdriver.h)\n"
 "output:\n"
 "  --block B            iterations per rate sample (default 10)\n"
+"  --probe N            every N iterations, deflate each group's wide-area halos\n"
+"                       to measure their compressibility, compressed or not\n"
+"                       (outside the timed blocks; 0: never; default 10)\n"
 "  --out FILE.csv       one row per block: campaign, run_id, mode, iteration, time,\n"
 "                       rate, depth, compressed, events; metadata in FILE.json\n"
 "  --events FILE.csv    one row per adaptation decision of any rank\n"
@@ -119,7 +145,7 @@ static int usage(FILE *f)
 static int parse_groups(struct opts *o, const char *spec)
 {
 	char *dup = strdup(spec), *save = NULL, *tok;
-	int count[3] = { 0, 0, 0 };
+	int count[K_NKINDS] = { 0 };
 
 	if (!dup)
 		return -ENOMEM;
@@ -133,9 +159,9 @@ static int parse_groups(struct opts *o, const char *spec)
 			goto fail;
 		if (colon)
 			*colon = 0;
-		for (k = 0; k < 3 && strcmp(tok, kind_names[k]); k++)
+		for (k = 0; k < K_NKINDS && strcmp(tok, kind_names[k]); k++)
 			;
-		if (k == 3)
+		if (k == K_NKINDS)
 			goto fail;
 		g->kind = (enum kind)k;
 		g->nvars = 1;
@@ -173,7 +199,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	enum { O_GRID = 256, O_ITERS, O_GROUPS, O_SEED, O_MODE, O_NOTOPO, O_NOBAL, O_NOOVL,
 	       O_NOCOMP, O_NOGHOST, O_REDUCE, O_BENCH, O_MON, O_REEVAL, O_WARM, O_EPS, O_ZL,
 	       O_GMAX, O_GHOST, O_COMP, O_WAIT, O_BLOCK, O_OUT, O_EVENTS, O_META, O_DUMP,
-	       O_CAMP, O_RUNID, O_QUIET };
+	       O_CAMP, O_RUNID, O_QUIET, O_FIELDS, O_PROBE };
 	static const struct option lo[] = {
 		{ "grid", 1, 0, O_GRID }, { "iters", 1, 0, O_ITERS }, { "groups", 1, 0, O_GROUPS },
 		{ "seed", 1, 0, O_SEED }, { "mode", 1, 0, O_MODE }, { "no-topo", 0, 0, O_NOTOPO },
@@ -185,10 +211,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "ghost", 1, 0, O_GHOST }, { "compress", 1, 0, O_COMP }, { "wait", 1, 0, O_WAIT },
 		{ "block", 1, 0, O_BLOCK }, { "out", 1, 0, O_OUT }, { "events", 1, 0, O_EVENTS },
 		{ "meta", 1, 0, O_META }, { "dump", 1, 0, O_DUMP }, { "campaign", 1, 0, O_CAMP },
-		{ "run-id", 1, 0, O_RUNID }, { "quiet", 0, 0, O_QUIET }, { "help", 0, 0, 'h' },
+		{ "run-id", 1, 0, O_RUNID }, { "quiet", 0, 0, O_QUIET }, { "fields", 1, 0, O_FIELDS },
+		{ "probe", 1, 0, O_PROBE }, { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
-	const char *grid = "256x1024";
+	const char *grid = "256x1024", *groups = NULL;
 	double v;
 	int c;
 
@@ -197,7 +224,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->block = 10;
 	o->seed = 1;
 	o->campaign = "stencil";
-	o->groups_s = "pulse,pulse,pulse,wave,wave,wave,noisy,noisy,noisy";
+	o->fields = field_sets[0].name;
+	o->groups_s = field_sets[0].groups;
+	o->probe = 10;
 	opterr = 0;	/* the faults below, one line each, not getopt's and the usage */
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
@@ -207,7 +236,24 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 2;
 			o->iters = (long)v;
 			break;
-		case O_GROUPS: o->groups_s = optarg; break;
+		case O_GROUPS: groups = optarg; break;
+		case O_FIELDS: {
+			size_t i = 0;
+
+			while (i < sizeof(field_sets) / sizeof(field_sets[0]) &&
+			       strcmp(optarg, field_sets[i].name))
+				i++;
+			if (i == sizeof(field_sets) / sizeof(field_sets[0]))
+				return bad("--fields: '%s' is not classic or spectrum", optarg);
+			o->fields = field_sets[i].name;
+			o->groups_s = field_sets[i].groups;
+			break;
+		}
+		case O_PROBE:
+			if (num("--probe", optarg, 0, 1e9, &v))
+				return 2;
+			o->probe = (int)v;
+			break;
 		case O_SEED:
 			if (num("--seed", optarg, 0, 1e18, &v))
 				return 2;
@@ -305,9 +351,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	if ((o->st.ndim = gb_st_parse_dims(grid, o->st.grid)) < 0)
 		return bad("--grid: '%s' is not a grid (e.g. 256x1024, 1 to %d sizes >= 1)", grid,
 			   GB_ST_MAXDIM);
+	if (groups) {
+		o->groups_s = groups;
+		o->fields = NULL;       /* the groups, not a named set */
+	}
 	if (parse_groups(o, o->groups_s) < 0)
-		return bad("--groups: '%s' is not a list of pulse, wave or noisy[:NVARS] (at most "
-			   "%d)", o->groups_s, MAXGROUPS);
+		return bad("--groups: '%s' is not a list of pulse, wave, noisy or periodic[:NVARS] "
+			   "(at most %d)", o->groups_s, MAXGROUPS);
 	return 0;
 }
 
@@ -348,6 +398,41 @@ static double initial(const struct opts *o, const struct gspec *g, int v, const 
 		for (int d = 0; d < nd; d++)
 			val *= sin(M_PI * (1 + g->instance + v + d) * (x[d] + 0.5) / o->st.grid[d]);
 		return val;
+	case K_PERIODIC: {
+		/*
+		 * Along D, the first dimension that is not L (the direction of
+		 * the grid-aware layout's wide-area face), P = 16, 32, 64 points
+		 * per wavelength (the well-resolved range of a second-order
+		 * scheme), one sign per half wave: w(r), r = (x + 1) mod P, is
+		 * sin(2 pi r / P) for r < P/2 and -w(P - r) above, exactly 0 at
+		 * r = 0 and P/2.  So the values repeat bit for bit every P points,
+		 * and the wave is odd about x = -1, where the zero boundary is: the
+		 * update keeps that oddness bit for bit (IEEE rounding is
+		 * symmetric), so the boundary stays a node and the low end does not
+		 * disturb the repetition; the boundary at the high end, x =
+		 * grid[D], is a node only if P/2 divides grid[D] + 1 (not for 256
+		 * or any power of two), so it disturbs the repetition from there
+		 * inwards, at most one point per iteration.  Along the other
+		 * dimensions a smooth sine, as for wave.
+		 */
+		int D = L == 0 && nd > 1 ? 1 : 0, P = 16 << (g->instance % 3), r;
+		double w;
+
+		if (nd == 1)
+			D = L;
+		r = (x[D] + 1) % P;
+		if (r == 0 || r == P / 2)
+			w = 0;
+		else if (r < P / 2)
+			w = sin(2 * M_PI * r / P);
+		else
+			w = -sin(2 * M_PI * (P - r) / P);
+		val = w;
+		for (int d = 0; d < nd; d++)
+			if (d != D)
+				val *= sin(M_PI * (1 + v + (d != L)) * (x[d] + 0.5) / o->st.grid[d]);
+		return val;
+	}
 	case K_NOISY: {
 		uint64_t h = mix(o->seed ^ mix(((uint64_t)g->instance << 8) + (uint64_t)v));
 
@@ -528,13 +613,31 @@ static void print_layout(const struct job *J)
 	fflush(stdout);
 }
 
-/* The measured loop: o.iters iterations, a rate per block of them. */
+/* --probe after iteration @it: what deflate makes of each group's
+ * wide-area halos now (gb_st_probe_deflate()), into probe number J->np. */
+static void probe(struct job *J, long it)
+{
+	size_t at = (size_t)J->np * (size_t)J->o.ngroups;
+	int rc = gb_st_probe_deflate(J->s, J->probe_raw + at, J->probe_zip + at);
+
+	if (rc < 0) {
+		fprintf(stderr, ME ": rank %d: iteration %ld: deflate probe: %s\n", J->rank, it,
+			strerror(-rc));
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	J->probe_it[J->np++] = it;
+}
+
+/* The measured loop: o.iters iterations, a rate per block of them.  The
+ * deflate probes are taken out of rank 0's clock (the time of its own
+ * probe; a boundary rank's probe, a few deflates of a few kB, delays its
+ * neighbours by as much). */
 static void iterate(struct job *J)
 {
 	const struct opts *o = &J->o;
 	struct gb_st *s = J->s;
 	struct block *blk = J->blk;
-	double *t_it = J->t_it, C = 0.5 / o->st.ndim, t_start, t_block;
+	double *t_it = J->t_it, C = 0.5 / o->st.ndim, t_start, t_block, paused = 0;
 	long b_first = 0;
 	struct gb_err err = { "" };
 	int rc, nb = 0;
@@ -546,7 +649,7 @@ static void iterate(struct job *J)
 		const struct gb_st_geom *gm = gb_st_geometry(s);
 		int lo[GB_ST_MAXDIM], hi[GB_ST_MAXDIM];
 
-		t_it[it] = MPI_Wtime() - t_start;
+		t_it[it] = MPI_Wtime() - t_start - paused;
 		if ((rc = gb_st_sync(s, it, &err)) < 0) {
 			fprintf(stderr, ME ": rank %d: iteration %ld: %s\n", J->rank, it,
 				err.msg[0] ? err.msg : strerror(-rc));
@@ -562,7 +665,7 @@ static void iterate(struct job *J)
 			double t = MPI_Wtime(), el = t - t_block;
 
 			blk[nb].it = it;
-			blk[nb].t = t - t_start;
+			blk[nb].t = t - t_start - paused;
 			blk[nb].rate = el > 0 ? (double)J->npts * (it + 1 - b_first) / el : 0;
 			if (J->rank == 0 && !o->quiet) {
 				/* the depth rank 0 sees, if it is on the boundary */
@@ -577,9 +680,35 @@ static void iterate(struct job *J)
 			t_block = t;
 			b_first = it + 1;
 		}
+		if (o->probe > 0 && (it + 1) % o->probe == 0) {
+			double p0 = MPI_Wtime(), dt;
+
+			probe(J, it);
+			dt = MPI_Wtime() - p0;
+			paused += dt;
+			t_block += dt;
+			J->t_probe += dt;
+		}
 	}
-	t_it[o->iters] = MPI_Wtime() - t_start;
+	t_it[o->iters] = MPI_Wtime() - t_start - paused;
 	J->nb = nb;
+}
+
+/* The probes summed over the ranks at rank 0 (every rank took the same
+ * number, at the same iterations); the longest probing time. */
+static void gather_probes(struct job *J)
+{
+	int n = J->np * J->o.ngroups;
+	double t = J->t_probe;
+
+	if (n > 0) {
+		/* the receive buffer counts at rank 0 only */
+		MPI_Reduce(J->rank ? J->probe_raw : MPI_IN_PLACE, J->rank ? NULL : J->probe_raw, n,
+			   MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+		MPI_Reduce(J->rank ? J->probe_zip : MPI_IN_PLACE, J->rank ? NULL : J->probe_zip, n,
+			   MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	}
+	MPI_Reduce(&t, &J->t_probe, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 }
 
 /* --dump: every field, gathered at rank 0. */
@@ -629,9 +758,19 @@ int main(int argc, char **argv)
 	fill_initial(J->s, &J->o);
 	J->blk = malloc(sizeof(*J->blk) * (J->o.iters / J->o.block + 2));
 	J->t_it = malloc(sizeof(double) * (J->o.iters + 1));
+	if (J->o.probe > 0) {
+		size_t n = (size_t)(J->o.iters / J->o.probe + 1);
+
+		J->probe_it = calloc(n, sizeof(long));
+		J->probe_raw = calloc(n * (size_t)J->o.ngroups, sizeof(uint64_t));
+		J->probe_zip = calloc(n * (size_t)J->o.ngroups, sizeof(uint64_t));
+		if (!J->probe_it || !J->probe_raw || !J->probe_zip)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
 	if (!J->blk || !J->t_it)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	iterate(J);
+	gather_probes(J);
 
 	/* results: outside the measured loop */
 	J->sums = calloc(J->o.ngroups, sizeof(uint64_t));
@@ -650,6 +789,9 @@ int main(int argc, char **argv)
 	free(J->t_it);
 	free(J->host);
 	free(J->cpu);
+	free(J->probe_it);
+	free(J->probe_raw);
+	free(J->probe_zip);
 	MPI_Finalize();
 	return rc;
 }

@@ -14,7 +14,8 @@
 #define ME "gridstencil"
 #define MAXGROUPS 64
 
-enum kind { K_PULSE, K_WAVE, K_NOISY };
+enum kind { K_PULSE, K_WAVE, K_NOISY, K_PERIODIC };
+#define K_NKINDS (K_PERIODIC + 1)
 
 struct gspec {
 	enum kind kind;
@@ -30,7 +31,8 @@ struct opts {
 	int ngroups;
 	struct gspec g[MAXGROUPS];
 	uint64_t seed;
-	const char *out, *events, *meta, *dump, *campaign, *run_id, *groups_s;
+	const char *out, *events, *meta, *dump, *campaign, *run_id, *groups_s, *fields;
+	int probe;              /* deflate probe every this many iterations (0: none) */
 	int quiet;
 };
 
@@ -54,6 +56,12 @@ struct job {
 	double *t_it;                   /* iteration i began t_it[i] s after the start */
 	uint64_t *sums, total;          /* checksums per group, their sum */
 	struct gb_st_report rep;
+	/* --probe: per probe p and group g, [p * ngroups + g], summed over the
+	 * ranks at rank 0 after the run (gb_st_probe_deflate()) */
+	int np;                         /* probes taken */
+	long *probe_it;                 /* the iteration each probe followed */
+	uint64_t *probe_raw, *probe_zip;
+	double t_probe;                 /* s this rank spent probing (rank 0: the maximum) */
 };
 
 /*

@@ -209,6 +209,26 @@ static void totals_of(const struct job *J, struct totals *T)
 	}
 }
 
+/* Group @g's deflate probes: raw and deflated bytes summed over probes
+ * [from, to). */
+static void probe_sum(const struct job *J, int g, int from, int to, uint64_t *raw, uint64_t *zip)
+{
+	*raw = *zip = 0;
+	for (int p = from; p < to; p++) {
+		*raw += J->probe_raw[(size_t)p * J->o.ngroups + g];
+		*zip += J->probe_zip[(size_t)p * J->o.ngroups + g];
+	}
+}
+
+/* Deflated over raw of group @g in probes [from, to), or -1 without bytes. */
+static double probe_ratio(const struct job *J, int g, int from, int to)
+{
+	uint64_t raw, zip;
+
+	probe_sum(J, g, from, to, &raw, &zip);
+	return raw ? (double)zip / (double)raw : -1;
+}
+
 static void print_totals(const struct job *J, const struct totals *T)
 {
 	const struct opts *o = &J->o;
@@ -225,6 +245,15 @@ static void print_totals(const struct job *J, const struct totals *T)
 	printf("gridstencil: wide-area halo bytes %" PRIu64 " raw, %" PRIu64 " sent (%.1f %%), "
 	       "%" PRIu64 " of %" PRIu64 " messages compressed\n", T->raw, T->wire,
 	       T->raw ? 100.0 * T->wire / T->raw : 100.0, T->zmsgs, T->msgs);
+	if (J->np > 0 && probe_ratio(J, 0, 0, J->np) >= 0) {
+		printf("gridstencil: deflated wide-area halos (%d probes; whole run, first, last): ",
+		       J->np);
+		for (int g = 0; g < o->ngroups; g++)
+			printf("%s%s %.1f/%.1f/%.1f %%", g ? ", " : "", o->g[g].name,
+			       100 * probe_ratio(J, g, 0, J->np), 100 * probe_ratio(J, g, 0, 1),
+			       100 * probe_ratio(J, g, J->np - 1, J->np));
+		printf("\n");
+	}
 	printf("gridstencil: checksum %016" PRIx64 "\n", J->total);
 }
 
@@ -271,9 +300,11 @@ static void meta_run(const struct job *J, json_t *j)
 				      "adaptive" : o->st.compress_fixed ? "always" : "never",
 				      "wait", o->st.wait_spin ? "spin" : "sleep", "seed",
 				      (json_int_t)o->seed, "block", o->block));
+	json_object_set_new(json_object_get(j, "parameters"), "probe", json_integer(o->probe));
 	json_object_set_new(j, "grid", json_string(gb_st_fmt_dims(o->st.ndim, o->st.grid, b1,
 								    sizeof(b1))));
 	json_object_set_new(j, "groups", json_string(o->groups_s));
+	json_object_set_new(j, "fields", o->fields ? json_string(o->fields) : json_null());
 	json_object_set_new(j, "iterations", json_integer(o->iters));
 	json_object_set_new(j, "ranks", json_integer(J->size));
 	ja = json_array();
@@ -316,6 +347,63 @@ static void meta_ranks(const struct job *J, json_t *j)
 	json_object_set_new(j, "rank_info", ja);
 }
 
+/* Group @g's deflate probes: bytes and ratios (deflated / raw) over the
+ * whole run, in the first and the last probe, the smallest and the
+ * largest; null without probes or wide-area faces. */
+static json_t *meta_deflate(const struct job *J, int g)
+{
+	uint64_t raw, zip;
+	double lo = 2, hi = -1;
+
+	probe_sum(J, g, 0, J->np, &raw, &zip);
+	if (!raw)
+		return json_null();
+	for (int p = 0; p < J->np; p++) {
+		double r = probe_ratio(J, g, p, p + 1);
+
+		if (r >= 0 && r < lo)
+			lo = r;
+		if (r > hi)
+			hi = r;
+	}
+	return json_pack("{s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:f}", "probes", J->np, "raw_bytes",
+			 (json_int_t)raw, "deflated_bytes", (json_int_t)zip, "ratio",
+			 (double)zip / (double)raw, "first", probe_ratio(J, g, 0, 1), "last",
+			 probe_ratio(J, g, J->np - 1, J->np), "min", lo, "max", hi);
+}
+
+/* "deflate_probe": how often, how long the probes took, and every group's
+ * ratio per probe (summed over the boundary ranks). */
+static void meta_probes(const struct job *J, json_t *j)
+{
+	json_t *jp, *it = json_array(), *gr = json_object();
+
+	if (J->np == 0) {
+		json_object_set_new(j, "deflate_probe", json_null());
+		json_decref(it);
+		json_decref(gr);
+		return;
+	}
+	for (int p = 0; p < J->np; p++)
+		json_array_append_new(it, json_integer(J->probe_it[p]));
+	for (int g = 0; g < J->o.ngroups; g++) {
+		json_t *a = json_array();
+
+		for (int p = 0; p < J->np; p++) {
+			double r = probe_ratio(J, g, p, p + 1);
+
+			json_array_append_new(a, r >= 0 ? json_real(r) : json_null());
+		}
+		json_object_set_new(gr, J->o.g[g].name, a);
+	}
+	jp = json_pack("{s:i, s:i, s:f, s:s, s:o, s:o}", "every", J->o.probe, "zlevel",
+		       J->o.st.zlevel, "max_rank_s", J->t_probe, "what",
+		       "deflated / raw bytes of each group's wide-area halo messages at the "
+		       "current depth, summed over the ranks, after the probe's iteration",
+		       "iterations", it, "ratios", gr);
+	json_object_set_new(j, "deflate_probe", jp);
+}
+
 /* The run's results, overall and per group. */
 static void meta_results(const struct job *J, const struct totals *T, json_t *j)
 {
@@ -336,12 +424,16 @@ static void meta_results(const struct job *J, const struct totals *T, json_t *j)
 				      (json_int_t)T->wire, "checksum", hx, "events", J->rep.nev));
 	ja = json_array();
 	for (int g = 0; g < o->ngroups; g++) {
+		json_t *jg;
+
 		snprintf(hx, sizeof(hx), "%016" PRIx64, J->sums[g]);
-		json_array_append_new(ja, json_pack("{s:s, s:i, s:s, s:i}", "name",
-						    o->g[g].name, "vars", o->g[g].nvars,
-						    "checksum", hx, "compressed_by", T->wanc[g]));
+		jg = json_pack("{s:s, s:i, s:s, s:i}", "name", o->g[g].name, "vars",
+			       o->g[g].nvars, "checksum", hx, "compressed_by", T->wanc[g]);
+		json_object_set_new(jg, "deflate", meta_deflate(J, g));
+		json_array_append_new(ja, jg);
 	}
 	json_object_set_new(j, "group_results", ja);
+	meta_probes(J, j);
 }
 
 /* Heterogeneous CPUs asked for but not in force: say so (the first rank). */

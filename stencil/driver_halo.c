@@ -242,6 +242,36 @@ static int exchange_dim(struct gb_st *s, int d)
 	return 0;
 }
 
+int gb_st_probe_deflate(struct gb_st *s, uint64_t *raw, uint64_t *zip)
+{
+	int nd = s->geo.ndim, ret;
+
+	if (!s->started || !raw || !zip)
+		return -EINVAL;
+	for (int d = 0; d < nd; d++)
+		for (int side = 0; side < 2; side++) {
+			struct face *f = &s->face[d][side];
+
+			if (f->nbr < 0 || !f->wan)
+				continue;
+			for (int g = 0; g < s->ngroups; g++) {
+				struct fbuf *fb = &f->buf[g];
+				size_t n = msg_bytes(s, f, g), len = n;
+
+				if ((ret = grow(fb, n)) < 0)
+					return ret;
+				/* the send buffers are idle between gb_st_sync()s */
+				pack(s, f, g, 0, (double *)fb->send);
+				ret = gb_st_encode(s->codec, fb->send, n, fb->zsend, fb->zcap, &len);
+				if (ret < 0)
+					return ret;
+				raw[g] += n;
+				zip[g] += len;
+			}
+		}
+	return 0;
+}
+
 /* s6's agreement: max over the boundary ranks, machine by machine, then
  * between the machines' first ranks (one small message over the WAN). */
 static double agree_max(void *ctx, double local)

@@ -229,6 +229,25 @@ void gb_st_region(const struct gb_st *s, int *lo, int *hi);
 /** gb_st_advance() - after the update: level 1 becomes level 0. */
 void gb_st_advance(struct gb_st *s);
 
+/**
+ * gb_st_probe_deflate() - what s5's compression would make of this rank's
+ * wide-area halos now, whether or not they are compressed: for every group
+ * g, the message each wide-area face would carry at its current depth
+ * (packed as gb_st_sync() packs it: @depth layers of level 0, then
+ * @depth - 1 of level 1) is deflated with the driver's codec and level, and
+ * its raw bytes are added to raw[g], its deflated bytes to zip[g] (the raw
+ * size when deflate does not make it smaller, as on the wire); @raw and
+ * @zip have ngroups entries.  Call it between gb_st_advance() and the next
+ * gb_st_sync(), where it sees what the next exchange sends.  Sends nothing
+ * and changes no field, state or counter (so not the adaptation's
+ * communication time); not collective.  A rank without a wide-area face
+ * adds nothing.  It costs one deflate per group and face: the caller times
+ * it if it matters.
+ * Return: 0, -EINVAL (not started, NULL arrays), -ENOMEM, or the codec's
+ * negative errno.
+ */
+int gb_st_probe_deflate(struct gb_st *s, uint64_t *raw, uint64_t *zip);
+
 /** gb_st_depth() - this rank's wide-area ghost depth now (0: no WAN face). */
 int gb_st_depth(const struct gb_st *s);
 

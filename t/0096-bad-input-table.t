@@ -344,6 +344,8 @@ are the same results directory	"$GX" report "$W/res1" "$W/res1"
 ^gridstencil: --iters: '0' is not a number in	"${GSRUN[@]}" --iters 0 --out "$W/st.csv"
 ^gridstencil: --grid: '0x4' is not a grid	"${GSRUN[@]}" --grid 0x4
 ^gridstencil: unexpected argument 'x'	"${GSRUN[@]}" x
+^gridstencil: --fields: 'physics' is not classic or spectrum	"${GSRUN[@]}" --fields physics --out "$W/st.csv"
+^gridstencil: --probe: '-1' is not a number in	"${GSRUN[@]}" --probe -1 --out "$W/st.csv"
 ^synthapp: unknown option '--frob'	"${SYRUN[@]}" --frob
 ^synthapp: option '--dir' needs a value	"${SYRUN[@]}" --dir
 ^synthapp: --dir DIR is required	"${SYRUN[@]}" --root a-1

@@ -8,8 +8,12 @@
 # along the longest dimension: the wide-area face is the short side), gave
 # the machine that measured faster the thicker slabs (s4.1), that the ranks
 # read back their hosts' CPU quotas, and that it reports a speed-up, the
-# final ghost depth and the compressed groups.  No timing is asserted: the
-# speed-up is printed, not judged.
+# final ghost depth and the compressed groups.  Session 41: the script's
+# default fields (spectrum) with each group's deflate ratio in the summary,
+# one --variants run (grid-aware with compression off: every wide-area byte
+# sent raw, its speed-up in the table), the WAN probe, the load averages and
+# the paper's figures beside ours.  No timing is asserted: the speed-up is
+# printed, not judged.
 source "$(dirname "$0")/lib-netns.sh"
 require_netns
 require_gridemu
@@ -22,10 +26,11 @@ OUT=$(mktemp -d /tmp/gb9013.XXXXXX)
 trap 'rm -rf "$OUT"; gb_cleanup' EXIT
 
 out=$("$GRIDBED_SRC/experiments/stencil-transatlantic.sh" --ci --build "$GRIDBED_BUILD" \
-	--out "$OUT" --prefix "$GB_PREFIX" --rundir "$GRIDBED_RUNDIR" 2>&1); st=$?
+	--out "$OUT" --prefix "$GB_PREFIX" --rundir "$GRIDBED_RUNDIR" --variants no-compress 2>&1); st=$?
 is "$st" 0 "stencil-transatlantic.sh --ci exits 0" || printf '%s\n' "$out" | tail -20 | sed 's/^/#   /'
-like "$out" "running standard mode" "progress is reported"
-for f in standard.csv grid.csv standard.json grid.json grid-events.csv summary.txt summary.json; do
+like "$out" "running standard \(standard mode\)" "progress is reported"
+for f in standard.csv grid.csv standard.json grid.json grid-events.csv summary.txt summary.json \
+	grid-no-compress.csv grid-no-compress.json wan-probe.log uptime-before.txt; do
 	ok "$([ -s "$OUT/$f" ] && echo 0 || echo 1)" "$f written"
 done
 if command -v gnuplot >/dev/null; then
@@ -51,7 +56,24 @@ like "$(jq -r .runs.grid.final_depth "$S")" '^[1-9][0-9]*$' "final ghost depth r
 like "$(jq -r .runs.grid.groups_compressed "$S")" '^[0-9]+$' "groups compressed reported"
 like "$(jq -r '.runs.grid.cpu_quotas | join(";")' "$S")" "0\\.0500 core.*0\\.1000 core" \
 	"the ranks read back their hosts' CPU quotas (0.05 and 0.10 core)"
+# session 41: fields, deflate ratios, the variant, the paper's figures
+is "$(jq -r .runs.grid.fields "$S")" spectrum "the default fields: spectrum"
+is "$(jq -r '[.runs.grid.deflate[] | select(. != null and .ratio > 0 and .ratio <= 1)] | length' "$S")" 9 \
+	"a deflate ratio for each of the nine groups"
+like "$(cat "$OUT/summary.txt")" "periodic0 +[0-9.]+ %" "summary.txt lists each group's deflated size"
+N=$OUT/grid-no-compress.json
+is "$(jq -r '.features.compress' "$N")" false "variant no-compress: compression off in its metadata"
+is "$(jq -r '.results.wan_wire_bytes == .results.wan_raw_bytes' "$N")" true \
+	"variant no-compress: every wide-area byte sent raw"
+like "$(jq -r '.speedups["grid-no-compress"].mean' "$S")" '^[0-9.]+(e[-+]?[0-9]+)?$' \
+	"the variant's speed-up is in the table"
+is "$(jq -r .identical "$S")" true "and its fields are bit-identical too"
+like "$(jq -r .paper.speedup_low "$S")" '^3$' "the paper's figures are printed beside ours"
+like "$(cat "$OUT/wan-probe.log")" "rtt .* ms" "the WAN was probed"
 out=$("$GRIDBED_SRC/experiments/stencil-transatlantic.sh" --per-cluster x 2>&1); st=$?
 is "$st" 2 "bad option: exit 2"
+out=$("$GRIDBED_SRC/experiments/stencil-transatlantic.sh" --variants no-lunch 2>&1); st=$?
+is "$st" 2 "bad --variants: exit 2"
+like "$out" "--variants: 'no-lunch' is not" "and names the option"
 ok "$(ip netns list | grep -c "^$GB_PREFIX-" | grep -qx 0 && echo 0 || echo 1)" "the grid is gone"
 done_testing
