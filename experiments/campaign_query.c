@@ -99,7 +99,7 @@ int gx_phoenixd_settings(const struct gx_campaign *c, double dilate, struct gx_p
 	s->serial_every = o->serial_every ? o->serial_every : big ? 2 : 1;
 	s->coalesce_ms = o->coalesce_ms ? o->coalesce_ms : rms / (big ? 200 : 100);
 	s->fanout = o->fanout;
-	s->timeout_s = o->timeout > 0 ? o->timeout : (big ? 450 : 600) * s->wall_round_ms / 1000;
+	s->timeout_s = o->timeout > 0 ? o->timeout : (big ? 900 : 600) * s->wall_round_ms / 1000;
 	return 0;
 }
 

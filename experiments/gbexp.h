@@ -303,7 +303,7 @@ int gx_campaign_needs_phoenixd(const struct gx_campaign *c, const int *use);
  * shorter.  `round_ms` gives the topology's round instead.  Then a serial
  * every 2 rounds above 16 hosts (else 1), serials batched for 1/200 of a
  * round above 16 hosts and 1/100 up to 16 (10 ms of 2000, 2 ms of 200), and
- * a timeout of 450 rounds above 16 hosts, 600 up to 16 (15 min and 2 min at
+ * a timeout of 900 rounds above 16 hosts, 600 up to 16 (30 min and 2 min at
  * k = 1), on the wall clock.  Pure: no I/O.
  * Return: 0, or -EINVAL (@dilate below 1, both rounds given).
  */

@@ -29,12 +29,13 @@
  * on 2 cores (docs/measurements.md): rounds of 2 s of wall clock, a serial
  * every 2 rounds and serials batched for 10 ms keep the protocol's traffic
  * within what the userspace delay line carries; convergence then takes
- * about 5 min, hence the 15 min timeout.  phoenixd runs on the topology's
- * clock (phoenixd.h), so on a grid dilated k times its round is 2000 / k ms
- * of the topology's time: the same datagrams a wall-clock second as at
- * k = 1 and about the same rounds to converge, where 2000 ms of the
- * topology's time would take k times the wall clock (issue 48: at k = 10,
- * +80 s of topology time after 16 minutes).
+ * 3-5 min on a quiet box, and took 15 min (367 rounds) at k = 10 on a box
+ * shared with other jobs, hence the 30 min timeout.  phoenixd runs on the
+ * topology's clock (phoenixd.h), so on a grid dilated k times its round is
+ * 2000 / k ms of the topology's time: the same datagrams a wall-clock
+ * second as at k = 1, where 2000 ms of the topology's time would take k
+ * times the wall clock (issue 48: at k = 10, +80 s of topology time after
+ * 16 minutes).
  */
 int phoenixd_run(struct runner *R)
 {

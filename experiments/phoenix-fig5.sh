@@ -212,11 +212,11 @@ nhosts=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["ho
 # That limit is the wall clock's and phoenixd's clock the topology's, so, as
 # in gridexp's campaigns (docs/formats.md, `phoenixd`), the round is 2 s of
 # wall clock: 2000 / K ms of the topology's time, at least 200; coalescing
-# 1/200 of it, the timeout 450 rounds.
+# 1/200 of it, the timeout 900 rounds.
 if [ -z "$pargs" ] && [ "$nhosts" -gt 16 ]; then
 	pround=$(awk -v k="$dilate" 'BEGIN {r = int(2000 / k + 0.5); print (r < 200 ? 200 : r)}')
 	pargs="--round-ms $pround --serial-every 2 --coalesce-ms $(awk -v r="$pround" 'BEGIN {print r / 200}')"
-	ptimeout=${ptimeout:-$(( pround * 450 / 1000 ))}
+	ptimeout=${ptimeout:-$(( pround * 900 / 1000 ))}
 fi
 ptimeout=${ptimeout:-120}
 if [ -n "$ptrees" ]; then

@@ -63,10 +63,10 @@ is "$(prefix_netns | wc -l)$( [ -e "$tmp/res" ] && echo ' results')" 0 "  no gri
 out=$("$GX" run "$GRIDBED_SRC/experiments/phoenix-fig5.yaml" --dry-run 2>&1); st=$?
 is "$st" 0 "experiments/phoenix-fig5.yaml passes --dry-run"
 like "$out" "168 hosts, root c1-1, scale 1, time dilation x10$" "  its faithful k = 10 by default"
-like "$out" "^  rounds of 200 ms of the topology's time \(2000 ms of wall clock at k = 10\), a serial every 2 rounds, serials batched 1 ms, at most 900 s of wall clock$" \
+like "$out" "^  rounds of 200 ms of the topology's time \(2000 ms of wall clock at k = 10\), a serial every 2 rounds, serials batched 1 ms, at most 1800 s of wall clock$" \
 	"  phoenixd: 2 s rounds on the wall clock, 200 ms of the topology's"
 out=$("$GX" run "$GRIDBED_SRC/experiments/phoenix-fig5.yaml" --dry-run --dilate 1 2>&1)
-is "$(printf '%s\n' "$out" | grep -cE "time dilation x1$|^  rounds of 2000 ms of the topology's time \(2000 ms of wall clock at k = 1\), a serial every 2 rounds, serials batched 10 ms, at most 900 s of wall clock$")" 2 \
+is "$(printf '%s\n' "$out" | grep -cE "time dilation x1$|^  rounds of 2000 ms of the topology's time \(2000 ms of wall clock at k = 1\), a serial every 2 rounds, serials batched 10 ms, at most 1800 s of wall clock$")" 2 \
 	"  --dilate 1 (the k = 1 variant): session 3's 2000 ms rounds"
 
 # --- the small campaign at k = 4 ----------------------------------------------------
