@@ -515,8 +515,8 @@ static int parse_ranks(struct ctx *c, const yaml_node_t *v)
 
 static int parse_phoenixd(struct ctx *c, const yaml_node_t *v)
 {
-	static const char *const keys[] = { "round_ms", "serial_every", "coalesce_ms", "fanout",
-					    "timeout", NULL };
+	static const char *const keys[] = { "round_ms", "wall_round_ms", "serial_every",
+					    "coalesce_ms", "fanout", "timeout", NULL };
 	struct gx_phoenixd *p = &c->c->phoenixd;
 	const yaml_node_t *x;
 	int ret;
@@ -531,12 +531,18 @@ static int parse_phoenixd(struct ctx *c, const yaml_node_t *v)
 			    "phoenixd would not run");
 	if (((x = get(c, v, "round_ms")) &&
 	     (ret = get_int(c, x, "round_ms", 10, 60000, &p->round_ms)) < 0) ||
+	    ((x = get(c, v, "wall_round_ms")) &&
+	     (ret = get_int(c, x, "wall_round_ms", 10, 600000, &p->wall_round_ms)) < 0) ||
 	    ((x = get(c, v, "serial_every")) &&
 	     (ret = get_int(c, x, "serial_every", 1, 1000, &p->serial_every)) < 0) ||
 	    ((x = get(c, v, "coalesce_ms")) &&
 	     (ret = get_int(c, x, "coalesce_ms", 0, 1000, &p->coalesce_ms)) < 0) ||
 	    ((x = get(c, v, "fanout")) && (ret = get_int(c, x, "fanout", 1, 4096, &p->fanout)) < 0))
 		return ret;
+	/* one round: in the topology's time, or on the wall clock (gx_phoenixd_settings()) */
+	if (p->round_ms && p->wall_round_ms)
+		return fail(c, get(c, v, "wall_round_ms"), "phoenixd: round_ms (the topology's "
+			    "time) and wall_round_ms (the wall clock's) are one round: give one");
 	if ((x = get(c, v, "timeout"))) {
 		if ((ret = get_duration(c, x, "timeout", &p->timeout)) < 0)
 			return ret;

@@ -76,6 +76,33 @@ int gx_campaign_needs_phoenixd(const struct gx_campaign *c, const int *use)
 	return 0;
 }
 
+int gx_phoenixd_settings(const struct gx_campaign *c, double dilate, struct gx_phoenixd_set *s)
+{
+	const struct gx_phoenixd *o = &c->phoenixd;
+	int big = c->topo && c->topo->nhosts > 16;
+	double wall, rms;
+
+	if (!(dilate >= 1) || (o->round_ms && o->wall_round_ms))
+		return -EINVAL;
+	/* the round: the box's limit is on the wall clock, phoenixd's clock is the topology's */
+	if (o->round_ms) {
+		rms = o->round_ms;
+	} else {
+		wall = o->wall_round_ms ? o->wall_round_ms : big ? 2000 : 200;
+		rms = floor(wall / dilate + 0.5);
+		if (rms < GX_PHOENIXD_ROUND_FLOOR_MS)
+			rms = fmin(wall, GX_PHOENIXD_ROUND_FLOOR_MS);
+	}
+	s->dilate = dilate;
+	s->round_ms = (int)rms;
+	s->wall_round_ms = rms * dilate;
+	s->serial_every = o->serial_every ? o->serial_every : big ? 2 : 1;
+	s->coalesce_ms = o->coalesce_ms ? o->coalesce_ms : rms / (big ? 200 : 100);
+	s->fanout = o->fanout;
+	s->timeout_s = o->timeout > 0 ? o->timeout : (big ? 900 : 600) * s->wall_round_ms / 1000;
+	return 0;
+}
+
 const char *gx_order_name(int order)
 {
 	static const char *const names[] = { "topology", "shuffle", "interleave" };
@@ -272,7 +299,8 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 						   (json_int_t)c->ranks.seed));
 	if (gx_campaign_needs_phoenixd(c, NULL))
 		json_object_set_new(j, "phoenixd", json_pack(
-			"{s:i,s:i,s:i,s:i,s:f}", "round_ms", c->phoenixd.round_ms, "serial_every",
+			"{s:i,s:i,s:i,s:i,s:i,s:f}", "round_ms", c->phoenixd.round_ms,
+			"wall_round_ms", c->phoenixd.wall_round_ms, "serial_every",
 			c->phoenixd.serial_every, "coalesce_ms", c->phoenixd.coalesce_ms,
 			"fanout", c->phoenixd.fanout, "timeout_s", c->phoenixd.timeout));
 	json_object_set_new(j, "advisor_planner", json_string(c->advisor_planner));

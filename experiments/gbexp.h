@@ -138,8 +138,30 @@ struct gx_ranks {
  * for the grid's size (docs/formats.md) or to phoenixd's default.
  */
 struct gx_phoenixd {
-	int round_ms, serial_every, coalesce_ms, fanout;
+	int round_ms;             /**< the round in the topology's time (phoenixd's --round-ms) */
+	int wall_round_ms;        /**< the round on the wall clock (round_ms x k); one of
+				       the two at most */
+	int serial_every, coalesce_ms, fanout;
 	double timeout;           /**< real seconds */
+};
+
+/** The shortest round gx_phoenixd_settings() derives from a wall-clock one, ms of topology time. */
+#define GX_PHOENIXD_ROUND_FLOOR_MS 200
+
+/**
+ * struct gx_phoenixd_set - what phoenixd runs with in one session on a grid
+ * dilated k times (gx_phoenixd_settings()): phoenixd deals in the topology's
+ * time (collectives/phoenix/phoenixd.h), so its round, coalescing and
+ * timeout are k times longer on the wall clock.
+ */
+struct gx_phoenixd_set {
+	int round_ms;             /**< topology time: phoenixd --round-ms */
+	double wall_round_ms;     /**< round_ms x k: the wall clock's round */
+	int serial_every;         /**< phoenixd --serial-every */
+	double coalesce_ms;       /**< topology time: phoenixd --coalesce-ms */
+	int fanout;               /**< phoenixd --fanout; 0: phoenixd's default */
+	double timeout_s;         /**< real seconds */
+	double dilate;            /**< the k it was set for */
 };
 
 /** struct gx_monitor - gridmon's options (docs/formats.md). */
@@ -270,6 +292,25 @@ int gx_campaign_needs_advisor(const struct gx_campaign *c, const int *use);
  * real protocol, run by gridexp on the campaign's grid before the runs.
  */
 int gx_campaign_needs_phoenixd(const struct gx_campaign *c, const int *use);
+
+/**
+ * gx_phoenixd_settings() - phoenixd's settings for @c's grid dilated @dilate
+ * (>= 1) times: the campaign's `phoenixd:` options, the rest by rule
+ * (docs/formats.md, `phoenixd`).  The rule's figures are the box's: how many
+ * datagrams a second the userspace delay line carries is a wall-clock limit,
+ * not the protocol's or the paper's (which gives no round), so a round's
+ * default is set on the wall clock, 2000 ms above 16 hosts and 200 ms up to
+ * 16, and the topology's round is that / k, but not below
+ * GX_PHOENIXD_ROUND_FLOOR_MS (phoenixd's own default round, what grids of
+ * up to 16 hosts run at every k) unless the wall-clock round itself is
+ * shorter.  `round_ms` gives the topology's round instead.  Then a serial
+ * every 2 rounds above 16 hosts (else 1), serials batched for 1/200 of a
+ * round above 16 hosts and 1/100 up to 16 (10 ms of 2000, 2 ms of 200), and
+ * a timeout of 900 rounds above 16 hosts, 600 up to 16 (30 min and 2 min at
+ * k = 1), on the wall clock.  Pure: no I/O.
+ * Return: 0, or -EINVAL (@dilate below 1, both rounds given).
+ */
+int gx_phoenixd_settings(const struct gx_campaign *c, double dilate, struct gx_phoenixd_set *s);
 
 /**
  * gx_rank_hosts() - the topology's host indices in rank order (rank i runs

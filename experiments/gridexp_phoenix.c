@@ -24,21 +24,28 @@
  * its simulation.  Once per session: a resumed campaign's grid is new, so
  * are its trees (phoenixd/s<S>/).
  *
- * Defaults for grids of more than 16 hosts are phoenix-fig5.sh's, measured
- * at 168 hosts on 2 cores (docs/measurements.md): rounds of 2 s, a serial
+ * The settings are gx_phoenixd_settings()'s for the grid's k.  Those for
+ * grids of more than 16 hosts are phoenix-fig5.sh's, measured at 168 hosts
+ * on 2 cores (docs/measurements.md): rounds of 2 s of wall clock, a serial
  * every 2 rounds and serials batched for 10 ms keep the protocol's traffic
  * within what the userspace delay line carries; convergence then takes
- * about 5 min, hence the 15 min timeout.
+ * 3-5 min on a quiet box, and took 15 min (367 rounds) at k = 10 on a box
+ * shared with other jobs, hence the 30 min timeout.  phoenixd runs on the
+ * topology's clock (phoenixd.h), so on a grid dilated k times its round is
+ * 2000 / k ms of the topology's time: the same datagrams a wall-clock
+ * second as at k = 1, where 2000 ms of the topology's time would take k
+ * times the wall clock (issue 48: at k = 10, +80 s of topology time after
+ * 16 minutes).
  */
 int phoenixd_run(struct runner *R)
 {
-	const struct gx_phoenixd *o = &R->c.phoenixd;
 	const struct gb_topo *t = R->c.topo;
-	int big = t->nhosts > 16, session = 1, n = 0, st, nopt = 0, nvalid = 0, ret;
-	char dir[PATH_MAX], log[PATH_MAX], path[PATH_MAX], rms[16], se[16], co[16], fo[16];
-	char tmo[32];
+	struct gx_phoenixd_set ps;
+	int session = 1, n = 0, st, nopt = 0, nvalid = 0, ret;
+	char dir[PATH_MAX], log[PATH_MAX], path[PATH_MAX], rms[16], se[16], co[32], fo[16];
+	char tmo[32], wall[64] = "";
 	char *argv[24];
-	double timeout = o->timeout > 0 ? o->timeout : big ? 900 : 120, t0 = gb_now(), last = 0;
+	double t0 = gb_now(), last = 0;
 	struct proc p;
 	json_error_t je;
 	json_t *sum, *ini, *res;
@@ -46,6 +53,10 @@ int phoenixd_run(struct runner *R)
 	char *buf = NULL;
 	size_t blen = 0;
 
+	if (gx_phoenixd_settings(&R->c, R->dilate >= 1 ? R->dilate : 1, &ps) < 0) {
+		warnx("phoenixd: no settings for time dilation x%g", R->dilate);
+		return -1;
+	}
 	/* the next session's directory, claimed by mkdir (Slurm tasks may share the results) */
 	snprintf(dir, sizeof(dir), "%s/phoenixd", R->out);
 	gb_mkdir_p(dir, 0755);
@@ -59,10 +70,14 @@ int phoenixd_run(struct runner *R)
 		}
 	}
 	snprintf(log, sizeof(log), "%s/log", dir);
-	snprintf(rms, sizeof(rms), "%d", o->round_ms ? o->round_ms : big ? 2000 : 200);
-	snprintf(se, sizeof(se), "%d", o->serial_every ? o->serial_every : big ? 2 : 1);
-	snprintf(co, sizeof(co), "%d", o->coalesce_ms ? o->coalesce_ms : big ? 10 : 2);
-	snprintf(tmo, sizeof(tmo), "%.0f", ceil(timeout));
+	snprintf(rms, sizeof(rms), "%d", ps.round_ms);
+	snprintf(se, sizeof(se), "%d", ps.serial_every);
+	snprintf(co, sizeof(co), "%g", ps.coalesce_ms);
+	/* phoenixd's --timeout is on the topology's clock */
+	snprintf(tmo, sizeof(tmo), "%.0f", ceil(ps.timeout_s / ps.dilate));
+	if (ps.dilate > 1)
+		snprintf(wall, sizeof(wall), " (%.0f ms of wall clock at k = %g)", ps.wall_round_ms,
+			 ps.dilate);
 	argv[n++] = R->phoenixd;       /* the grid: $GRIDBED_PREFIX */
 	argv[n++] = "run";
 	argv[n++] = "--grid";
@@ -76,15 +91,16 @@ int phoenixd_run(struct runner *R)
 	argv[n++] = co;
 	argv[n++] = "--timeout";
 	argv[n++] = tmo;
-	if (o->fanout) {
-		snprintf(fo, sizeof(fo), "%d", o->fanout);
+	if (ps.fanout) {
+		snprintf(fo, sizeof(fo), "%d", ps.fanout);
 		argv[n++] = "--fanout";
 		argv[n++] = fo;
 	}
 	argv[n++] = "--verbose";
 	argv[n] = NULL;
-	fprintf(stderr, ME ": phoenixd: %d processes, rounds of %s ms, until the trees are "
-		"stable (at most %s s; progress in %s)\n", t->nhosts, rms, tmo, log);
+	fprintf(stderr, ME ": phoenixd: %d processes, rounds of %s ms%s, until the trees are "
+		"stable (at most %.0f s of wall clock; progress in %s)\n", t->nhosts, rms, wall,
+		ps.timeout_s, log);
 	if (spawn(&p, argv, log, NULL) < 0) {
 		warnx("cannot run phoenixd: %s", strerror(errno));
 		return -1;
@@ -142,19 +158,23 @@ int phoenixd_run(struct runner *R)
 	if (!buf || gx_write_atomic(path, buf, blen) < 0)
 		warnx("cannot write %s", path);
 	free(buf);
-	res = json_pack("{s:s,s:O,s:i,s:i,s:i,s:i,s:i,s:s,s:s}", "dir", dir, "initial", ini,
-			"round_ms", atoi(rms), "serial_every", atoi(se), "coalesce_ms", atoi(co),
+	/* time_s is the topology's (phoenixd's clock); wall_s is the whole step's, start to exit */
+	res = json_pack("{s:s,s:O,s:i,s:f,s:f,s:i,s:f,s:f,s:f,s:i,s:i,s:s,s:s}", "dir", dir,
+			"initial", ini, "round_ms", ps.round_ms, "wall_round_ms", ps.wall_round_ms,
+			"dilate", ps.dilate, "serial_every", ps.serial_every, "coalesce_ms",
+			ps.coalesce_ms, "timeout_s", ps.timeout_s, "wall_s", gb_now() - t0,
 			"trees", t->nhosts, "wan_optimal_gridexp", nopt, "wan_check", path,
 			"log", log);
-	fprintf(stderr, ME ": phoenixd converged after %.1f s (%lld rounds, %lld messages, "
+	fprintf(stderr, ME ": phoenixd converged after %.1f s%s (%lld rounds, %lld messages, "
 		"%lld parent changes, %lld by shortcut); wide-area optimal trees: %d of %d "
-		"(gridexp's check), %lld (phoenixd's own)\n",
+		"(gridexp's check), %lld (phoenixd's own); the step took %.0f s of wall clock\n",
 		json_number_value(json_object_get(ini, "time_s")),
+		ps.dilate > 1 ? " of the topology's time" : "",
 		json_integer_value(json_object_get(ini, "rounds")),
 		json_integer_value(json_object_get(ini, "messages")),
 		json_integer_value(json_object_get(ini, "changes")),
 		json_integer_value(json_object_get(ini, "shortcuts")), nopt, t->nhosts,
-		json_integer_value(json_object_get(ini, "wan_optimal")));
+		json_integer_value(json_object_get(ini, "wan_optimal")), gb_now() - t0);
 	json_decref(sum);
 	meta_session_add(R, "phoenixd", res);
 	snprintf(R->ptrees, sizeof(R->ptrees), "%s", dir);

@@ -132,9 +132,18 @@ int dry_run(struct runner *R)
 	else if (gx_campaign_needs_monitor(c))
 		printf("gridmon: runs through every run, also those of an algorithm that does not "
 		       "read it (they share its probe traffic)\n");
-	if (gx_campaign_needs_phoenixd(c, R->use))
+	if (gx_campaign_needs_phoenixd(c, R->use)) {
+		struct gx_phoenixd_set ps;
+
 		printf("phoenixd: runs once on the grid before the runs; the phoenix runs use "
 		       "the trees it converges to\n");
+		if (gx_phoenixd_settings(c, R->dilate >= 1 ? R->dilate : 1, &ps) == 0)
+			printf("  rounds of %d ms of the topology's time (%.0f ms of wall clock at "
+			       "k = %g), a serial every %d round%s, serials batched %g ms, at most "
+			       "%.0f s of wall clock\n", ps.round_ms, ps.wall_round_ms, ps.dilate,
+			       ps.serial_every, ps.serial_every == 1 ? "" : "s", ps.coalesce_ms,
+			       ps.timeout_s);
+	}
 	for (int rep = 1; rep <= c->repetitions; rep++)
 		for (int k = 0; k < c->nconds; k++) {
 			struct gb_load_sched s;

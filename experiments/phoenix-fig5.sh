@@ -20,7 +20,9 @@
 # --dilate K brings the grid up time-dilated (`gridemu up --dilate K`,
 # docs/architecture.md, decision 9: delays x K, rates / K on the wire): gridbcast
 # then stretches its windows by K and every time below is the topology's
-# (measured / K).
+# (measured / K).  phoenixd runs at K too, on the topology's clock, with its
+# round kept at 2 s of wall clock (step 2), so that it converges in about the
+# wall clock it takes at K = 1.
 #
 # --scale F (0 < F < 1) runs the same topology with fewer hosts per cluster
 # in the same proportions: every `hosts: N` of the file becomes
@@ -207,10 +209,16 @@ nhosts=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["ho
 # ---- 2. phoenixd ------------------------------------------------------------
 # Many hosts on a small box: longer rounds and fewer serials keep the
 # protocol's traffic below what the userspace delay line carries (phoenixd.c).
+# That limit is the wall clock's and phoenixd's clock the topology's, so, as
+# in gridexp's campaigns (docs/formats.md, `phoenixd`), the round is 2 s of
+# wall clock: 2000 / K ms of the topology's time, at least 200; coalescing
+# 1/200 of it, the timeout 900 rounds.
 if [ -z "$pargs" ] && [ "$nhosts" -gt 16 ]; then
-	pargs="--round-ms 2000 --serial-every 2 --coalesce-ms 10"
+	pround=$(awk -v k="$dilate" 'BEGIN {r = int(2000 / k + 0.5); print (r < 200 ? 200 : r)}')
+	pargs="--round-ms $pround --serial-every 2 --coalesce-ms $(awk -v r="$pround" 'BEGIN {print r / 200}')"
+	ptimeout=${ptimeout:-$(( pround * 900 / 1000 ))}
 fi
-ptimeout=${ptimeout:-$([ "$nhosts" -gt 16 ] && echo 900 || echo 120)}
+ptimeout=${ptimeout:-120}
 if [ -n "$ptrees" ]; then
 	step 2 "phoenixd: REUSED from $ptrees (not run now)"
 	cp -r "$ptrees/summary.json" "$ptrees/initial" "$out/phoenixd/" || exit 1

@@ -565,6 +565,8 @@ static void write_setup_text(const struct coll *C, FILE *f)
 	json_array_foreach(ss, i, se) {
 		json_t *p = json_object_get(se, "phoenixd"), *in = json_object_get(p, "initial");
 		json_t *tcp = json_object_get(se, "tcp"), *st;
+		char wall[96];
+		double dk;
 		size_t k;
 
 		/* the hosts' TCP stack (issue 18), read back from the grid */
@@ -582,13 +584,20 @@ static void write_setup_text(const struct coll *C, FILE *f)
 		}
 		if (!p)
 			continue;
-		fprintf(f, "phoenixd (session %zu): converged after %.1f s, %lld rounds of %lld ms, "
+		/* on a dilated grid, the round on both clocks (gx_phoenixd_settings()) */
+		dk = json_number_value(json_object_get(p, "dilate"));
+		wall[0] = 0;
+		if (dk > 1)
+			snprintf(wall, sizeof(wall), " of the topology's time (%.0f ms of wall clock "
+				 "at k = %g)", json_number_value(json_object_get(p, "wall_round_ms")),
+				 dk);
+		fprintf(f, "phoenixd (session %zu): converged after %.1f s, %lld rounds of %lld ms%s, "
 			"%lld messages (%lld bytes), %lld parent changes (%lld by shortcut); "
 			"wide-area optimal trees: %lld of %lld (gridexp's check), %lld "
 			"(phoenixd's own)\n", i + 1,
 			json_number_value(json_object_get(in, "time_s")),
 			json_integer_value(json_object_get(in, "rounds")),
-			json_integer_value(json_object_get(p, "round_ms")),
+			json_integer_value(json_object_get(p, "round_ms")), wall,
 			json_integer_value(json_object_get(in, "messages")),
 			json_integer_value(json_object_get(in, "bytes")),
 			json_integer_value(json_object_get(in, "changes")),

@@ -15,8 +15,10 @@
  *   - expectations: parsing errors and PASS/FAIL;
  *   - the rank orders of `ranks:` (a permutation, the root at rank 0,
  *     deterministic per seed, interleave alternates clusters), the
- *     `phoenixd:`, `start:` and `wait:` keys, and gx_wan_check() on trees
- *     that are, and are not, wide-area optimal (seed 001 s2).
+ *     `phoenixd:`, `start:` and `wait:` keys, phoenixd's settings on a
+ *     dilated grid (gx_phoenixd_settings(): the round on the wall clock, k =
+ *     1 to 100), and gx_wan_check() on trees that are, and are not,
+ *     wide-area optimal (seed 001 s2).
  * Run under ASan (the sanitizer build) this also shows that failures leak
  * nothing.
  */
@@ -220,6 +222,10 @@ static const struct bad bads[] = {
 	{ HEAD "algorithms: [phoenix]\nphoenixd: {timeout: 0s}\n", 4, 21,
 	  "timeout must be at least 1s" },
 	{ HEAD "algorithms: [phoenix]\nphoenixd: {rounds: 3}\n", 4, 12, "rounds" },
+	{ HEAD "algorithms: [phoenix]\nphoenixd: {round_ms: 250, wall_round_ms: 1000}\n", 4, 42,
+	  "round_ms (the topology's time) and wall_round_ms (the wall clock's) are one round" },
+	{ HEAD "algorithms: [phoenix]\nphoenixd: {wall_round_ms: 5}\n", 4, 27,
+	  "wall_round_ms '5' is out of range" },
 	{ HEAD "algorithms: [native]\napp: {start: now}\n", 4, 14,
 	  "start 'now' is neither barrier nor clock" },
 	{ HEAD "algorithms: [native]\napp: {wait: busy}\n", 4, 13,
@@ -573,6 +579,61 @@ static void test_ranks(void)
 	}
 }
 
+/*
+ * gx_phoenixd_settings(): the round on the wall clock, phoenixd's / k, at
+ * least 200 ms (issue 48); coalescing a share of the round; the timeout in
+ * wall-clock rounds.
+ */
+static void test_phoenixd_settings(void)
+{
+	static const struct {
+		const char *text;     /* after THREE's or phoenix.yaml's head */
+		int big;
+		double k;
+		int round, serial;
+		double wall, co, tmo;
+	} t[] = {
+		{ "", 1, 1, 2000, 2, 2000, 10, 1800 },
+		{ "", 1, 4, 500, 2, 2000, 2.5, 1800 },
+		{ "", 1, 10, 200, 2, 2000, 1, 1800 },
+		{ "", 1, 100, 200, 2, 20000, 1, 18000 },
+		{ "", 0, 1, 200, 1, 200, 2, 120 },
+		{ "", 0, 10, 200, 1, 2000, 2, 1200 },
+		{ "phoenixd: {wall_round_ms: 1000}", 0, 4, 250, 1, 1000, 2.5, 600 },
+		{ "phoenixd: {wall_round_ms: 100}", 0, 1, 100, 1, 100, 1, 60 },
+		{ "phoenixd: {round_ms: 500, timeout: 2min, coalesce_ms: 3}", 0, 10, 500, 1,
+		  5000, 3, 120 },
+	};
+	struct gx_phoenixd_set ps;
+	struct gx_campaign c;
+	struct gb_diag d;
+	char text[512];
+	int r;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(text, sizeof(text), "name: t\ntopology: ../topologies/%s.yaml\n"
+			 "algorithms: [phoenix]\n%s\n", t[i].big ? "phoenix" : "three-clusters",
+			 t[i].text);
+		if (parse(text, &c, &d) < 0) {
+			ok(0, "phoenixd settings %zu parse: %s", i, d.msg);
+			continue;
+		}
+		r = gx_phoenixd_settings(&c, t[i].k, &ps);
+		ok(r == 0 && ps.round_ms == t[i].round &&
+		   ps.serial_every == t[i].serial && fabs(ps.wall_round_ms - t[i].wall) < 1e-9 &&
+		   fabs(ps.coalesce_ms - t[i].co) < 1e-9 && fabs(ps.timeout_s - t[i].tmo) < 1e-9 &&
+		   ps.dilate == t[i].k,
+		   "%d hosts, k = %g, %s: round %d ms (%g wall), serial every %d, coalesce %g ms, "
+		   "timeout %g s (want %d, %g, %d, %g, %g)", c.topo->nhosts, t[i].k,
+		   *t[i].text ? t[i].text : "defaults", ps.round_ms, ps.wall_round_ms,
+		   ps.serial_every, ps.coalesce_ms, ps.timeout_s, t[i].round, t[i].wall,
+		   t[i].serial, t[i].co, t[i].tmo);
+		if (i == 0)
+			ok(gx_phoenixd_settings(&c, 0.5, &ps) == -EINVAL, "k below 1: -EINVAL");
+		gx_campaign_release(&c);
+	}
+}
+
 /* A tree file over three-clusters: parent[i] of hosts a-1..a-4, b-1.., c-1... */
 static void write_tree(const char *path, const char *root, const char *const *parent)
 {
@@ -736,6 +797,7 @@ int main(void)
 	test_summary();
 	test_expect();
 	test_ranks();
+	test_phoenixd_settings();
 	test_wan_check();
 	test_bracket();
 	return done_testing();
