@@ -8,12 +8,8 @@
 #     x3.00 for `a` (0.01 -> 0.03 s) and x2.00 for `b`;
 #   - a campaign of decreasing sizes, each broadcast once, has no table.
 source "$(dirname "$0")/lib-netns.sh"
-require_cmd python3
-GX=$GRIDBED_BUILD/experiments/gridexp
-[ -x "$GX" ] || bail "gridexp not built at $GX"
-
-tmp=$(mktemp -d /tmp/gb8034.XXXXXX) || bail "mktemp"
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib-results.sh"
+results_setup 8034
 
 mk() { # mk DIR SWEEP(1|0)
 	python3 - "$1" "$2" <<'PY'
