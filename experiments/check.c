@@ -362,21 +362,6 @@ static int where_keeps(const struct gx_row *r, void *ctx)
 	       (!(e->where & GX_WHERE_LE) || r->size <= e->where_le);
 }
 
-/* @b bytes as the campaign files write them: 64K, 1M, or plain bytes. */
-static const char *size_text(double b, char *buf, size_t len)
-{
-	static const char *const unit[] = { "G", "M", "K" };
-	static const double mult[] = { 1073741824.0, 1048576.0, 1024.0 };
-
-	for (int u = 0; u < 3; u++)
-		if (b >= mult[u] && fmod(b, mult[u]) == 0) {
-			snprintf(buf, len, "%.0f%s", b / mult[u], unit[u]);
-			return buf;
-		}
-	snprintf(buf, len, "%.0f", b);
-	return buf;
-}
-
 /* " [p4, size 1K-64K]": @e's restriction as its lines print it; "" without. */
 static const char *where_text(const struct gx_expect *e, char *buf, size_t len)
 {
@@ -386,8 +371,8 @@ static const char *where_text(const struct gx_expect *e, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!e->where)
 		return buf;
-	size_text(e->where_ge, lo, sizeof(lo));
-	size_text(e->where_le, hi, sizeof(hi));
+	gx_size_text(e->where_ge, lo, sizeof(lo));
+	gx_size_text(e->where_le, hi, sizeof(hi));
 	if (ge && le)
 		snprintf(sz, sizeof(sz), "size %s-%s", lo, hi);
 	else if (ge || le)

@@ -397,15 +397,18 @@ static void imp(FILE *f, const struct gx_stat *st)
 	fprintf(f, " %-28s", buf);
 }
 
-/* "16K", "4M", "1000": a size as a campaign file writes it. */
-static void size_label(char *buf, size_t len, double size)
+const char *gx_size_text(double b, char *buf, size_t len)
 {
-	if (size >= 1048576 && fmod(size, 1048576) == 0)
-		snprintf(buf, len, "%.0fM", size / 1048576);
-	else if (size >= 1024 && fmod(size, 1024) == 0)
-		snprintf(buf, len, "%.0fK", size / 1024);
-	else
-		snprintf(buf, len, "%.0f", size);
+	static const char *const unit[] = { "G", "M", "K" };
+	static const double mult[] = { 1073741824.0, 1048576.0, 1024.0 };
+
+	for (int u = 0; u < 3; u++)
+		if (b >= mult[u] && fmod(b, mult[u]) == 0) {
+			snprintf(buf, len, "%.0f%s", b / mult[u], unit[u]);
+			return buf;
+		}
+	snprintf(buf, len, "%.0f", b);
+	return buf;
 }
 
 /* algorithm @a's statistic of @size and load @l, or NULL */
@@ -456,7 +459,7 @@ static void write_by_size(const struct gx_summary *s, int w, FILE *f)
 		for (int j = 0; j < ns; j++) {
 			char lab[32];
 
-			size_label(lab, sizeof(lab), sizes[j]);
+			gx_size_text(sizes[j], lab, sizeof(lab));
 			fprintf(f, "%-8s", lab);
 			for (int a = 0; a < s->nalgos; a++) {
 				const struct gx_stat *t = size_stat(&s->a[a], sizes[j], l);

@@ -111,6 +111,12 @@ struct gx_algo_summary {
 	int nby_size;
 };
 
+/**
+ * gx_size_text() - @b bytes as the campaign files write them: 64K, 1M, 2G,
+ * or plain bytes when not a whole multiple.  Return: @buf.
+ */
+const char *gx_size_text(double b, char *buf, size_t len);
+
 /** struct gx_summary - per algorithm, in the caller's order. */
 struct gx_summary {
 	int nalgos;

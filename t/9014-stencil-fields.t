@@ -18,9 +18,7 @@ source "$(dirname "$0")/lib-netns.sh"
 BCAST_TMP=$(mktemp -d /tmp/gb9014.XXXXXX)
 trap 'rm -rf "$BCAST_TMP"; gb_cleanup' EXIT
 source "$(dirname "$0")/lib-bcast.sh"
-command -v python3 >/dev/null || skip_all "python3 is not installed (reads the metadata)"
-GS=$GRIDBED_BUILD/experiments/gridstencil
-[ -x "$GS" ] || bail "gridstencil not built at $GS"
+source "$(dirname "$0")/lib-stencil.sh"
 
 # bad input first: no grid needed
 out=$("$GS" --fields physics 2>&1); st=$?
@@ -31,25 +29,8 @@ out=$("$GS" --probe -1 2>&1); st=$?
 is "$st" 2 "--probe -1 exits 2"
 like "$out" "^gridstencil: --probe: " "and names the option"
 
-# two sites of one 2-host cluster each; 5 ms between them keeps it quick
-cat > "$BCAST_TMP/t22.yaml" <<'EOF'
-name: t22
-defaults:
-  host_link: {rate: 1gbit, delay: 0.02ms}
-  uplink: {rate: 1gbit, delay: 0.05ms}
-sites:
-  - name: sA
-    clusters:
-      - {name: a, hosts: 2}
-  - name: sB
-    clusters:
-      - {name: b, hosts: 2}
-links:
-  - {a: sA, b: sB, delay: 5ms, rate: 100mbit}
-EOF
-bcast_setup "$BCAST_TMP/t22.yaml" 4
+stencil_grid
 
-meta() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
 gs() {
 	local name=$1; shift
 	run_mpi -- "$GS" --quiet --bench-time 0.2 --grid 64x256 --iters 40 --probe 5 \
