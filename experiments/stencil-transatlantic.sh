@@ -15,7 +15,8 @@
 #
 # What the paper claims (s8.2, s5, s2; written down before any verdict run
 # in experiments/stencil-transatlantic-expect.yaml, which the summary
-# prints beside our figures without judging them): a grid-aware run 3-4
+# prints beside our figures without judging them; its verdict's judge is
+# experiments/stencil-transatlantic-check.sh): a grid-aware run 3-4
 # times faster than the standard one, compression chosen for 5 of 9
 # groups, ghost zones grown to 3 or 4; halos that deflate to anywhere from
 # under 10 % to about 70 %.
