@@ -25,36 +25,26 @@ tmp=$(mktemp -d /tmp/gb8031.XXXXXX) || bail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
 python3 - "$tmp/r" <<'PY'
-import json, os, random, sys
+import os, random, sys
+sys.path.insert(0, os.environ["GRIDBED_SRC"] + "/t")
+import results_writer
 top = sys.argv[1]
 rnd = random.Random(8031)
 algos, conds, sizes = ["mpich-g2", "mateescu"], ["c1", "p4"], [1024, 16384, 65536, 1048576]
-runs = []
-for c, cn in enumerate(conds):
+rows = {}
+for cn in conds:
     base = []
     for i in range(24):
         size = sizes[i % 4]
         base.append((size, (0.05 + size / 1048576.0) * (1 + 0.05 * rnd.gauss(0, 1))))
-    for a, label in enumerate(algos):
-        rid = "%s-%s-r1" % (cn, label)
-        runs.append({"id": rid, "algo": a, "cond": c, "rep": 1, "algorithm": label,
-                     "condition": cn, "load_seed": 1})
-        d = top + "/runs/" + rid
-        os.makedirs(d)
-        open(d + "/complete", "w").close()
-        json.dump({"status": "ok"}, open(d + "/run.json", "w"))
-        with open(d + "/broadcasts.csv", "w") as f:
-            f.write("index,size,start_time,completion_time,load_state\n")
-            for i, (size, t) in enumerate(base):
-                if label == "mateescu":
-                    k = 0.7 if cn == "p4" and size <= 65536 else 1.2
-                    t = t * k * (1 + 0.05 * rnd.gauss(0, 1))
-                f.write("%d,%d,%d,%.6f,none\n" % (i, size, 100 + 10 * i, t))
-json.dump({"format": "gridbed-campaign-results", "results_id": "R1", "scale": 1, "dilate": 1,
-           "campaign": {"name": "sweep", "seed": 1, "scale": 1,
-                        "algorithms": [{"label": l} for l in algos],
-                        "conditions": [{"name": c} for c in conds]},
-           "runs": runs}, open(top + "/meta.json", "w"))
+    for label in algos:
+        rows[(cn, label)] = []
+        for size, t in base:
+            if label == "mateescu":
+                k = 0.7 if cn == "p4" and size <= 65536 else 1.2
+                t = t * k * (1 + 0.05 * rnd.gauss(0, 1))
+            rows[(cn, label)].append((size, t, "none"))
+results_writer.write(top, "sweep", algos, conds, rows)
 PY
 
 cat > "$tmp/where.yaml" <<'YAML'

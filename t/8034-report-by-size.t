@@ -13,7 +13,9 @@ results_setup 8034
 
 mk() { # mk DIR SWEEP(1|0)
 	python3 - "$1" "$2" <<'PY'
-import json, os, sys
+import os, sys
+sys.path.insert(0, os.environ["GRIDBED_SRC"] + "/t")
+import results_writer
 top, sweep = sys.argv[1], sys.argv[2] == "1"
 algos = ["a", "b"]
 # median times: a 0.01 0.01 0.03 0.30, b 0.02 0.02 0.04 0.40
@@ -23,25 +25,9 @@ if sweep:
     plan = [s for _ in range(3) for s in (1024, 8192, 16384, 1048576)]
 else:
     plan = [1048576 - 1000 * i for i in range(12)]
-runs = []
-for a, label in enumerate(algos):
-    rid = "unloaded-%s-r1" % label
-    runs.append({"id": rid, "algo": a, "cond": 0, "rep": 1, "algorithm": label,
-                 "condition": "unloaded", "load_seed": 1})
-    d = top + "/runs/" + rid
-    os.makedirs(d)
-    open(d + "/complete", "w").close()
-    json.dump({"status": "ok"}, open(d + "/run.json", "w"))
-    with open(d + "/broadcasts.csv", "w") as f:
-        f.write("index,size,start_time,completion_time,load_state\n")
-        for i, size in enumerate(plan):
-            t = times[label].get(size, 0.3) * (1 + 0.01 * (i % 3 - 1))
-            f.write("%d,%d,%d,%.6f,none\n" % (i, size, 100 + 10 * i, t))
-json.dump({"format": "gridbed-campaign-results", "results_id": "R1", "scale": 1, "dilate": 1,
-           "campaign": {"name": "sweep", "seed": 1, "scale": 1,
-                        "algorithms": [{"label": l} for l in algos],
-                        "conditions": [{"name": "unloaded"}]},
-           "runs": runs}, open(top + "/meta.json", "w"))
+rows = {("unloaded", label): [(size, times[label].get(size, 0.3) * (1 + 0.01 * (i % 3 - 1)), "none")
+                              for i, size in enumerate(plan)] for label in algos}
+results_writer.write(top, "sweep", algos, ["unloaded"], rows)
 PY
 }
 

@@ -7,7 +7,8 @@
 #                                     adaptive and mateescu, one run each
 #                                     (docs/formats.md, "Campaign results":
 #                                     meta.json, and per run in SPEC complete,
-#                                     run.json, broadcasts.csv, wan.csv)
+#                                     run.json, broadcasts.csv, wan.csv;
+#                                     t/results_writer.py writes it)
 #
 #   results_setup NAME                what each of these tests begins with:
 #                                     python3 required (else skip), GX the
@@ -26,32 +27,14 @@ results_setup() {
 }
 make_results() {
 	python3 - "$@" <<'PY'
-import json, os, sys
+import os, sys
+sys.path.insert(0, os.environ["GRIDBED_SRC"] + "/t")
+import results_writer
 top, name, seed, spec = sys.argv[1], sys.argv[2], int(sys.argv[3]), eval(sys.argv[4])
-algos = ["mpich-g2", "adaptive", "mateescu"]
-runs = []
-for a, label in enumerate(algos):
-    rid = "paper-%s-r1" % label
-    runs.append({"id": rid, "algo": a, "cond": 0, "rep": 1, "algorithm": label,
-                 "condition": "paper", "load_seed": seed})
-    if label not in spec:
-        continue
-    d = top + "/runs/" + rid
-    os.makedirs(d)
-    open(d + "/complete", "w").close()
-    json.dump({"status": "ok"}, open(d + "/run.json", "w"))
-    with open(d + "/broadcasts.csv", "w") as f, open(d + "/wan.csv", "w") as w:
-        f.write("index,size,start_time,completion_time,load_state\n")
-        w.write("index,size,wan_bytes\n")
-        for i, (t, loaded, wb) in enumerate(spec[label]):
-            f.write("%d,1000,%d,%g,%s\n" % (i, 100 + 10 * i, t,
-                                             "loaded" if loaded else "unloaded"))
-            w.write("%d,1000,%d\n" % (i, wb))
-json.dump({"format": "gridbed-campaign-results", "results_id": "R%d" % seed,
-           "scale": 0.3, "dilate": 10,
-           "campaign": {"name": name, "seed": seed, "scale": 0.3,
-                        "algorithms": [{"label": l} for l in algos],
-                        "conditions": [{"name": "paper"}]},
-           "runs": runs}, open(top + "/meta.json", "w"))
+rows = {("paper", a): [(1000, t, "loaded" if l else "unloaded") for t, l, _ in b]
+        for a, b in spec.items()}
+wan = {("paper", a): [wb for _, _, wb in b] for a, b in spec.items()}
+results_writer.write(top, name, ["mpich-g2", "adaptive", "mateescu"], ["paper"], rows,
+                     seed=seed, scale=0.3, dilate=10, wan=wan)
 PY
 }
