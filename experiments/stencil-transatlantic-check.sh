@@ -36,21 +36,32 @@ done
 exec python3 - "$expect" "${dirs[@]}" <<'PY'
 import json, statistics, sys
 expect, dirs = sys.argv[1], sys.argv[2:]
+me = "stencil-transatlantic-check.sh"
 e = {}
-for ln in open(expect):
+for no, ln in enumerate(open(expect), 1):
     ln = ln.split("#", 1)[0].strip()
     if ":" in ln:
         k, v = ln.split(":", 1)
-        e[k.strip()] = float(v)
+        try:
+            e[k.strip()] = float(v)
+        except ValueError:
+            print("%s: %s:%d: %s: '%s' is not a number" % (me, expect, no, k.strip(), v.strip()),
+                  file=sys.stderr)
+            sys.exit(2)
 need = ("speedup_low", "speedup_high", "groups_compressed", "groups", "ghost_depth_low",
         "ghost_depth_high", "deflate_ratio_low")
 miss = [k for k in need if k not in e]
 if miss:
-    sys.exit("stencil-transatlantic-check.sh: %s: no %s" % (expect, ", ".join(miss)))
+    print("%s: %s: no %s" % (me, expect, ", ".join(miss)), file=sys.stderr)
+    sys.exit(2)
 ABOUT = (0.6, 0.8)   # "about 70%", read so before the runs (the expect file's line 4)
 
 def figures(d):
-    s = json.load(open(d + "/summary.json"))
+    try:
+        s = json.load(open(d + "/summary.json"))
+    except ValueError as x:
+        print("%s: %s/summary.json: %s" % (me, d, x), file=sys.stderr)
+        sys.exit(2)
     g = s.get("runs", {}).get("grid", {})
     defl = {k: v["ratio"] for k, v in (g.get("deflate") or {}).items() if v and "ratio" in v}
     return {"speedup": s.get("speedup_mean"), "compressed": g.get("groups_compressed"),

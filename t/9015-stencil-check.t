@@ -8,7 +8,8 @@
 #   - with three repetitions (two good, one bad) the median's lines pass:
 #     speed-up 3.5, 5 groups, depth 3, each group's median ratio;
 #   - a missing figure fails its line and says which; a directory without
-#     summary.json, an unknown option and no directory exit 2 with one line.
+#     summary.json, a summary.json that is not JSON, an expectation that is
+#     not a number, an unknown option and no directory exit 2 with one line.
 source "$(dirname "$0")/lib-netns.sh"
 require_cmd python3
 gb_tmpdir 9015
@@ -66,6 +67,16 @@ mkdir -p "$tmp/empty"
 out=$("$CHECK" "$tmp/empty" 2>&1); st=$?
 is "$st $out" "2 stencil-transatlantic-check.sh: $tmp/empty: no summary.json" \
 	"a directory without summary.json: one line, exit 2"
+echo '{"speedup_mean": ' >"$tmp/empty/summary.json"
+out=$("$CHECK" "$tmp/empty" 2>&1); st=$?
+like "$st $(wc -l <<<"$out") $out" "^2 1 stencil-transatlantic-check.sh: $tmp/empty/summary.json: Expecting value" \
+	"a summary.json that is not JSON: one line, exit 2"
+rm "$tmp/empty/summary.json"
+sed 's/^speedup_low: 3/speedup_low: three/' "$GRIDBED_SRC/experiments/stencil-transatlantic-expect.yaml" \
+	>"$tmp/bad-expect.yaml"
+out=$("$CHECK" "$tmp/good" --expect "$tmp/bad-expect.yaml" 2>&1); st=$?
+like "$st $out" "^2 stencil-transatlantic-check.sh: $tmp/bad-expect.yaml:[0-9]+: speedup_low: 'three' is not a number$" \
+	"an expectation that is not a number: one line naming the place, exit 2"
 out=$("$CHECK" --bogus 2>&1); st=$?
 is "$st $out" "2 stencil-transatlantic-check.sh: unknown option '--bogus'" "an unknown option"
 out=$("$CHECK" 2>&1); st=$?
