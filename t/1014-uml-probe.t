@@ -10,14 +10,22 @@
 # - a UML that boots the trivial init but never finishes a test's init still
 #   fails that test: the probe does not hide a real failure;
 # - the real linux.uml, where it is installed: the probe's verdict is printed,
-#   and agrees with a boot done here by hand.
+#   and agrees with a boot done here by hand;
+# - the suite's cache of the verdict (GRIDBED_PROBE_CACHE, set by
+#   cmake/bootstrap per pass): the second test to probe the same binary
+#   boots nothing and gets the same verdict, a skip still with the kernel's
+#   words; a binary with another mtime is probed again.
 source "$(dirname "$0")/lib-netns.sh"
 mods=$(ls -d /usr/lib/uml/modules/*/ 2>/dev/null | head -1)
 [ -f "$mods/kernel/net/sched/sch_netem.ko" ] ||
 	skip_all "no linux.uml modules with sch_netem.ko: require_uml_netem skips before its probe"
 command -v insmod >/dev/null || skip_all "insmod (kmod) is not installed"
 
-plan 8
+plan 14
+
+# the stand-ins' probes below each boot their binary: no suite cache here
+# (the cache has its own checks at the end, in a directory of this test's)
+unset GRIDBED_PROBE_CACHE
 
 tmp=$(mktemp -d /tmp/gb-1014.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -82,4 +90,25 @@ if command -v linux.uml >/dev/null; then
 else
 	skip 2 "linux.uml is not installed"
 fi
+
+# The cache: stand-ins that count their boots in $tmp/boots.
+mkdir "$tmp/cache"
+for s in panics boots-trivial-only; do
+	{ echo '#!/bin/sh'; echo "echo x >> $tmp/boots"; tail -n +2 "$tmp/uml-$s"; } > "$tmp/c-$s"
+	chmod +x "$tmp/c-$s"
+done
+boots() { wc -l < "$tmp/boots" 2>/dev/null || echo 0; }
+cprobe() { GRIDBED_PROBE_CACHE=$tmp/cache probe "$@"; }
+out1=$(cprobe "$tmp/c-panics"); out2=$(cprobe "$tmp/c-panics")
+is "$(boots)" 1 "with GRIDBED_PROBE_CACHE, two tests probing the same binary boot it once"
+like "$out2" '^1\.\.0 # SKIP user-mode Linux cannot boot on this machine .*ptrace set fp regs failed, errno = 14; Kernel panic - not syncing: Attempted to kill init!.*exit 0 \(this suite run.s probe, cached in ' \
+	"the second one skips with the first boot's words, and says they are cached"
+like "$out1" '^1\.\.0 # SKIP .*Attempted to kill init!.*exit 0\)$' "the first one's skip is the probe's own"
+touch -d '2001-01-01 00:00' "$tmp/c-panics"
+cprobe "$tmp/c-panics" >/dev/null
+is "$(boots)" 2 "a binary with another mtime is probed again"
+: > "$tmp/boots"
+out1=$(cprobe "$tmp/c-boots-trivial-only"); out2=$(cprobe "$tmp/c-boots-trivial-only")
+is "$out1:$out2" "probe passed:probe passed" "a binary that boots passes from the cache too"
+is "$(boots)" 1 "  after one boot"
 done_testing

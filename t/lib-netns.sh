@@ -189,7 +189,37 @@ require_uml_netem() {
 	local mods; mods=$(ls -d /usr/lib/uml/modules/*/ 2>/dev/null | head -1)
 	[ -f "$mods/kernel/net/sched/sch_netem.ko" ] || skip_all "linux.uml ships no sch_netem.ko"
 	command -v insmod >/dev/null || skip_all "insmod (kmod) is not installed"
-	local why; why=$(uml_boot_probe) || skip_all "user-mode Linux cannot boot on this machine ($UML with an init that only echoes: $why)"
+	local why; why=$(uml_boot_probe_cached) || skip_all "user-mode Linux cannot boot on this machine ($UML with an init that only echoes: $why)"
+}
+
+# uml_boot_probe_cached: uml_boot_probe, its verdict reused within one suite
+# run.  cmake/bootstrap points GRIDBED_PROBE_CACHE at an empty directory per
+# pass; the first UML test that probes writes its verdict (0 or 1, and the
+# kernel's words) there under a key made of the binary's resolved path, size
+# and mtime, and the next ones read it instead of booting again (each probe
+# is a UML boot: 4-8 s on the 2-core box, 19 s under load).  A verdict is
+# the same either way: a skip still says why, with the words of the boot
+# that failed, and a machine that boots runs every UML test in full.
+# Without GRIDBED_PROBE_CACHE (a test run by hand) every test probes.
+uml_boot_probe_cached() {
+	local dir=${GRIDBED_PROBE_CACHE:-} bin key f st why
+	[ -n "$dir" ] && [ -d "$dir" ] || { uml_boot_probe; return; }
+	bin=$(command -v "$UML") && bin=$(readlink -f "$bin") || { uml_boot_probe; return; }
+	key=$(stat -c '%n %s %Y' "$bin") || { uml_boot_probe; return; }
+	f=$dir/uml-probe-$(printf '%s' "$key" | md5sum | cut -c1-16)
+	if [ -f "$f" ] && [ "$(sed -n 1p "$f")" = "$key" ]; then
+		st=$(sed -n 2p "$f"); why=$(sed -n 3p "$f")
+		case $st in
+		0) return 0 ;;
+		1) echo "$why (this suite run's probe, cached in $f)"; return 1 ;;
+		esac
+	fi
+	why=$(uml_boot_probe); st=$?
+	# a temporary file, then rename: a test run beside this one reads a
+	# whole verdict or none
+	printf '%s\n%s\n%s\n' "$key" "$st" "$why" > "$f.$$" && mv -f "$f.$$" "$f"
+	[ "$st" = 0 ] || echo "$why"
+	return "$st"
 }
 
 # uml_boot_probe: boot $UML once with an init that only echoes a line and
