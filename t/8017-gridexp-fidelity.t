@@ -26,7 +26,8 @@
 # 34): at k = 4 (0.4 ms) the quiet run's 1 % of late packets was the
 # host's to decide (0.3-1.3 % measured).  The schedule's scale is 4 times
 # smaller (0.005 -> 0.00125), so that the gaps on the wall clock stay
-# what they were at k = 4.  The ranks start each broadcast by the clock
+# what they were at k = 4.  The hogs start when the run's go.json appears,
+# where the monitor's judgement of the run begins (hogged() below).  The ranks start each broadcast by the clock
 # (start: clock), not after a barrier: OpenMPI's barrier spins through a
 # dilated WAN round trip (CPU pressure 0.40 of the quiet run with a
 # barrier at k = 16, 0.15 by the clock; the starved half is at 0.98).
@@ -78,15 +79,27 @@ is "$(jq '.fidelity | .cpu_busy_share > 0 and .cpu_busy_share <= 1 and
 	.delay_line_cpu_share > 0 and .delay_line_cpu_share <= .cpu_busy_share' "$run/run.json")" true \
 	"run.json: the CPU time the machine used and the delay line's part of it (busy $(jq .fidelity.cpu_busy_share "$run/run.json"), delay line $(jq .fidelity.delay_line_cpu_share "$run/run.json"))"
 
-# hogged NAME NICE: the campaign into $tmp/NAME beside two busy loops per core at NICE
+# hogged NAME NICE: the campaign into $tmp/NAME beside two busy loops per core at
+# NICE, started when the run's go.json appears: the fidelity monitor judges a run
+# from there (gridexp_run.c, fidelity_start()), so the hogs meet every broadcast
+# and every sample of it, while the grid, the launch and MPI_Init before it run
+# unhogged (at nice -20 they took 87 of the starved run's 99 s; session 42)
+go_or_gone() { # go_or_gone NAME PID: NAME's run wrote go.json, or PID ended
+	compgen -G "$tmp/$1/fid/2*/runs/*/go.json" >/dev/null || ! kill -0 "$2" 2>/dev/null
+}
 hogged() {
+	run "$1" & local runner=$!
+	# go.json is in runs/ID.tmp/ while the run lasts (runs/ID/ after)
+	wait_until 300 go_or_gone "$1" "$runner"
 	for _ in $(seq $(( 2 * $(nproc) ))); do
 		nice -n "$2" sh -c 'while :; do :; done' & hogs="$hogs $!"
 	done
-	run "$1"
-	is "$?" 0 "the run with $(( 2 * $(nproc) )) CPU hogs at nice $2 (exit 0)" ||
+	wait "$runner"
+	is "$?" 0 "the run with $(( 2 * $(nproc) )) CPU hogs at nice $2 from its go.json (exit 0)" ||
 		sed 's/^/#   /' "$tmp/$1.err" | tail -20
 	kill $hogs 2>/dev/null; wait 2>/dev/null; hogs=
+	dir=$(ls -d "$tmp/$1"/fid/2*/ 2>/dev/null | head -1); dir=${dir%/}
+	run=$dir/runs/$(ls "$dir/runs" 2>/dev/null | head -1)
 }
 
 if [ ! -r /proc/pressure/cpu ]; then
