@@ -27,7 +27,8 @@
 # host's to decide (0.3-1.3 % measured).  The schedule's scale is 4 times
 # smaller (0.005 -> 0.00125), so that the gaps on the wall clock stay
 # what they were at k = 4.  The hogs start when the run's go.json appears,
-# where the monitor's judgement of the run begins (hogged() below).  The ranks start each broadcast by the clock
+# where the monitor's judgement of the run begins (hogged() below).  The
+# ranks start each broadcast by the clock
 # (start: clock), not after a barrier: OpenMPI's barrier spins through a
 # dilated WAN round trip (CPU pressure 0.40 of the quiet run with a
 # barrier at k = 16, 0.15 by the clock; the starved half is at 0.98).
@@ -83,7 +84,8 @@ is "$(jq '.fidelity | .cpu_busy_share > 0 and .cpu_busy_share <= 1 and
 # NICE, started when the run's go.json appears: the fidelity monitor judges a run
 # from there (gridexp_run.c, fidelity_start()), so the hogs meet every broadcast
 # and every sample of it, while the grid, the launch and MPI_Init before it run
-# unhogged (at nice -20 they took 87 of the starved run's 99 s; session 42)
+# unhogged (under hogs at nice -20 they took 87 of the starved run's 99 s;
+# session 42)
 go_or_gone() { # go_or_gone NAME PID: NAME's run wrote go.json, or PID ended
 	compgen -G "$tmp/$1/fid/2*/runs/*/go.json" >/dev/null || ! kill -0 "$2" 2>/dev/null
 }
