@@ -56,13 +56,17 @@ app:
   wait: sleep
   start: clock
 EOF
+# locate NAME: dir and run, the results directory of $tmp/NAME's campaign and its run
+locate() {
+	dir=$(ls -d "$tmp/$1"/fid/2*/ 2>/dev/null | head -1); dir=${dir%/}
+	run=$dir/runs/$(ls "$dir/runs" 2>/dev/null | head -1)
+}
 # run NAME: the campaign into $tmp/NAME; sets dir and run
 run() {
 	"$GX" run "$tmp/c.yaml" --prefix "$GB_PREFIX" --out-root "$tmp/$1" --no-plots \
 		> "$tmp/$1.out" 2> "$tmp/$1.err"
 	local st=$?
-	dir=$(ls -d "$tmp/$1"/fid/2*/ 2>/dev/null | head -1); dir=${dir%/}
-	run=$dir/runs/$(ls "$dir/runs" 2>/dev/null | head -1)
+	locate "$1"
 	return $st
 }
 
@@ -100,8 +104,7 @@ hogged() {
 	is "$?" 0 "the run with $(( 2 * $(nproc) )) CPU hogs at nice $2 from its go.json (exit 0)" ||
 		sed 's/^/#   /' "$tmp/$1.err" | tail -20
 	kill $hogs 2>/dev/null; wait 2>/dev/null; hogs=
-	dir=$(ls -d "$tmp/$1"/fid/2*/ 2>/dev/null | head -1); dir=${dir%/}
-	run=$dir/runs/$(ls "$dir/runs" 2>/dev/null | head -1)
+	locate "$1"	# run ran in the background: its dir and run stayed there
 }
 
 if [ ! -r /proc/pressure/cpu ]; then
