@@ -2,8 +2,9 @@
 /*
  * gridexp_capture.c - one run's wide-area counters (libgbcapture, in
  * gridexp itself, on the clock of the application's timestamps):
- * capture.csv, a row whenever a direction's bytes changed, and
- * capture-links.csv, each direction's totals.
+ * capture.csv, a row whenever a direction's bytes changed and at least
+ * every GX_CAPTURE_HEARTBEAT seconds (results.h), and capture-links.csv,
+ * each direction's totals.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,8 +16,11 @@
 #include "gbexp.h"
 #include "gbutil.h"
 #include "gridexp_priv.h"
+#include "results.h"
 
-/* Cumulative IP bytes of each captured direction, one row when any changed. */
+/* Cumulative IP bytes of each captured direction, one row when any changed,
+ * or when the last row is GX_CAPTURE_HEARTBEAT old: a quiet wide area then
+ * still has rows, and a broadcast's window ends at one (gx_wan_compute()). */
 void capture_sample(struct runner *R, struct run *r, int force)
 {
 	uint64_t now[128], tot = 0;
@@ -34,8 +38,10 @@ void capture_sample(struct runner *R, struct run *r, int force)
 			tot += cc.ip_bytes;
 			changed |= cc.ip_bytes != r->last[2 * k + d];
 		}
+	changed |= t - r->last_row_t >= GX_CAPTURE_HEARTBEAT;
 	if (!changed)
 		return;
+	r->last_row_t = t;
 	fprintf(r->capf, "%.6f", t);
 	for (int k = 0; k < 2 * R->nwan; k++) {
 		fprintf(r->capf, ",%llu", (unsigned long long)now[k]);

@@ -130,6 +130,7 @@ struct run {
 	size_t caplen;               /* ... of this length */
 	uint64_t last[128];          /* each direction's IP bytes in the last row */
 	int nsample;                 /* rows written to capf */
+	double last_row_t;           /* when the last row was written */
 	/* gb_now() at the start, when ready.json appeared, when go.json was written; the
 	 * advisor's first pass over the sizes, s */
 	double t0, t_ready, t_go, t_advisor;

@@ -259,6 +259,12 @@ int gx_wan_compute(const char *rundir)
 		gx_bracket(ts, sizeof(*ts), c.nrows, s, e, &lo, &hi);
 		if (hi < 0)
 			hi = c.nrows - 1;
+		/* rows come when a counter changes (and, since session 43, every
+		 * heartbeat): a first row long after the end is later traffic, such
+		 * as the application's gather at mid-gap; the counters stood still
+		 * from the row before it, which is at or before the end */
+		else if (hi > lo && ts[hi] > e + GX_CAPTURE_QUIET)
+			hi--;
 		if (lo < 0 || hi < lo || !isfinite(s) || !isfinite(e)) {
 			fprintf(f, "%d,%.0f,,,\n", i, size);
 			continue;

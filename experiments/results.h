@@ -54,12 +54,26 @@ double gx_wall_end(double s, double c, double k);
  * gx_wan_compute() - wan.csv of a run directory from its broadcasts.csv and
  * capture.csv: per broadcast, the IP bytes the wide-area links carried from
  * the last counter sample at or before its start to the first one at or
- * after its end plus the capture's lag (docs/formats.md).
+ * after its end plus the capture's lag (docs/formats.md); if that first one
+ * comes more than GX_CAPTURE_QUIET later, the counters stood still since the
+ * row before it, and that row ends the window.
  * Return: 0, -ENOENT (a file is missing), -errno.
  */
 int gx_wan_compute(const char *rundir);
 
 /** Seconds the capture's counters may lag the wire (capture.h: 50 ms buffer timeout). */
 #define GX_CAPTURE_LAG 0.06
+
+/** Seconds between capture.csv rows while no counter changes (gridexp_capture.c). */
+#define GX_CAPTURE_HEARTBEAT 0.25
+
+/**
+ * Seconds after a broadcast's end (+ lag) beyond which the first row of
+ * capture.csv is taken to be later traffic, not the broadcast's: four
+ * heartbeats.  A capture written before the heartbeat (session 43) has no
+ * row while the wide area is quiet, so its first row after a broadcast could
+ * be the application's gather seconds later.
+ */
+#define GX_CAPTURE_QUIET 1.0
 
 #endif

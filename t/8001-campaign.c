@@ -13,6 +13,7 @@
  *     mpich-g2 per paired broadcast (mean, min, max; mixed pairs apart),
  *     ratio to native, crossings, model error, medians, the named metrics;
  *   - expectations: parsing errors and PASS/FAIL;
+ *   - a broadcast's wide-area bytes on a capture with quiet gaps (wan.csv);
  *   - the rank orders of `ranks:` (a permutation, the root at rank 0,
  *     deterministic per seed, interleave alternates clusters), the
  *     `phoenixd:`, `start:` and `wait:` keys, phoenixd's settings on a
@@ -706,6 +707,64 @@ static void test_wan_check(void)
 	gb_topo_free(t);
 }
 
+/* gx_wan_compute(): a broadcast's window on a change-driven capture.csv (rows
+ * when a counter changes): a first row after the end that comes seconds later
+ * (the application's gather at mid-gap) is not the broadcast's; a row soon
+ * after the end is (the counters' lag) */
+static void test_wan_window(void)
+{
+	/* broadcast 0: 1000 B at 100.0 s, 0.1 s at k = 1 (end + lag 100.16 s);
+	 * its wide-area bytes reach 2300 at 100.05 s, 2400 at 100.12 s (an
+	 * acknowledgement within the lag); nothing until the gather at 115 s.
+	 * broadcast 1: at 130.0 s, 0.1 s; rows every 0.25 s (the heartbeat)
+	 * after its last change at 130.05 (3400 + 2400 = 5800) */
+	static const char bc[] =
+		"index,size,start_time,completion_time,dilate\n"
+		"0,1000,100.0,0.1,1\n"
+		"1,1000,130.0,0.1,1\n";
+	static const char cap[] =
+		"t_mono,A-B:A>B,A-B:B>A,wan_ip_bytes\n"
+		"90.0,0,0,0\n"
+		"100.05,2300,0,2300\n"
+		"100.12,2300,100,2400\n"
+		"115.0,200000,100,200100\n"
+		"115.5,400000,100,400100\n"
+		"130.05,403400,100,403500\n"
+		"130.3,403400,100,403500\n"
+		"130.55,403400,100,403500\n"
+		"145.0,600000,100,600100\n";
+	char dir[] = "/tmp/gb8001w.XXXXXX", path[1100], line[256] = "";
+	FILE *f;
+	int n = 0;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "a temporary directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/broadcasts.csv", dir);
+	gb_write_file(path, bc, sizeof(bc) - 1, 0);
+	snprintf(path, sizeof(path), "%s/capture.csv", dir);
+	gb_write_file(path, cap, sizeof(cap) - 1, 0);
+	is_int(gx_wan_compute(dir), 0, "gx_wan_compute() on a hand-made run");
+	snprintf(path, sizeof(path), "%s/wan.csv", dir);
+	if ((f = fopen(path, "r"))) {
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			if (n == 1)
+				is_str(line, "0,1000,2400,2.400000,2.300000",
+				       "a quiet wide area after the end: the gather 15 s later "
+				       "is not counted, the lag's acknowledgement is");
+			if (n == 2)
+				is_str(line, "1,1000,3400,3.400000,3.400000",
+				       "rows every heartbeat: the first at or after the end counts");
+			n++;
+		}
+		fclose(f);
+	}
+	is_int(n, 3, "wan.csv: a header and two rows");
+	gb_rmtree(dir);
+}
+
 /* Segment sizes (issue 14): the application's, and an algorithm's own. */
 static void test_segments(void)
 {
@@ -800,5 +859,6 @@ int main(void)
 	test_phoenixd_settings();
 	test_wan_check();
 	test_bracket();
+	test_wan_window();
 	return done_testing();
 }
