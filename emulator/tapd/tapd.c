@@ -91,12 +91,9 @@ static int workers_start(struct tapd *t, struct gb_err *e)
 			nl++;
 		}
 		err = tapd_worker_init(&t->workers[w], w, t->dirv + first, k - first, nl, POOL_MAX,
-				       t->spin_ns, t->spin_pct, !t->io_epoll);
+				       t->spin_ns, t->spin_pct);
 		if (err < 0)
 			return tapd_fail(e, "cannot set up worker %d: %s", w, strerror(-err));
-		if (t->workers[w].ring_err)
-			tapd_log("worker %d: io_uring unavailable (%s): using epoll", w,
-				 strerror(-t->workers[w].ring_err));
 		t->workers[w].pass_ns = &t->pass_ns;
 	}
 	for (w = 0; w < t->nworkers; w++) {
@@ -156,7 +153,7 @@ static void usage(FILE *f)
 		"usage: " PROG " --config FILE [--ready-fd N] [--control PATH] [--pidfile PATH]\n"
 		"                    [--log PATH] [--threads K] [--foreground] [--spin-us N]\n"
 		"                    [--spin-budget PCT] [--no-offload] [--no-rt] [--no-pm-qos]\n"
-		"                    [--persist] [--io uring|epoll]\n"
+		"                    [--persist]\n"
 		"       " PROG " --control PATH --send REQUEST\n"
 		"The userspace delay line of gridemu's tap backend; see emulator/tapd/tapd.h.\n");
 }
@@ -177,12 +174,10 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 		{ "no-rt", no_argument, NULL, 'R' },
 		{ "no-pm-qos", no_argument, NULL, 'Q' },
 		{ "persist", no_argument, NULL, 'P' },
-		{ "io", required_argument, NULL, 'I' },
 		{ "send", required_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *io = getenv("GRIDBED_TAPD_IO");
 	uint64_t x;
 	int c;
 
@@ -197,12 +192,6 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 		case 'R': t->no_rt = 1; break;
 		case 'Q': t->no_pm_qos = 1; break;
 		case 'P': t->persist = 1; break;
-		case 'I':
-			if (strcmp(optarg, "uring") && strcmp(optarg, "epoll"))
-				return tapd_fail(e, "--io: '%s' is not uring or epoll", optarg);
-			t->io_epoll = !strcmp(optarg, "epoll");
-			io = NULL; /* --io wins over the environment */
-			break;
 		case 'q': t->send_req = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'r':
@@ -236,10 +225,6 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 	}
 	if (optind < argc)
 		return tapd_fail(e, "unexpected argument '%s' (see --help)", argv[optind]);
-	if (io && *io && strcmp(io, "uring") && strcmp(io, "epoll"))
-		return tapd_fail(e, "GRIDBED_TAPD_IO: '%s' is not uring or epoll", io);
-	if (io && !strcmp(io, "epoll"))
-		t->io_epoll = 1;
 	if (t->send_req && !t->ctl_path)
 		return tapd_fail(e, "--send needs --control PATH");
 	if (!t->send_req && !t->config_path)
@@ -450,9 +435,8 @@ int main(int argc, char **argv)
 		return fail_startup(&t, &e);
 	pm_qos_hold(&t);
 	ready_say(&t, "R");
-	tapd_log("ready: %zu links, %d workers (%s, %s), offload %s, cpu wake-up latency %s, pid %d",
+	tapd_log("ready: %zu links, %d workers (%s), offload %s, cpu wake-up latency %s, pid %d",
 	       t.nlinks, t.nworkers, t.nworkers && t.workers[0].fifo ? "SCHED_FIFO" : "SCHED_OTHER",
-	       t.nworkers && t.workers[0].ring ? "io_uring" : "epoll",
 	       t.no_offload ? "off" : "on", t.pm_qos_fd >= 0 ? "held at 0" : "the kernel's",
 	       (int)getpid());
 

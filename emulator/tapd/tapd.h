@@ -21,7 +21,6 @@
  *   gridemu-tapd --config FILE [--ready-fd N] [--control PATH] [--pidfile PATH]
  *                [--log PATH] [--threads K] [--foreground] [--spin-us N]
  *                [--spin-budget PCT] [--no-offload] [--no-rt] [--no-pm-qos]
- *                [--io uring|epoll]
  *   gridemu-tapd --control PATH --send REQUEST      (a client: prints the reply)
  *
  *   --threads K       worker threads (default: 1 per CPU, at most 2, and no
@@ -36,15 +35,6 @@
  *   --no-pm-qos       do not hold /dev/cpu_dma_latency at 0 (by default the
  *                     daemon does, for its lifetime, so that idle CPUs poll
  *                     instead of halting and wake the workers promptly)
- *   --io uring|epoll  how the workers move packets (default uring): io_uring,
- *                     reads kept posted on every device and the writes due
- *                     submitted with the loop's one wait (tapd_uring.c), or
- *                     epoll, a system call for each (tapd_worker.c).  The
- *                     environment's GRIDBED_TAPD_IO (what the daemon that
- *                     gridemu starts inherits) says the same; --io wins.
- *                     Where the kernel refuses io_uring (ENOSYS, or EPERM
- *                     from kernel.io_uring_disabled; older than 5.11) the
- *                     workers use epoll and the log says why in one line.
  *   --send REQUEST    be a client: send REQUEST to --control, print the
  *                     reply, exit 1 if it is "err ..." or the exchange failed
  *
@@ -152,7 +142,6 @@
  *
  *   { "uptime_ns": N, "seed": S, "pass_ns": N, "offload": true, "pm_qos": true,
  *     "workers": [ { "id": 0, "links": 3, "sched": "fifo"|"other",
- *                    "io": "uring"|"epoll", "syscalls": N,
  *                    "spin_margin_ns": N, "spin_ns": N, "spin_capped": N,
  *                    "timer_wakeups": N, "wake_late_ns": {<lateness object>} } ],
  *     "links": [ { "id": 0, "name": "c1-1-c1",
@@ -191,9 +180,7 @@
  *   - the workers' wake_late_ns is how late the timer woke them (the
  *     kernel's wake-up latency, which the spin margin absorbs); spin_ns is
  *     the time spent spinning, spin_capped the 100 ms windows in which the
- *     spin budget ran out; "io" is the worker's data path (--io) and
- *     syscalls counts the system calls its loop made (epoll_wait, read,
- *     write, the timer's; or io_uring_enter).
+ *     spin budget ran out.
  *
  * Only the packets that the namespaces send cross the link, IPv6 router
  * solicitations and MLD reports included: whoever wants exact counts (the

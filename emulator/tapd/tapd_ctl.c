@@ -300,10 +300,8 @@ static char *req_stats(struct tapd *t)
 
 		tq_hist_snapshot(&wk->wake_late, h);
 		json_array_append_new(workers, json_pack(
-			"{s:i, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "id", w,
+			"{s:i, s:I, s:s, s:I, s:I, s:I, s:I, s:o}", "id", w,
 			"links", (json_int_t)wk->nlinks, "sched", wk->fifo ? "fifo" : "other",
-			"io", wk->ring ? "uring" : "epoll",
-			"syscalls", (json_int_t)TAPD_LD(wk->syscalls),
 			"spin_margin_ns", (json_int_t)TAPD_LD(wk->margin_ns),
 			"spin_ns", (json_int_t)TAPD_LD(wk->spin_total_ns),
 			"spin_capped", (json_int_t)TAPD_LD(wk->spin_capped),

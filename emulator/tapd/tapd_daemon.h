@@ -39,7 +39,6 @@ struct tapd {
 	int no_pm_qos; /* --no-pm-qos: leave the CPUs' idle states alone */
 	int64_t spin_ns;
 	unsigned spin_pct;
-	int io_epoll; /* --io epoll (or GRIDBED_TAPD_IO=epoll): never io_uring */
 
 	/* Configuration. */
 	uint64_t seed;

@@ -20,16 +20,11 @@
 #include <net/if.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <sys/types.h>
-#include <sys/uio.h>
 #include <time.h>
 
 #include "tapd_queue.h"
 
 enum { TAPD_AB = 0, TAPD_BA = 1 };
-
-/** Room for a packet side's Ethernet header (TAPD_PACKET_ETH_LEN). */
-#define TAPD_PACKET_ETH_LEN_MAX 16
 
 /** Packets later than this after their deadline count as `late`. */
 #define TAPD_LATE_NS 100000ull
@@ -80,10 +75,6 @@ struct tapd_dir {
 	uint64_t depth;
 	int dead;                   /**< rx fd failed and was taken out of epoll */
 	int worker;                 /**< the worker that owns this direction */
-	/* Worker-private, io_uring only (tapd_uring.c): the read in flight. */
-	struct tq_pkt *rx_buf;      /**< its buffer; NULL: the worker's scratch */
-	struct iovec rx_iov[3];     /**< a packet side's: header, Ethernet, packet */
-	unsigned char rx_eth[TAPD_PACKET_ETH_LEN_MAX];
 	struct gb_rng loss_rng, jitter_rng;
 
 	/* Worker writes, main reads (relaxed atomics). */
@@ -115,8 +106,6 @@ struct tapd_link {
 	struct tapd_dir dir[2];     /**< ab (a's fd -> b's fd), ba */
 };
 
-struct tapd_ring;
-
 struct tapd_worker {
 	int id;
 	pthread_t thread;
@@ -138,16 +127,12 @@ struct tapd_worker {
 	int fifo;                   /**< runs SCHED_FIFO */
 	const uint64_t *pass_ns;    /**< the daemon's pass-through cost (main writes,
 				         relaxed atomic; NULL: none) */
-	struct tapd_ring *ring;     /**< io_uring's (tapd_uring.c), or NULL: epoll */
-	int ring_err;               /**< why io_uring was asked for and not used (-errno) */
-	unsigned ring_writes;       /**< writes queued since the completions were last read */
 
 	/* Worker writes, main reads (relaxed atomics). */
 	uint64_t margin_ns;
 	uint64_t timer_wakeups;
 	uint64_t spin_total_ns;     /**< all spinning since start */
 	uint64_t spin_capped;       /**< windows that ran out of spin budget */
-	uint64_t syscalls;          /**< system calls of the data path's loop */
 	struct tq_hist wake_late;
 };
 
@@ -163,16 +148,12 @@ static inline uint64_t tapd_now_ns(void)
  * Prepare worker @id: epoll set over the rx fds of @dirs (@ndirs entries,
  * both directions of @nlinks links), a timerfd, a stop eventfd, a pool that
  * never exceeds @pool_max bytes.  @spin_ns < 0 means an adaptive spin
- * margin; @spin_pct is the share of time (0-100) spinning may take.  With
- * @uring, the worker moves its packets through io_uring (tapd_uring.c) when
- * the kernel lets it, else through epoll as without: w->ring then is NULL
- * and w->ring_err says why.  Returns 0 or a negative errno;
- * tapd_worker_release() undoes a partial init.
+ * margin; @spin_pct is the share of time (0-100) spinning may take.
+ * Returns 0 or a negative errno; tapd_worker_release() undoes a partial init.
  */
 __attribute__((warn_unused_result))
 int tapd_worker_init(struct tapd_worker *w, int id, struct tapd_dir **dirs, size_t ndirs,
-		     size_t nlinks, size_t pool_max, int64_t spin_ns, unsigned spin_pct,
-		     int uring);
+		     size_t nlinks, size_t pool_max, int64_t spin_ns, unsigned spin_pct);
 /**
  * Start the thread, SCHED_FIFO at @rt_prio when @rt_prio > 0 and the
  * kernel allows it, else SCHED_OTHER (w->fifo tells which).  Returns 0 or a
@@ -184,51 +165,5 @@ int tapd_worker_start(struct tapd_worker *w, int rt_prio);
 void tapd_worker_stop(struct tapd_worker *w);
 /** Stop, then free everything (not the links' fds).  Idempotent. */
 void tapd_worker_release(struct tapd_worker *w);
-
-/*
- * What the two loops (tapd_worker.c's epoll loop, tapd_uring.c's io_uring
- * loop) share, in tapd_worker.c.  Worker thread only.
- */
-/** Take up the parameters `set` last stored for @d, if any. */
-void tapd_dir_refresh(struct tapd_dir *d);
-/** @d's source failed: count it and read it no more. */
-void tapd_dir_kill(struct tapd_worker *w, struct tapd_dir *d);
-/**
- * Take a packet of @len bytes read into @big at @now through loss, the
- * limit and into the heap.  Returns 1 when @big itself was queued (the
- * caller needs another buffer for its next read), 0 when it may read into
- * @big again (copied into a small buffer, or dropped and counted).
- */
-int tapd_dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *big,
-		   uint32_t len, uint64_t now);
-/** Write @len bytes of @buf to @d's destination (write(2), or sendmsg(2)
- * with the Ethernet header for a packet side); what the call returns. */
-ssize_t tapd_dir_write(struct tapd_worker *w, struct tapd_dir *d, const unsigned char *buf,
-		       size_t len);
-/** Count @pkt, out of @d's queue: written @late ns after its deadline (@ok),
- * or a failed write. */
-void tapd_dir_sent(struct tapd_dir *d, const struct tq_pkt *pkt, uint64_t late, int ok);
-/** The spin margin now: 0 past the window's budget. */
-uint64_t tapd_worker_margin(const struct tapd_worker *w);
-/** Open a new spin-budget window at @now when the current one is over. */
-void tapd_worker_roll(struct tapd_worker *w, uint64_t now);
-/** Account @ns of spinning. */
-void tapd_worker_spent(struct tapd_worker *w, uint64_t ns);
-/** A timed sleep ended @over ns after its end: count it, feed the margin. */
-void tapd_worker_overshot(struct tapd_worker *w, uint64_t over);
-
-/*
- * tapd_uring.c: the data path on io_uring.
- */
-/**
- * Set up @w's ring (after the rest of tapd_worker_init()).  0, or a
- * negative errno when io_uring cannot be had (-ENOSYS, -EPERM,
- * -EOPNOTSUPP, ...), and @w then keeps to epoll.
- */
-int tapd_uring_init(struct tapd_worker *w);
-/** The worker thread's loop on the ring; returns when stopfd is written. */
-void tapd_uring_main(struct tapd_worker *w);
-/** Free the ring (the thread has stopped).  Idempotent. */
-void tapd_uring_release(struct tapd_worker *w);
 
 #endif /* GRIDBED_TAPD_PRIV_H */

@@ -42,10 +42,6 @@
  * sleep) and the thread runs SCHED_FIFO when allowed, so that a busy core
  * does not delay its wake-up by a whole CFS slice.
  *
- * This is the epoll loop; tapd_uring.c runs the same delay line on io_uring
- * (--io), with fewer system calls, and shares this file's admission,
- * accounting and spin-margin helpers (tapd_priv.h).
- *
  * Measured with emulator/bench/tapd-lateness.sh on the 2-core CI VM (2000
  * deadlines, 1 ms delay): lateness p50 0.1 us, p99 5-15 us, max 30-150 us;
  * with plain timer sleeps instead (--spin-us 0 --no-rt): p50 25 us, p99
@@ -86,7 +82,7 @@
 /* Spin budget accounting window (ns). */
 #define SPIN_WINDOW 100000000ull
 
-void tapd_dir_refresh(struct tapd_dir *d)
+static void dir_refresh(struct tapd_dir *d)
 {
 	if (__atomic_load_n(&d->gen, __ATOMIC_ACQUIRE) == d->cur_gen)
 		return;
@@ -96,7 +92,7 @@ void tapd_dir_refresh(struct tapd_dir *d)
 	pthread_mutex_unlock(&d->lock);
 }
 
-void tapd_dir_kill(struct tapd_worker *w, struct tapd_dir *d)
+static void dir_kill(struct tapd_worker *w, struct tapd_dir *d)
 {
 	/* A device that errors (unregistered, e.g. its namespace was torn down
 	 * from under us) would otherwise report EPOLLERR in a tight loop. */
@@ -104,12 +100,12 @@ void tapd_dir_kill(struct tapd_worker *w, struct tapd_dir *d)
 		return;
 	d->dead = 1;
 	TAPD_ADD(d->c.rx_errors, 1);
-	if (!w->ring)
-		epoll_ctl(w->epfd, EPOLL_CTL_DEL, d->rx_fd, NULL);
+	epoll_ctl(w->epfd, EPOLL_CTL_DEL, d->rx_fd, NULL);
 }
 
-int tapd_dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *big,
-		   uint32_t len, uint64_t now)
+/* Take a read packet through loss, limit and into the heap. */
+static void dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *big,
+		      uint32_t len, uint64_t now)
 {
 	const struct tapd_params *p = &d->cur;
 	struct tq_pkt *pkt = big;
@@ -121,11 +117,11 @@ int tapd_dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *big
 	/* Loss first, then the queue limit: the order of netem_enqueue(). */
 	if (gb_rng_uniform(&d->loss_rng) < p->loss) {
 		TAPD_ADD(d->c.dropped_loss, 1);
-		return 0;
+		return;
 	}
 	if (d->depth >= p->limit) {
 		TAPD_ADD(d->c.dropped_queue, 1);
-		return 0;
+		return;
 	}
 
 	/* The delay line's own pass-through cost (the time a packet spends
@@ -162,28 +158,14 @@ int tapd_dir_admit(struct tapd_worker *w, struct tapd_dir *d, struct tq_pkt *big
 		if (pkt != big)
 			tq_pool_put(&w->pool, pkt);
 		TAPD_ADD(d->c.dropped_nomem, 1);
-		return 0;
+		return;
 	}
+	if (pkt == big)
+		w->spare = NULL;
 	d->depth++;
 	TAPD_ST(d->c.queue_depth, d->depth);
 	if (d->depth > TAPD_LD(d->c.max_queue_depth))
 		TAPD_ST(d->c.max_queue_depth, d->depth);
-	return pkt == big;
-}
-
-void tapd_dir_sent(struct tapd_dir *d, const struct tq_pkt *pkt, uint64_t late, int ok)
-{
-	if (!ok) {
-		TAPD_ADD(d->c.tx_errors, 1);
-	} else {
-		TAPD_ADD(d->c.tx_packets, 1);
-		TAPD_ADD(d->c.tx_bytes, pkt->len > VNET_HDR_LEN ? pkt->len - VNET_HDR_LEN : 0);
-		tq_hist_add(&d->lateness, late);
-		if (late > TAPD_LATE_NS)
-			TAPD_ADD(d->c.late, 1);
-	}
-	d->depth--;
-	TAPD_ST(d->c.queue_depth, d->depth);
 }
 
 /*
@@ -192,15 +174,13 @@ void tapd_dir_sent(struct tapd_dir *d, const struct tq_pkt *pkt, uint64_t late, 
  * an Ethernet header between the two (tapd.h, "kind"): dropped on the way
  * in, put back on the way out.
  */
-static ssize_t dir_read(struct tapd_worker *w, struct tapd_dir *d, unsigned char *buf,
-			size_t cap)
+static ssize_t dir_read(struct tapd_dir *d, unsigned char *buf, size_t cap)
 {
 	unsigned char eth[TAPD_PACKET_ETH_LEN];
 	struct iovec iov[3] = { { buf, VNET_HDR_LEN }, { eth, sizeof(eth) },
 				{ buf + VNET_HDR_LEN, cap - VNET_HDR_LEN } };
 	ssize_t n;
 
-	TAPD_ADD(w->syscalls, 1);
 	if (!d->rx_packet)
 		return read(d->rx_fd, buf, cap);
 	do    /* a runt has nothing to deliver: the next one */
@@ -209,19 +189,15 @@ static ssize_t dir_read(struct tapd_worker *w, struct tapd_dir *d, unsigned char
 	return n < 0 ? n : n - (ssize_t)sizeof(eth);
 }
 
-ssize_t tapd_dir_write(struct tapd_worker *w, struct tapd_dir *d, const unsigned char *buf,
-		       size_t len)
+static ssize_t dir_write(struct tapd_dir *d, const unsigned char *buf, size_t len)
 {
 	static const unsigned char eth[TAPD_PACKET_ETH_LEN] = TAPD_PACKET_ETH;
 	struct iovec iov[3] = { { (void *)buf, VNET_HDR_LEN }, { (void *)eth, sizeof(eth) },
 				{ (void *)(buf + VNET_HDR_LEN), len - VNET_HDR_LEN } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 3 };
 
-	TAPD_ADD(w->syscalls, 1);
 	if (!d->tx_packet || len < VNET_HDR_LEN)
 		return write(d->tx_fd, buf, len);
-	/* (a socket: never blocks, even where io_uring took O_NONBLOCK off) */
-	return sendmsg(d->tx_fd, &mh, MSG_DONTWAIT);
+	return writev(d->tx_fd, iov, 3);
 }
 
 static void worker_rx(struct tapd_worker *w, struct tapd_dir *d)
@@ -235,7 +211,7 @@ static void worker_rx(struct tapd_worker *w, struct tapd_dir *d)
 			w->spare = tq_pool_get(&w->pool, TQ_BIG);
 		if (!w->spare) {
 			/* The pool is at its cap: read into scratch, count, drop. */
-			n = dir_read(w, d, w->scratch, TQ_BIG_CAP);
+			n = dir_read(d, w->scratch, TQ_BIG_CAP);
 			if (n > 0) {
 				TAPD_ADD(d->c.rx_packets, 1);
 				TAPD_ADD(d->c.rx_bytes, (uint64_t)n > VNET_HDR_LEN ?
@@ -244,20 +220,19 @@ static void worker_rx(struct tapd_worker *w, struct tapd_dir *d)
 				continue;
 			}
 		} else {
-			n = dir_read(w, d, w->spare->data, TQ_BIG_CAP);
+			n = dir_read(d, w->spare->data, TQ_BIG_CAP);
 		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN)
-				tapd_dir_kill(w, d);
+				dir_kill(w, d);
 			return;
 		}
 		if (n == 0)
 			return;
-		tapd_dir_refresh(d);
-		if (tapd_dir_admit(w, d, w->spare, (uint32_t)n, tapd_now_ns()))
-			w->spare = NULL;
+		dir_refresh(d);
+		dir_admit(w, d, w->spare, (uint32_t)n, tapd_now_ns());
 	}
 }
 
@@ -280,8 +255,21 @@ static int worker_flush(struct tapd_worker *w)
 			return 0;
 		pkt = tq_heap_pop(&w->heap);
 		d = pkt->owner;
-		n = tapd_dir_write(w, d, pkt->data, pkt->len);
-		tapd_dir_sent(d, pkt, now - pkt->deadline, n >= 0);
+		n = dir_write(d, pkt->data, pkt->len);
+		if (n < 0) {
+			TAPD_ADD(d->c.tx_errors, 1);
+		} else {
+			uint64_t late = now - pkt->deadline;
+
+			TAPD_ADD(d->c.tx_packets, 1);
+			TAPD_ADD(d->c.tx_bytes, pkt->len > VNET_HDR_LEN ?
+						pkt->len - VNET_HDR_LEN : 0);
+			tq_hist_add(&d->lateness, late);
+			if (late > TAPD_LATE_NS)
+				TAPD_ADD(d->c.late, 1);
+		}
+		d->depth--;
+		TAPD_ST(d->c.queue_depth, d->depth);
 		if (pkt->cls == TQ_BIG && !w->spare)
 			w->spare = pkt;
 		else
@@ -290,7 +278,7 @@ static int worker_flush(struct tapd_worker *w)
 	return 1;
 }
 
-uint64_t tapd_worker_margin(const struct tapd_worker *w)
+static uint64_t worker_margin(const struct tapd_worker *w)
 {
 	uint64_t m;
 
@@ -310,27 +298,25 @@ static void worker_timer_woke(struct tapd_worker *w, uint64_t now, int blocked)
 {
 	uint64_t buf;
 
-	TAPD_ADD(w->syscalls, 1);
 	if (read(w->timerfd, &buf, sizeof(buf)) < 0) {
 		/* EAGAIN: already consumed, nothing to do. */
 	}
-	if (blocked && w->armed && now >= w->armed)
-		tapd_worker_overshot(w, now - w->armed);
+	if (blocked && w->armed && now >= w->armed) {
+		uint64_t over = now - w->armed;
+
+		TAPD_ADD(w->timer_wakeups, 1);
+		tq_hist_add(&w->wake_late, over);
+		if (over > w->spin_q_ns)
+			w->spin_q_ns += SPIN_STEP * 99 / 100;
+		else if (w->spin_q_ns >= SPIN_STEP / 100)
+			w->spin_q_ns -= SPIN_STEP / 100;
+		TAPD_ST(w->margin_ns, worker_margin(w));
+	}
 	w->armed = 0;
 }
 
-void tapd_worker_overshot(struct tapd_worker *w, uint64_t over)
-{
-	TAPD_ADD(w->timer_wakeups, 1);
-	tq_hist_add(&w->wake_late, over);
-	if (over > w->spin_q_ns)
-		w->spin_q_ns += SPIN_STEP * 99 / 100;
-	else if (w->spin_q_ns >= SPIN_STEP / 100)
-		w->spin_q_ns -= SPIN_STEP / 100;
-	TAPD_ST(w->margin_ns, tapd_worker_margin(w));
-}
-
-void tapd_worker_roll(struct tapd_worker *w, uint64_t now)
+/* Open a new spin-budget window when the current one is over. */
+static void worker_roll(struct tapd_worker *w, uint64_t now)
 {
 	if (now - w->spin_window < SPIN_WINDOW)
 		return;
@@ -340,7 +326,8 @@ void tapd_worker_roll(struct tapd_worker *w, uint64_t now)
 	w->spin_used_ns = 0;
 }
 
-void tapd_worker_spent(struct tapd_worker *w, uint64_t ns)
+/* Account @ns of spinning. */
+static void worker_spent(struct tapd_worker *w, uint64_t ns)
 {
 	w->spin_used_ns += ns;
 	TAPD_ADD(w->spin_total_ns, ns);
@@ -352,7 +339,6 @@ static void worker_arm(struct tapd_worker *w, uint64_t at)
 
 	if (w->armed == at)
 		return;
-	TAPD_ADD(w->syscalls, 1);
 	its.it_value.tv_sec = (time_t)(at / 1000000000ull);
 	its.it_value.tv_nsec = (long)(at % 1000000000ull);
 	if (timerfd_settime(w->timerfd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
@@ -365,10 +351,6 @@ static void *worker_main(void *arg)
 	struct epoll_event ev[MAX_EVENTS];
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	if (w->ring) {
-		tapd_uring_main(w);
-		return NULL;
-	}
 	for (;;) {
 		const struct tq_entry *e;
 		int more, timeout = -1, n, i;
@@ -381,8 +363,8 @@ static void *worker_main(void *arg)
 		} else if (e) {
 			uint64_t now = tapd_now_ns(), margin;
 
-			tapd_worker_roll(w, now);
-			margin = tapd_worker_margin(w);
+			worker_roll(w, now);
+			margin = worker_margin(w);
 			if (e->deadline <= now + margin) {
 				timeout = 0;
 				spin_from = now;
@@ -390,12 +372,11 @@ static void *worker_main(void *arg)
 				worker_arm(w, e->deadline - margin);
 			}
 		}
-		TAPD_ADD(w->syscalls, 1);
 		n = epoll_wait(w->epfd, ev, MAX_EVENTS, timeout);
 		if (spin_from) {
 			uint64_t now = tapd_now_ns();
 
-			tapd_worker_spent(w, now - spin_from);
+			worker_spent(w, now - spin_from);
 		}
 		if (n < 0)
 			continue;	/* EINTR */
@@ -415,8 +396,7 @@ static void *worker_main(void *arg)
 }
 
 int tapd_worker_init(struct tapd_worker *w, int id, struct tapd_dir **dirs, size_t ndirs,
-		     size_t nlinks, size_t pool_max, int64_t spin_ns, unsigned spin_pct,
-		     int uring)
+		     size_t nlinks, size_t pool_max, int64_t spin_ns, unsigned spin_pct)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	size_t i;
@@ -432,7 +412,7 @@ int tapd_worker_init(struct tapd_worker *w, int id, struct tapd_dir **dirs, size
 	w->spin_q_ns = SPIN_INIT;
 	w->spin_budget_ns = SPIN_WINDOW * (spin_pct > 100 ? 100 : spin_pct) / 100;
 	w->spin_window = tapd_now_ns();
-	w->margin_ns = tapd_worker_margin(w);
+	w->margin_ns = worker_margin(w);
 	tq_heap_init(&w->heap);
 	tq_pool_init(&w->pool, pool_max);
 
@@ -468,9 +448,6 @@ int tapd_worker_init(struct tapd_worker *w, int id, struct tapd_dir **dirs, size
 	}
 	/* Warm up: one big buffer now, so the first packet does not fault. */
 	w->spare = tq_pool_get(&w->pool, TQ_BIG);
-	/* The epoll set stays ready: it is the fallback when io_uring is not. */
-	if (uring)
-		w->ring_err = tapd_uring_init(w);
 	return 0;
 
 fail_errno:
@@ -520,7 +497,6 @@ void tapd_worker_stop(struct tapd_worker *w)
 void tapd_worker_release(struct tapd_worker *w)
 {
 	tapd_worker_stop(w);
-	tapd_uring_release(w);
 	if (w->epfd >= 0)
 		close(w->epfd);
 	if (w->timerfd >= 0)
