@@ -5,7 +5,7 @@
 # asserts nothing.
 #
 #   emulator/bench/tapd-oneload.sh [--rounds N] [--dilate K] [--seconds S]
-#          [--rate R] [--tapd "DAEMON ..."] [--env "VAR=VALUE|- ..."]
+#          [--rate R] [--tapd "DAEMON ..."] [--env "VAR=VALUE[,VAR=VALUE]|- ..."]
 #          [--topology NAME] [--src HOST] [--dst HOST]
 #
 # The variants compared are the daemons in --tapd (default: the build's) and
@@ -126,12 +126,13 @@ PY
 
 # one VARIANT ROUND: a fresh grid, the load, the window; prints a table row.
 one() {
-	local v=$1 r=$2 load1 f env
+	local v=$1 r=$2 load1 f env ea
 	TAPD=$(vtapd "$v")
 	env=$(venv "$v")
 	[ "$env" = - ] && env=GRIDBED_TAPD_ENV_NONE=1
+	IFS=, read -r -a ea <<<"$env"
 	"$GRIDEMU" down >/dev/null 2>&1
-	if ! env "$env" GRIDBED_TAPD="$TAPD" "$GRIDEMU" up "$src/topologies/$topology.yaml" \
+	if ! env "${ea[@]}" GRIDBED_TAPD="$TAPD" "$GRIDEMU" up "$src/topologies/$topology.yaml" \
 		--dilate "$dilate" --quiet 2>"$tmp/up.err"; then
 		echo "$me: up $topology failed: $(cat "$tmp/up.err")" >&2
 		exit 1
