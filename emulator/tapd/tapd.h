@@ -38,9 +38,9 @@
  *   GRIDBED_TAPD_THREADS, GRIDBED_TAPD_SPIN_BUDGET in the environment (what
  *                     the daemon that gridemu starts inherits) set the
  *                     defaults of --threads and --spin-budget; the options
- *                     win.  One worker with a budget of 50 took 26 % less CPU
- *                     than the default two at 25 % under one Fig. 8-shaped
- *                     load, with no worse lateness (docs/measurements.md,
+ *                     win.  One worker with a budget of 50 took 26-37 % less
+ *                     CPU than the default two at 25 % under one Fig. 8-shaped
+ *                     load, its lateness about the same (docs/measurements.md,
  *                     session 43): a wake-up across CPUs costs more on a
  *                     paravirtualised VM than the work it hands over.
  *   --send REQUEST    be a client: send REQUEST to --control, print the
