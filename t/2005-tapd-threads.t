@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # 2005-tapd-threads.t - gridemu-tapd with several links and two workers:
 # links are dealt round-robin to the workers (both directions of a link in
-# one), each keeps its own delay, and the control socket reaches them all.
+# one), each keeps its own delay, and the control socket reaches them all;
+# GRIDBED_TAPD_THREADS and GRIDBED_TAPD_SPIN_BUDGET set the defaults.
 source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-tapd.sh"
-tapd_begin 12
+tapd_begin 17
 
 # Three links between a and b: l0 (5 ms each way), l1 (15 ms), l2 (25 ms).
 cat >"$TAPD_TMP/m.json" <<EOF
@@ -50,5 +51,20 @@ num_ge "${min:-0}" 60
 ok $? "l2 after set: RTT >= 35 + 25 ms (min $min)"
 tapd_stop
 ok $? "the daemon exits on SIGTERM"
+
+# The environment that gridemu's daemon inherits sets the defaults.
+GRIDBED_TAPD_THREADS=1 GRIDBED_TAPD_SPIN_BUDGET=50 tapd_start env1 "$TAPD_TMP/m.json"
+ok $? "GRIDBED_TAPD_THREADS=1 GRIDBED_TAPD_SPIN_BUDGET=50: the daemon starts"
+s=$(tapd_ctl stats)
+is "$(tapd_stat workers.0.links "$s")/$(tapd_stat workers.1.links "$s")" 3/undef \
+	"GRIDBED_TAPD_THREADS=1: one worker carries the 3 links"
+like "$(cat "$TAPD_LOG")" 'spin budget 50 %' "GRIDBED_TAPD_SPIN_BUDGET=50: the log says so"
+tapd_stop
+GRIDBED_TAPD_THREADS=1 tapd_start env2 "$TAPD_TMP/m.json" --threads 2
+is "$(tapd_stat workers.1.links)" 1 "--threads 2 wins over GRIDBED_TAPD_THREADS=1"
+tapd_stop
+GRIDBED_TAPD_SPIN_BUDGET=101 tapd_start env3 "$TAPD_TMP/m.json"
+like "$TAPD_READY" "GRIDBED_TAPD_SPIN_BUDGET: '101' is not a percentage in \\[0, 100\\]" \
+	"a bad GRIDBED_TAPD_SPIN_BUDGET is refused with one line"
 
 done_testing

@@ -178,6 +178,8 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *env;
+	int budget_set = 0;
 	uint64_t x;
 	int c;
 
@@ -212,6 +214,7 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 				return tapd_fail(e, "--spin-budget: '%s' is not a percentage in [0, 100]",
 						 optarg);
 			t->spin_pct = (unsigned)x;
+			budget_set = 1;
 			break;
 		case 'S':
 			if (tapd_parse_u64(optarg, 100000, &x) < 0)
@@ -225,6 +228,21 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 	}
 	if (optind < argc)
 		return tapd_fail(e, "unexpected argument '%s' (see --help)", argv[optind]);
+	/* What gridemu's daemon inherits: defaults that the options override. */
+	env = getenv("GRIDBED_TAPD_THREADS");
+	if (!t->threads && env && *env) {
+		if (tapd_parse_u64(env, MAX_THREADS, &x) < 0 || !x)
+			return tapd_fail(e, "GRIDBED_TAPD_THREADS: '%s' is not a number in [1, %d]",
+					 env, MAX_THREADS);
+		t->threads = (int)x;
+	}
+	env = getenv("GRIDBED_TAPD_SPIN_BUDGET");
+	if (!budget_set && env && *env) {
+		if (tapd_parse_u64(env, 100, &x) < 0)
+			return tapd_fail(e, "GRIDBED_TAPD_SPIN_BUDGET: '%s' is not a percentage "
+					 "in [0, 100]", env);
+		t->spin_pct = (unsigned)x;
+	}
 	if (t->send_req && !t->ctl_path)
 		return tapd_fail(e, "--send needs --control PATH");
 	if (!t->send_req && !t->config_path)
@@ -435,10 +453,11 @@ int main(int argc, char **argv)
 		return fail_startup(&t, &e);
 	pm_qos_hold(&t);
 	ready_say(&t, "R");
-	tapd_log("ready: %zu links, %d workers (%s), offload %s, cpu wake-up latency %s, pid %d",
-	       t.nlinks, t.nworkers, t.nworkers && t.workers[0].fifo ? "SCHED_FIFO" : "SCHED_OTHER",
-	       t.no_offload ? "off" : "on", t.pm_qos_fd >= 0 ? "held at 0" : "the kernel's",
-	       (int)getpid());
+	tapd_log("ready: %zu links, %d workers (%s, spin budget %u %%), offload %s, "
+		 "cpu wake-up latency %s, pid %d", t.nlinks, t.nworkers,
+		 t.nworkers && t.workers[0].fifo ? "SCHED_FIFO" : "SCHED_OTHER", t.spin_pct,
+		 t.no_offload ? "off" : "on", t.pm_qos_fd >= 0 ? "held at 0" : "the kernel's",
+		 (int)getpid());
 
 	if (serve(&t) < 0)
 		tapd_log("event loop failed: %s", strerror(errno));

@@ -35,6 +35,14 @@
  *   --no-pm-qos       do not hold /dev/cpu_dma_latency at 0 (by default the
  *                     daemon does, for its lifetime, so that idle CPUs poll
  *                     instead of halting and wake the workers promptly)
+ *   GRIDBED_TAPD_THREADS, GRIDBED_TAPD_SPIN_BUDGET in the environment (what
+ *                     the daemon that gridemu starts inherits) set the
+ *                     defaults of --threads and --spin-budget; the options
+ *                     win.  One worker with a budget of 50 took 26-37 % less
+ *                     CPU than the default two at 25 % under one Fig. 8-shaped
+ *                     load, its lateness about the same (docs/measurements.md,
+ *                     session 43): a wake-up across CPUs costs more on a
+ *                     paravirtualised VM than the work it hands over.
  *   --send REQUEST    be a client: send REQUEST to --control, print the
  *                     reply, exit 1 if it is "err ..." or the exchange failed
  *
