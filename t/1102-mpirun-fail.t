@@ -97,6 +97,9 @@ stop_job() {
 			done
 		done
 		[ "$n" = 8 ] && break
+		# a job that ended will never have its ranks up: say so now,
+		# not after 600 rounds (each round lists every namespace's pids)
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	is "$n" 8 "$desc: all 8 ranks are running"
