@@ -87,6 +87,8 @@ struct gb_up_opts {
 	const char *backend;       /**< "auto", "netem" or "tap" */
 	const char *tapd_path;     /**< NULL: next to the running executable */
 	int no_calibrate;          /**< skip the delay line's calibration (calibrate.h) */
+	int recalibrate;           /**< measure it afresh: reuse no recent calibration
+				        (calib_cache.h) */
 	double dilate;             /**< time dilation k (0 or 1: none); see struct gb_grid */
 	int verbose;
 	const char *part;          /**< --part SITE|HUB,...: build only these (partition.h) */

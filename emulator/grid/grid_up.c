@@ -548,7 +548,7 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 	if (!(o && o->no_calibrate)) {
 		struct gb_calib cal;
 
-		if ((err = gb_grid_calibrate(g, &cal, e)) < 0)
+		if ((err = gb_grid_calibrate(g, !(o && o->recalibrate), &cal, e)) < 0)
 			goto undo;
 	}
 
