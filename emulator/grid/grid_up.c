@@ -71,14 +71,14 @@ int gb_grid_alloc_ns(struct gb_grid *g)
  */
 static int no_ipv6(int nsfd)
 {
-	static const char *const f[] = { "/proc/sys/net/ipv6/conf/all/disable_ipv6",
-					 "/proc/sys/net/ipv6/conf/default/disable_ipv6" };
-	for (size_t i = 0; i < 2; i++) {
-		int err = gb_netns_sysctl_write(nsfd, f[i], "1");
-		if (err < 0 && err != -ENOENT)
-			return err;
-	}
-	return 0;
+	struct gb_sysctl v[] = { { "/proc/sys/net/ipv6/conf/all/disable_ipv6", "1", 0 },
+				 { "/proc/sys/net/ipv6/conf/default/disable_ipv6", "1", 0 } };
+	int err = gb_netns_sysctl_writev(nsfd, v, 2);
+
+	for (size_t i = 0; !err && i < 2; i++)
+		if (v[i].err < 0 && v[i].err != -ENOENT)
+			err = v[i].err;
+	return err;
 }
 
 static int create_namespaces(struct gb_grid *g, struct gb_err *e)
