@@ -81,6 +81,11 @@ int gb_nl_open(int nsfd, struct nl_sock **out)
 	}
 	/* Large buffers: a 1000-route namespace dumps a lot. */
 	nl_socket_set_buffer_size(sk, 1 << 20, 1 << 20);
+	/* One receive for each answer, not a peek at its size first (libnl's
+	 * default without a message buffer size): a dump comes in parts of at
+	 * most 32 KiB (the kernel's netlink_dump()). */
+	nl_socket_set_msg_buf_size(sk, 1 << 16);
+	nl_socket_disable_msg_peek(sk);
 	*out = sk;
 	return 0;
 cleanup:
