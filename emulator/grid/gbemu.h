@@ -49,6 +49,8 @@ struct gb_grid {
 	const struct gb_shaper *shaper;
 	int *nsfd;                 /**< per node, -1 when not open */
 	struct nl_sock **sk;       /**< per node, NULL when not open */
+	int *ifidx;                /**< per directed link dl: the ifindex of d<k> at the end
+				        that sends dl, 0 when not known (up fills it) */
 	int mgmt_nsfd;
 	struct nl_sock *mgmt_sk;
 	int lockfd;

@@ -136,8 +136,10 @@ void gb_grid_close_ns(struct gb_grid *g)
 	}
 	free(g->nsfd);
 	free(g->sk);
+	free(g->ifidx);
 	g->nsfd = NULL;
 	g->sk = NULL;
+	g->ifidx = NULL;
 	gb_nl_close(&g->mgmt_sk);
 	if (g->mgmt_nsfd >= 0)
 		close(g->mgmt_nsfd);
