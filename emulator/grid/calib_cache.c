@@ -163,6 +163,9 @@ int gb_calib_cache_get(struct gb_grid *g, struct gb_calib *c, char *why, size_t 
 {
 	char path[PATH_MAX];
 	json_t *key = entry_path(g, c, path, sizeof(path)), *mach = machine_json(g);
+	const char *missing = !key ? "the pair's path" : !mach ? "its binary or the kernel" : NULL;
+	/* what this up needs: it holds key and mach */
+	json_t *want = missing ? NULL : json_pack("{s:O, s:O}", "key", key, "machine", mach);
 	json_t *o = NULL, *okey = NULL, *omach = NULL;
 	json_error_t je;
 	const char *fmt = NULL, *changed;
@@ -170,12 +173,16 @@ int gb_calib_cache_get(struct gb_grid *g, struct gb_calib *c, char *why, size_t 
 	int version = 0, err = 0;
 	double self = 0, before = 0, after = 0, load = -1, now_load = -1;
 
-	if (!key || !mach) {
+	json_decref(key);
+	json_decref(mach);
+	if (!want) {
 		snprintf(why, whylen, "cannot tell this machine's delay line (%s)",
-			 !key ? "the pair's path" : "its binary or the kernel");
+			 missing ? missing : "no memory");
 		err = -ENOENT;
 		goto out;
 	}
+	key = json_object_get(want, "key");
+	mach = json_object_get(want, "machine");
 	if (!(o = json_load_file(path, 0, &je))) {
 		if (access(path, F_OK) < 0) {
 			snprintf(why, whylen, "no earlier calibration of this pair");
@@ -228,8 +235,7 @@ int gb_calib_cache_get(struct gb_grid *g, struct gb_calib *c, char *why, size_t 
 	err = 1;
 out:
 	json_decref(o);
-	json_decref(key);
-	json_decref(mach);
+	json_decref(want);
 	return err;
 }
 
