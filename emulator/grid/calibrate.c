@@ -92,7 +92,8 @@ static int calib_save(struct gb_grid *g, const struct gb_calib *c)
 	json_decref(o);
 	if (!err) {
 		gb_grid_rpath(g, "calibration.json", path, sizeof(path));
-		err = gb_write_atomic(path, s, strlen(s));
+		/* not flushed to disk, as the state file (grid.c) */
+		err = gb_write_file(path, s, strlen(s), 0);
 	}
 	free(s);
 	return err;
