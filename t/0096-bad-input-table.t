@@ -205,6 +205,7 @@ done <<'TABLE'
 ^gridemu: up: unknown option '--frob'	"$GRIDEMU" up "$TC" --frob
 ^gridemu: up: option needs a value: '--backend'	"$GRIDEMU" up "$TC" --backend
 ^gridemu: up: which topology file	"$GRIDEMU" up
+^gridemu: up: --recalibrate and --no-calibrate exclude each other	"$GRIDEMU" up "$TC" --recalibrate --no-calibrate
 ^gridemu: --part and --peer go together	"$GRIDEMU" up "$TC" --part siteA
 ^gridemu: --peer 'x' is not an IPv4 address	"$GRIDEMU" up "$TC" --part siteA --peer x
 ^gridemu: prefix 'BAD' is not valid	"$GRIDEMU" --prefix BAD up "$TC"

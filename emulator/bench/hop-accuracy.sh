@@ -4,11 +4,14 @@
 # calibration (issue 16, "Per-hop accuracy"; emulator/grid/calibrate.h).
 #
 #   emulator/bench/hop-accuracy.sh [--topologies "two-clusters teragrid ..."]
-#                                  [--count N] [--csv FILE] [--modes "cal nocal"]
+#                                  [--count N] [--csv FILE] [--modes "cal reuse nocal"]
 #                                  [--dilate K] [--interval S]
 #
-# For each topology and mode it brings the grid up (mode nocal: `up
-# --no-calibrate`), then, from the topology's root host, measures the p50
+# For each topology and mode it brings the grid up (mode cal: `up
+# --recalibrate`, a fresh calibration; mode reuse: a plain `up`, which
+# reuses a recent calibration of this machine, cal's if it ran just before,
+# emulator/grid/calib_cache.h; mode nocal: `up --no-calibrate`), then, from
+# the topology's root host, measures the p50
 # of N UDP echoes (`gridemu probe`, S seconds apart: default 50 and 0.01) to
 # one host of each class:
 #   cluster  the first other host of the root's cluster
@@ -30,7 +33,7 @@ GRIDEMU=${GRIDEMU:-$build/emulator/gridemu}
 me=hop-accuracy.sh
 . "$src/util/bench/lib-bench.sh"
 topos="two-clusters three-clusters phoenix transatlantic teragrid grid5000"
-count=50; csv=""; modes="cal nocal"; dilate=1; interval=0.01
+count=50; csv=""; modes="cal reuse nocal"; dilate=1; interval=0.01
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--topologies) topos=$2; shift ;;
@@ -65,7 +68,7 @@ for topo in $topos; do
 	file=$src/topologies/$topo.yaml
 	[ -f "$file" ] || { echo "hop-accuracy.sh: no topology '$file'" >&2; exit 2; }
 	for mode in $modes; do
-		opt=""; [ "$mode" = nocal ] && opt=--no-calibrate
+		case $mode in cal) opt=--recalibrate ;; nocal) opt=--no-calibrate ;; *) opt="" ;; esac
 		"$GRIDEMU" down >/dev/null 2>&1
 		if ! "$GRIDEMU" up "$file" $opt --dilate "$dilate" --quiet 2>"$tmp/up.err"; then
 			echo "hop-accuracy.sh: up $topo failed: $(cat "$tmp/up.err")" >&2; exit 1
@@ -120,7 +123,11 @@ print('%.0f %.0f %.0f %s' % (err, net, lim, 'yes' if abs(err) <= lim else 'no'))
 				"$s>$d" "$cfg" "$p50" "$selfp" "$err" "$errnet" "$ok"
 			echo "$topo,$mode,$dilate,$interval,$cls,$s,$d,$cfg,$p50,$selfp,$err,$errnet,$lim,$ok,$pass,$load" >> "$csv"
 		done < "$tmp/sel"
-		[ "$mode" = cal ] && echo "  ($topo: delay line cost ${pass} us per traversal, load $(cut -d' ' -f1 /proc/loadavg))"
+		[ "$mode" != nocal ] && echo "  ($topo: delay line cost ${pass} us per traversal, load $(cut -d' ' -f1 /proc/loadavg); $(python3 -c '
+import json, sys, time
+c = json.load(open(sys.argv[1]))["calibration"]
+print("reused, measured %d s ago" % (time.time() - c["measured_unix"]) if c.get("reused")
+      else "measured afresh: " + c.get("cache", ""))' "$tmp/st.json"))"
 	done
 done
 "$GRIDEMU" down >/dev/null 2>&1

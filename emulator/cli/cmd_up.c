@@ -19,11 +19,14 @@
 static int usage_up(FILE *f)
 {
 	fprintf(f, "usage: gridemu up FILE [--backend auto|netem|tap] [--dilate K] [--no-calibrate]\n"
+		"                 [--recalibrate]\n"
 		"                 [--part SITE|HUB,... --peer ADDR [--peer-prefix P]] [--quiet]\n"
 		"  Build the grid described by topology FILE (see docs/topology-format.md).\n"
 		"  auto picks netem when the kernel has sch_netem, else the tap delay line.\n"
 		"  The tap delay line's own cost per link traversal is measured and subtracted\n"
 		"  from every delay (~0.1 s); --no-calibrate leaves it in (status shows it).\n"
+		"  A measurement of this machine, delay line and links at most 10 minutes old,\n"
+		"  at about today's load, is reused, with its age; --recalibrate measures afresh.\n"
 		"  --dilate K: time dilation (K >= 1): the wire carries every delay x K and every\n"
 		"  rate / K, so the CPUs look K times faster; gridbed's tools report times / K.\n"
 		"  --part, --peer: one grid across two machines (docs/scale-out.md): build only\n"
@@ -39,6 +42,7 @@ int up_main(int argc, char **argv)
 {
 	static const struct option lo[] = { { "backend", required_argument, 0, 'b' },
 					    { "no-calibrate", no_argument, 0, 'C' },
+					    { "recalibrate", no_argument, 0, 'F' },
 					    { "dilate", required_argument, 0, 'd' },
 					    { "quiet", no_argument, 0, 'q' },
 					    { "help", no_argument, 0, 'h' },
@@ -54,6 +58,8 @@ int up_main(int argc, char **argv)
 			o.backend = optarg;
 		else if (c == 'C')
 			o.no_calibrate = 1;
+		else if (c == 'F')
+			o.recalibrate = 1;
 		else if (c == 'd') {
 			char *end;
 
@@ -80,6 +86,8 @@ int up_main(int argc, char **argv)
 					 argv[optind - 1]);
 		}
 	}
+	if (o.no_calibrate && o.recalibrate)
+		return gb_refuse("gridemu", "up: --recalibrate and --no-calibrate exclude each other");
 	if (optind != argc - 1)
 		return gb_refuse("gridemu", "up: %s (see gridemu up --help)", optind == argc ?
 				 "which topology file?" : "one topology file only");
@@ -112,6 +120,8 @@ int up_main(int argc, char **argv)
 			gb_calib_describe(g.topo, &cal, line, sizeof(line), warn, sizeof(warn));
 			if (!quiet)
 				printf("%s\n", line);
+			if (cal.cache_bad)
+				fprintf(stderr, "gridemu: warning: %s; measured afresh\n", cal.cache);
 			if (warn[0])
 				fprintf(stderr, "gridemu: warning: %s\n", warn);
 		}

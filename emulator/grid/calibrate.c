@@ -4,6 +4,7 @@
  * subtracted at `up` (calibrate.h says why and how).
  */
 #include "calibrate.h"
+#include "calib_cache.h"
 #include "dilate.h"
 #include "grid_priv.h"
 #include "probe.h"
@@ -16,11 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gbutil.h"
 
-#define CAL_PROBES 40
-#define CAL_INTERVAL 0.001
 #define CAL_PORT 46990
 
 /* The root host and its cluster's first other host, else the nearest host.
@@ -55,14 +55,14 @@ static int pick_pair(const struct gb_grid *g, int *src, int *dst)
 
 static int echo_p50(struct gb_grid *g, int src, int dst, double *p50, struct gb_err *e)
 {
-	struct gb_probe_opts o = { .count = CAL_PROBES, .interval = CAL_INTERVAL,
+	struct gb_probe_opts o = { .count = GB_CALIB_PROBES, .interval = GB_CALIB_INTERVAL_S,
 				   .port = CAL_PORT };
 	struct gb_probe_result r;
 	int err = gb_probe(g, src, dst, &o, &r, e);
 
 	if (err < 0)
 		return err;
-	if (r.received < CAL_PROBES / 2) {
+	if (r.received < GB_CALIB_PROBES / 2) {
 		gb_err_set(e, "calibration: only %d of %d echoes from '%s' to '%s' came back",
 			   r.received, r.sent, g->topo->nodes[src].name, g->topo->nodes[dst].name);
 		return -EIO;
@@ -75,27 +75,52 @@ static int calib_save(struct gb_grid *g, const struct gb_calib *c)
 {
 	const struct gb_topo *t = g->topo;
 	char path[PATH_MAX];
-	json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:I, s:i, s:i, s:s, s:I, s:f}",
+	json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:I, s:i, s:i, s:s, s:I, s:f, "
+			      "s:I, s:b, s:b, s:s}",
 			      "src", t->nodes[c->src].name, "dst", t->nodes[c->dst].name,
 			      "traversals", c->traversals, "config_ns", (json_int_t)c->config_ns,
 			      "self_s", c->self_s, "before_s", c->before_s, "after_s", c->after_s,
 			      "pass_ns", (json_int_t)c->pass_ns, "probes", c->probes,
 			      "below", c->below, "below_min",
 			      c->below_min_link >= 0 ? t->links[c->below_min_link].name : "",
-			      "below_min_ns", (json_int_t)c->below_min_ns, "load1", c->load1);
+			      "below_min_ns", (json_int_t)c->below_min_ns, "load1", c->load1,
+			      "measured_unix", (json_int_t)c->measured_unix, "reused", c->reused,
+			      "cache_bad", c->cache_bad, "cache", c->cache);
 	char *s = o ? json_dumps(o, JSON_INDENT(1)) : NULL;
 	int err = s ? 0 : -ENOMEM;
 
 	json_decref(o);
 	if (!err) {
 		gb_grid_rpath(g, "calibration.json", path, sizeof(path));
-		err = gb_write_atomic(path, s, strlen(s));
+		/* not flushed to disk, as the state file (grid.c) */
+		err = gb_write_file(path, s, strlen(s), 0);
 	}
 	free(s);
 	return err;
 }
 
-int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
+/* Measure @c's cost afresh on the pair it names (calibrate.h, "How"), and
+ * have the delay line subtract it. */
+static int measure(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
+{
+	int err;
+
+	if (getloadavg(&c->load1, 1) != 1)
+		c->load1 = -1;
+	c->measured_unix = (int64_t)time(NULL);
+	if ((err = g->shaper->pass(g, 0, e)) < 0 ||
+	    (err = echo_p50(g, c->src, c->src, &c->self_s, e)) < 0 ||
+	    (err = echo_p50(g, c->src, c->dst, &c->before_s, e)) < 0)
+		return err;
+	double cost = (c->before_s - c->self_s - (double)c->config_ns * 1e-9) / c->traversals;
+	c->pass_ns = cost > 0 ? (uint64_t)llround(cost * 1e6) * 1000u : 0;
+	if ((err = g->shaper->pass(g, c->pass_ns, e)) < 0 ||
+	    (err = echo_p50(g, c->src, c->dst, &c->after_s, e)) < 0)
+		return err;
+	return 0;
+}
+
+int gb_grid_calibrate(struct gb_grid *g, int reuse, struct gb_calib *c, struct gb_err *e)
 {
 	const struct gb_topo *t = g->topo;
 	int out, back, err;
@@ -117,20 +142,21 @@ int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
 		return -EHOSTUNREACH;
 	}
 	c->traversals = out + back;
-	if (getloadavg(&c->load1, 1) != 1)
-		c->load1 = -1;
 	c->config_ns = gb_wire_ns(g, d_out + d_back);
-	c->probes = CAL_PROBES;
+	c->probes = GB_CALIB_PROBES;
 
-	if ((err = g->shaper->pass(g, 0, e)) < 0 ||
-	    (err = echo_p50(g, c->src, c->src, &c->self_s, e)) < 0 ||
-	    (err = echo_p50(g, c->src, c->dst, &c->before_s, e)) < 0)
+	if (!reuse)
+		snprintf(c->cache, sizeof(c->cache), "asked to measure afresh");
+	else if ((err = gb_calib_cache_get(g, c, c->cache, sizeof(c->cache))) == 1)
+		c->reused = 1;
+	else
+		c->cache_bad = err == -EINVAL;
+	if (c->reused) {
+		if ((err = g->shaper->pass(g, c->pass_ns, e)) < 0)
+			return err;
+	} else if ((err = measure(g, c, e)) < 0) {
 		return err;
-	double cost = (c->before_s - c->self_s - (double)c->config_ns * 1e-9) / c->traversals;
-	c->pass_ns = cost > 0 ? (uint64_t)llround(cost * 1e6) * 1000u : 0;
-	if ((err = g->shaper->pass(g, c->pass_ns, e)) < 0 ||
-	    (err = echo_p50(g, c->src, c->dst, &c->after_s, e)) < 0)
-		return err;
+	}
 
 	for (int dl = 0; dl < 2 * t->nlinks; dl++) {
 		const struct gb_link *l = &t->links[dl / 2];
@@ -145,6 +171,12 @@ int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
 		c->below++;
 	}
 	c->done = 1;
+	if (!c->reused && (err = gb_calib_cache_put(g, c)) < 0) {
+		size_t n = strlen(c->cache);
+
+		snprintf(c->cache + n, sizeof(c->cache) - n, " (not kept for later: %s)",
+			 strerror(-err));
+	}
 	if ((err = calib_save(g, c)) < 0)
 		gb_err_set(e, "cannot write calibration.json: %s", strerror(-err));
 	return err;
@@ -154,17 +186,23 @@ int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e)
 static int calib_parse(const struct gb_topo *t, json_t *o, struct gb_calib *c)
 {
 	const char *src = NULL, *dst = NULL, *bmin = "";
-	json_int_t cfg = 0, pass = 0, bmin_ns = 0;
+	const char *cache = "";
+	json_int_t cfg = 0, pass = 0, bmin_ns = 0, when = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->src = c->dst = c->below_min_link = -1;
 	c->load1 = -1;
-	if (json_unpack(o, "{s:s, s:s, s:i, s:I, s:F, s:F, s:F, s:I, s:i, s:i, s:s, s:I, s?F}", "src",
-			&src, "dst", &dst, "traversals", &c->traversals, "config_ns", &cfg, "self_s",
-			&c->self_s, "before_s", &c->before_s, "after_s", &c->after_s, "pass_ns",
-			&pass, "probes", &c->probes, "below", &c->below, "below_min", &bmin,
-			"below_min_ns", &bmin_ns, "load1", &c->load1) < 0)
+	/* load1 and the cache's fields are optional: grids from before them */
+	if (json_unpack(o, "{s:s, s:s, s:i, s:I, s:F, s:F, s:F, s:I, s:i, s:i, s:s, s:I, s?F, s?I, "
+			"s?b, s?b, s?s}", "src", &src, "dst", &dst, "traversals", &c->traversals,
+			"config_ns", &cfg, "self_s", &c->self_s, "before_s", &c->before_s,
+			"after_s", &c->after_s, "pass_ns", &pass, "probes", &c->probes, "below",
+			&c->below, "below_min", &bmin, "below_min_ns", &bmin_ns, "load1",
+			&c->load1, "measured_unix", &when, "reused", &c->reused, "cache_bad",
+			&c->cache_bad, "cache", &cache) < 0)
 		return -EINVAL;
+	c->measured_unix = (int64_t)when;
+	snprintf(c->cache, sizeof(c->cache), "%s", cache);
 	c->config_ns = (uint64_t)cfg;
 	c->pass_ns = (uint64_t)pass;
 	c->below_min_ns = (uint64_t)bmin_ns;
@@ -211,6 +249,14 @@ void gb_calib_describe(const struct gb_topo *t, const struct gb_calib *c, char *
 		 "configured + %.3f ms echo baseline; load %.2f)", (double)c->pass_ns / 1e3,
 		 t->nodes[c->src].name, t->nodes[c->dst].name, c->before_s * 1e3,
 		 c->after_s * 1e3, (double)c->config_ns / 1e6, c->self_s * 1e3, c->load1);
+	if (c->reused) {
+		size_t n = strlen(line);
+
+		/* inside the parenthesis: its age now, so status shows it growing */
+		if (n > 0 && n < linelen && line[n - 1] == ')')
+			snprintf(line + n - 1, linelen - n + 1, "; measured %lld s ago, reused)",
+				 (long long)time(NULL) - (long long)c->measured_unix);
+	}
 	warn[0] = '\0';
 	if (c->below && c->below_min_link >= 0)
 		snprintf(warn, warnlen, "%d of %d link directions have a delay below the delay "

@@ -33,6 +33,13 @@
  *  - The daemon holds each packet for max(0, delay - cost): a link whose
  *    configured delay is below the cost cannot be emulated faithfully and
  *    is reported (`below`), once, by `up`.
+ *  - A recent calibration of the same machine, delay line, pair and hop
+ *    set is reused instead of measured again (calib_cache.h: at most
+ *    10 minutes old, the load average within 1), and says its age; `up
+ *    --recalibrate` measures afresh.  Measuring while the rest of the grid
+ *    comes up was not done: the echoes would carry the kernel's and the
+ *    CPUs' work on the other namespaces (session 39 measured the baseline
+ *    and the pair at once, which moved the cost from 38 to 48 us).
  */
 #ifndef GRIDBED_CALIBRATE_H
 #define GRIDBED_CALIBRATE_H
@@ -43,6 +50,10 @@
 #include <jansson.h>
 
 #include "gbemu.h"
+
+/** Echoes per measurement, and their spacing (wall clock). */
+#define GB_CALIB_PROBES 40
+#define GB_CALIB_INTERVAL_S 0.001
 
 /** What a calibration measured and set (also kept in the run directory). */
 struct gb_calib {
@@ -61,16 +72,26 @@ struct gb_calib {
 	int below;             /**< link directions whose delay is below pass_ns */
 	int below_min_link;    /**< the link with the smallest such delay, -1 none */
 	uint64_t below_min_ns; /**< that delay (on the wire) */
+	int64_t measured_unix; /**< when the medians were measured (wall clock, s; 0 unknown) */
+	int reused;            /**< 1: a recent calibration of this machine (calib_cache.h),
+				    not measured at this up */
+	int cache_bad;         /**< 1: the cache's entry was unreadable and was replaced */
+	char cache[512];       /**< "reused", or why it was measured afresh ("no earlier
+				    calibration of this pair", "--recalibrate", ...) */
 };
 
 /**
  * gb_grid_calibrate() - measure the delay line's cost per traversal on the
- * live grid @g, have the backend subtract it from every delay, and record
- * the result in the run directory (calibration.json).  A backend without
- * a pass-through cost (netem) leaves @c->done at 0 and returns 0.
+ * live grid @g, or with @reuse take a recent measurement of this machine
+ * (calib_cache.h), have the backend subtract it from every delay, and
+ * record the result in the run directory (calibration.json); a fresh
+ * measurement is kept for later ups.  A backend without a pass-through
+ * cost (netem) leaves @c->done at 0 and returns 0.  An unreadable cache
+ * entry is no error: @c->cache_bad and @c->cache say so, and the cost is
+ * measured afresh.
  * Return: 0 or -errno; @e explains.
  */
-int gb_grid_calibrate(struct gb_grid *g, struct gb_calib *c, struct gb_err *e);
+int gb_grid_calibrate(struct gb_grid *g, int reuse, struct gb_calib *c, struct gb_err *e);
 
 /**
  * gb_grid_calib_read() - read back what gb_grid_calibrate() recorded for
@@ -83,8 +104,9 @@ int gb_grid_calib_read(struct gb_grid *g, struct gb_calib *c, json_t **json);
 
 /**
  * gb_calib_describe() - @c in words for the CLIs: @line gets the one-line
- * summary ("delay line: 52 us per link traversal, subtracted ..."), @warn
- * the warning about links configured below the cost, or "" when none is.
+ * summary ("delay line: 52 us per link traversal, subtracted ..."; a reused
+ * calibration adds its age now, "measured 42 s ago, reused"), @warn the
+ * warning about links configured below the cost, or "" when none is.
  */
 void gb_calib_describe(const struct gb_topo *t, const struct gb_calib *c, char *line,
 		       size_t linelen, char *warn, size_t warnlen);

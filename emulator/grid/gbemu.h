@@ -49,6 +49,8 @@ struct gb_grid {
 	const struct gb_shaper *shaper;
 	int *nsfd;                 /**< per node, -1 when not open */
 	struct nl_sock **sk;       /**< per node, NULL when not open */
+	int *ifidx;                /**< per directed link dl: the ifindex of d<k> at the end
+				        that sends dl, 0 when not known (up fills it) */
 	int mgmt_nsfd;
 	struct nl_sock *mgmt_sk;
 	int lockfd;
@@ -87,6 +89,8 @@ struct gb_up_opts {
 	const char *backend;       /**< "auto", "netem" or "tap" */
 	const char *tapd_path;     /**< NULL: next to the running executable */
 	int no_calibrate;          /**< skip the delay line's calibration (calibrate.h) */
+	int recalibrate;           /**< measure it afresh: reuse no recent calibration
+				        (calib_cache.h) */
 	double dilate;             /**< time dilation k (0 or 1: none); see struct gb_grid */
 	int verbose;
 	const char *part;          /**< --part SITE|HUB,...: build only these (partition.h) */

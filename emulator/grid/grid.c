@@ -136,8 +136,10 @@ void gb_grid_close_ns(struct gb_grid *g)
 	}
 	free(g->nsfd);
 	free(g->sk);
+	free(g->ifidx);
 	g->nsfd = NULL;
 	g->sk = NULL;
+	g->ifidx = NULL;
 	gb_nl_close(&g->mgmt_sk);
 	if (g->mgmt_nsfd >= 0)
 		close(g->mgmt_nsfd);
@@ -199,7 +201,10 @@ static void linkdir_from_json(json_t *j, struct gb_linkdir *p)
 	p->per_packet_ns = (uint64_t)pp;
 }
 
-/* Atomic: write to a temporary file, then rename (decision 7). */
+/* Atomic: write to a temporary file, then rename (decision 7).  Not
+ * flushed to disk: what it describes (namespaces, the daemon) does not
+ * outlive the machine either, and a crashed process's write is in the
+ * page cache all the same (each flush cost `up` 2-4 ms). */
 int gb_grid_write_state(const struct gb_grid *g, const char *status, const char *topo_path)
 {
 	char path[PATH_MAX], tmp[PATH_MAX], buf[128];
@@ -239,15 +244,8 @@ int gb_grid_write_state(const struct gb_grid *g, const char *status, const char 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	int err = json_dump_file(root, tmp, JSON_INDENT(1)) < 0 ? -EIO : 0;
 	json_decref(root);
-	if (!err) {
-		int fd = open(tmp, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			fsync(fd);
-			close(fd);
-		}
-		if (rename(tmp, path) < 0)
-			err = -errno;
-	}
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
 	return err;
 }
 

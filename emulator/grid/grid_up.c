@@ -36,6 +36,11 @@
 /* Building                                                            */
 /* ------------------------------------------------------------------ */
 
+/* The management veth's ifindex: "m0" in every host's namespace, and
+ * MGMT_IFINDEX + 1 + h for host h's end "h<h>" in the management namespace
+ * (chosen at creation, so that they need no look-up). */
+#define MGMT_IFINDEX 1000
+
 static int is_router(const struct gb_node *n)
 {
 	return n->kind != GB_NODE_HOST;
@@ -56,7 +61,8 @@ int gb_grid_alloc_ns(struct gb_grid *g)
 	int n = g->topo->nnodes;
 	g->nsfd = malloc(sizeof(int) * (size_t)n);
 	g->sk = calloc((size_t)n, sizeof(struct nl_sock *));
-	if (!g->nsfd || !g->sk)
+	g->ifidx = calloc((size_t)(2 * g->topo->nlinks + 1), sizeof(int));
+	if (!g->nsfd || !g->sk || !g->ifidx)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++)
 		g->nsfd[i] = -1;
@@ -71,14 +77,14 @@ int gb_grid_alloc_ns(struct gb_grid *g)
  */
 static int no_ipv6(int nsfd)
 {
-	static const char *const f[] = { "/proc/sys/net/ipv6/conf/all/disable_ipv6",
-					 "/proc/sys/net/ipv6/conf/default/disable_ipv6" };
-	for (size_t i = 0; i < 2; i++) {
-		int err = gb_netns_sysctl_write(nsfd, f[i], "1");
-		if (err < 0 && err != -ENOENT)
-			return err;
-	}
-	return 0;
+	struct gb_sysctl v[] = { { "/proc/sys/net/ipv6/conf/all/disable_ipv6", "1", 0 },
+				 { "/proc/sys/net/ipv6/conf/default/disable_ipv6", "1", 0 } };
+	int err = gb_netns_sysctl_writev(nsfd, v, 2);
+
+	for (size_t i = 0; !err && i < 2; i++)
+		if (v[i].err < 0 && v[i].err != -ENOENT)
+			err = v[i].err;
+	return err;
 }
 
 static int create_namespaces(struct gb_grid *g, struct gb_err *e)
@@ -122,29 +128,31 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 	return 0;
 }
 
-/* The routes of node @i.  The most common first hop becomes a route for the
- * whole data block, so a cluster switch or a host needs one route; only the
- * destinations that leave by another link get a /32.  Destinations outside
- * the block stay unreachable: nothing can leak towards the host. */
-static int node_routes(struct gb_grid *g, int i, int *count, struct gb_err *e)
+/* The ifindex of link @k's device in node @i (one of its ends), as
+ * configure_nodes() found it. */
+static int end_ifindex(const struct gb_grid *g, int i, int k)
+{
+	return g->ifidx[2 * k + (g->topo->links[k].a == i ? 0 : 1)];
+}
+
+/* The routes of node @i, queued on @b.  The most common first hop becomes a
+ * route for the whole data block, so a cluster switch or a host needs one
+ * route; only the destinations that leave by another link get a /32.
+ * Destinations outside the block stay unreachable: nothing can leak
+ * towards the host. */
+static int node_routes(struct gb_grid *g, int i, struct gb_nl_batch *b)
 {
 	const struct gb_topo *t = g->topo;
-	int n = t->nnodes, ndl = 2 * t->nlinks, best = -1, err = 0;
+	int n = t->nnodes, ndl = 2 * t->nlinks, best = -1;
 	int *cnt = calloc((size_t)ndl, sizeof(int));
-	int *ifidx = malloc(sizeof(int) * (size_t)t->nlinks);
 	struct gb_nl_route_metrics m, *mp = NULL;
-	char ifn[16];
 
 	/* a host's data routes carry its congestion control and initial
 	 * window (hosttcp.c) */
 	if (t->nodes[i].kind == GB_NODE_HOST)
 		mp = gb_tcp_route_metrics(&t->nodes[i].tcp, &m);
-	if (!cnt || !ifidx) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (int k = 0; k < t->nlinks; k++)
-		ifidx[k] = -1;
+	if (!cnt)
+		return -ENOMEM;
 	for (int j = 0; j < n; j++) {
 		int dl = t->next[i * n + j];
 		if (j != i && dl >= 0)
@@ -157,24 +165,16 @@ static int node_routes(struct gb_grid *g, int i, int *count, struct gb_err *e)
 		int dl = j < 0 ? best : t->next[i * n + j];
 		if (dl < 0 || (j >= 0 && (j == i || dl == best)))
 			continue;
-		int k = dl / 2;
-		if (ifidx[k] < 0 && (ifidx[k] = gb_nl_ifindex(g->sk[i], gb_ifname(k, ifn))) < 0) {
-			err = ifidx[k];
-			goto cleanup;
-		}
+		int ifi = end_ifindex(g, i, dl / 2);
 		uint32_t gw = t->nodes[gb_topo_dir_to(t, dl)].addr;
-		err = j < 0 ? gb_nl_route_add(g->sk[i], t->data.addr, t->data.len, ifidx[k], gw, mp)
-			    : gb_nl_route_add(g->sk[i], t->nodes[j].addr, 32, ifidx[k], gw, mp);
-		if (err < 0)
-			goto cleanup;
-		(*count)++;
+
+		if (j < 0)
+			gb_nl_batch_route_add(b, t->data.addr, t->data.len, ifi, gw, mp);
+		else
+			gb_nl_batch_route_add(b, t->nodes[j].addr, 32, ifi, gw, mp);
 	}
-cleanup:
-	if (err < 0)
-		gb_err_set(e, "node '%s': cannot add routes: %s", t->nodes[i].name, strerror(-err));
 	free(cnt);
-	free(ifidx);
-	return err;
+	return 0;
 }
 
 /* A host's TCP stack (hosttcp.c), with the error in @e. */
@@ -189,55 +189,147 @@ static int tune_host(struct gb_grid *g, int i, struct gb_err *e)
 	return err;
 }
 
-static int configure_nodes(struct gb_grid *g, struct gb_err *e)
+/* What each request of a node's batch configures (its tag): >= 0 a link's
+ * device; TAG_SHAPE - dl the shaping of directed link dl. */
+enum { TAG_LO = -1, TAG_ROUTES = -2, TAG_MGMT = -3, TAG_SHAPE = -4 };
+
+/* The ifindexes of node @i's devices: lo into *@lo, the links' into g->ifidx
+ * (one dump of the namespace, not one look-up a device). */
+static int node_ifindexes(struct gb_grid *g, int i, int *lo)
 {
 	const struct gb_topo *t = g->topo;
-	char ifn[16];
-	int err = 0, routes = 0;
+	size_t cap = (size_t)t->nlinks + 1;
+	int n = 1, err = -ENOMEM, *ks = malloc(sizeof(int) * cap), *idx = malloc(sizeof(int) * cap);
+	char *buf = malloc(16 * cap);
+	const char **np = malloc(sizeof(char *) * cap);
 
-	for (int i = 0; i < t->nnodes; i++) {
-		if (!gb_grid_local(g, i))
-			continue;
-		int lo = gb_nl_ifindex(g->sk[i], "lo");
-		if (lo < 0 || (err = gb_nl_link_config(g->sk[i], lo, 0, 0, GB_LINK_UP)) < 0) {
-			err = lo < 0 ? lo : err;
-			gb_err_set(e, "node '%s': cannot bring up lo: %s", t->nodes[i].name,
-				   strerror(-err));
-			return err;
-		}
-		if (t->nodes[i].kind == GB_NODE_HOST && (err = tune_host(g, i, e)) < 0)
-			return err;
-	}
-	for (int k = 0; k < t->nlinks; k++) {
-		const struct gb_link *l = &t->links[k];
-		int ends[2] = { l->a, l->b };
-		for (int s = 0; s < 2; s++) {
-			int i = ends[s];
-			unsigned fl = GB_LINK_UP | GB_LINK_NO_IPV6LL;
-
-			if (!gb_grid_local(g, i))
-				continue;
-			if (is_router(&t->nodes[i]))
-				fl |= GB_LINK_FORWARD;
-			int ifi = gb_nl_ifindex(g->sk[i], gb_ifname(k, ifn));
-			if (ifi < 0) {
-				err = ifi;
-				goto fail;
+	if (ks && idx && buf && np) {
+		np[0] = "lo";
+		for (int k = 0; k < t->nlinks; k++)
+			if (t->links[k].a == i || t->links[k].b == i) {
+				ks[n] = k;
+				np[n] = gb_ifname(k, buf + 16 * n);
+				n++;
 			}
-			/* A long device queue: the TBF or the delay line is the queue
-			 * that counts, the device must not drop before it. */
-			if ((err = gb_nl_link_config(g->sk[i], ifi, t->mtu, 10000, fl)) < 0 ||
-			    (err = gb_nl_addr_add(g->sk[i], ifi, t->nodes[i].addr, 32)) < 0)
-				goto fail;
+		err = gb_nl_ifindexes(g->sk[i], np, n, idx);
+	}
+	for (int x = 0; !err && x < n; x++)
+		err = idx[x] < 0 ? idx[x] : 0;
+	if (!err) {
+		*lo = idx[0];
+		for (int x = 1; x < n; x++)
+			g->ifidx[2 * ks[x] + (t->links[ks[x]].a == i ? 0 : 1)] = idx[x];
+	}
+	free(ks);
+	free(idx);
+	free(buf);
+	free(np);
+	return err;
+}
+
+/* The management network's host side of host @h, on @b (build_mgmt() made
+ * the veth, with m0 at MGMT_IFINDEX). */
+static void host_mgmt(struct gb_grid *g, int h, struct gb_nl_batch *b)
+{
+	const struct gb_topo *t = g->topo;
+
+	b->tag = TAG_MGMT;
+	gb_nl_batch_link_config(b, MGMT_IFINDEX, 0, 0, GB_LINK_UP | GB_LINK_NO_IPV6LL);
+	gb_nl_batch_addr_add(b, MGMT_IFINDEX, t->nodes[h].mgmt, 32);
+	gb_nl_batch_route_add(b, t->mgmt.addr, t->mgmt.len, MGMT_IFINDEX, t->mgmt.addr + 1, NULL);
+}
+
+/* Node @i: lo, its links' devices and addresses, its routes, a host's TCP
+ * stack and management interface: one batch of requests. */
+static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
+{
+	const struct gb_topo *t = g->topo;
+	const char *name = t->nodes[i].name;
+	struct gb_nl_batch b;
+	char ifn[16];
+	int err, lo = 1, tag = 0;
+
+	if ((err = node_ifindexes(g, i, &lo)) < 0) {
+		gb_err_set(e, "node '%s': cannot find its devices: %s", name, strerror(-err));
+		return err;
+	}
+	if (t->nodes[i].kind == GB_NODE_HOST && (err = tune_host(g, i, e)) < 0)
+		return err;
+	gb_nl_batch_init(&b, g->sk[i]);
+	/*
+	 * First each device's settings and the shaping of what leaves by it,
+	 * while it is down: on a device that is up, a new queue length or
+	 * root qdisc waits for the kernel to quiesce its queues (an expedited
+	 * RCU grace period) each time, which was most of `up`'s kernel time.
+	 */
+	for (int k = 0; k < t->nlinks; k++) {
+		unsigned fl = GB_LINK_NO_IPV6LL | (is_router(&t->nodes[i]) ? GB_LINK_FORWARD : 0);
+
+		if (t->links[k].a != i && t->links[k].b != i)
 			continue;
-fail:
-			gb_err_set(e, "link '%s': cannot configure '%s' in node '%s': %s", l->name,
-				   ifn, t->nodes[i].name, strerror(-err));
-			return err;
+		/* A long device queue: the TBF or the delay line is the queue
+		 * that counts, the device must not drop before it. */
+		b.tag = k;
+		gb_nl_batch_link_config(&b, end_ifindex(g, i, k), t->mtu, 10000, fl);
+	}
+	int rerr = 0, rtag = TAG_ROUTES;
+
+	/* the backend's shaping when it can queue it (else gb_grid_up() applies it) */
+	for (int k = 0; g->shaper->queue && k < t->nlinks; k++) {
+		int dl = 2 * k + (t->links[k].a == i ? 0 : 1), q;
+
+		if (t->links[k].a != i && t->links[k].b != i)
+			continue;
+		b.tag = TAG_SHAPE - dl;
+		if ((q = g->shaper->queue(g, dl, &b)) < 0 && !rerr) {
+			rerr = q;
+			rtag = b.tag;
 		}
 	}
-	for (int i = 0; i < t->nnodes; i++)
-		if (gb_grid_local(g, i) && (err = node_routes(g, i, &routes, e)) < 0)
+	/* then up, with their addresses, and the routes over them */
+	b.tag = TAG_LO;
+	gb_nl_batch_link_config(&b, lo, 0, 0, GB_LINK_UP);
+	for (int k = 0; k < t->nlinks; k++) {
+		if (t->links[k].a != i && t->links[k].b != i)
+			continue;
+		b.tag = k;
+		gb_nl_batch_link_config(&b, end_ifindex(g, i, k), 0, 0, GB_LINK_UP);
+		gb_nl_batch_addr_add(&b, end_ifindex(g, i, k), t->nodes[i].addr, 32);
+	}
+	b.tag = TAG_ROUTES;
+	if (node_routes(g, i, &b) < 0 && !rerr)
+		rerr = -ENOMEM;
+	if (t->nodes[i].kind == GB_NODE_HOST)
+		host_mgmt(g, i, &b);
+	err = gb_nl_batch_finish(&b, &tag);
+	if (rerr < 0 && !err) {
+		err = rerr;
+		tag = rtag;
+	}
+	if (!err)
+		return 0;
+	if (tag == TAG_LO)
+		gb_err_set(e, "node '%s': cannot bring up lo: %s", name, strerror(-err));
+	else if (tag == TAG_ROUTES)
+		gb_err_set(e, "node '%s': cannot add routes: %s", name, strerror(-err));
+	else if (tag == TAG_MGMT)
+		gb_err_set(e, "cannot build the management network: %s", strerror(-err));
+	else if (tag <= TAG_SHAPE)
+		gb_err_set(e, "link '%s' %s: cannot set up %s shaping: %s",
+			   t->links[(TAG_SHAPE - tag) / 2].name, (TAG_SHAPE - tag) % 2 ? "b>a" : "a>b",
+			   g->shaper->name, strerror(-err));
+	else
+		gb_err_set(e, "link '%s': cannot configure '%s' in node '%s': %s",
+			   t->links[tag].name, gb_ifname(tag, ifn), name, strerror(-err));
+	return err;
+}
+
+static int configure_nodes(struct gb_grid *g, struct gb_err *e)
+{
+	int err;
+
+	for (int i = 0; i < g->topo->nnodes; i++)
+		if (gb_grid_local(g, i) && (err = configure_node(g, i, e)) < 0)
 			return err;
 	return 0;
 }
@@ -278,39 +370,37 @@ fail:
 	return err;
 }
 
+/* The management network's router side: each local host's veth, "h<h>"
+ * here and "m0" in the host (configure_node() configures that end), with
+ * the ifindexes chosen, so that nothing needs looking up; one batch. */
 static int build_mgmt(struct gb_grid *g, struct gb_err *e)
 {
 	const struct gb_topo *t = g->topo;
 	uint32_t gw = t->mgmt.addr + 1;
+	struct gb_nl_batch b;
 	char hname[16];
 	int err = 0, lo;
 
-	if ((lo = gb_nl_ifindex(g->mgmt_sk, "lo")) < 0 ||
-	    (err = gb_nl_link_config(g->mgmt_sk, lo, 0, 0, GB_LINK_UP)) < 0) {
-		err = lo < 0 ? lo : err;
+	if ((lo = gb_nl_ifindex(g->mgmt_sk, "lo")) < 0) {
+		err = lo;
 		goto fail;
 	}
+	gb_nl_batch_init(&b, g->mgmt_sk);
+	gb_nl_batch_link_config(&b, lo, 0, 0, GB_LINK_UP);
 	for (int h = 0; h < t->nhosts; h++) {
+		int mi = MGMT_IFINDEX + 1 + h;
+
 		if (!gb_grid_local(g, h))
 			continue;
 		snprintf(hname, sizeof(hname), "h%d", h);
-		int hi, mi;
-		if ((err = gb_nl_veth(g->mgmt_sk, hname, "m0", g->nsfd[h], 0)) < 0)
-			goto fail;
-		if ((mi = gb_nl_ifindex(g->mgmt_sk, hname)) < 0 ||
-		    (hi = gb_nl_ifindex(g->sk[h], "m0")) < 0) {
-			err = -ENODEV;
-			goto fail;
-		}
-		if ((err = gb_nl_link_config(g->mgmt_sk, mi, 0, 0,
-					     GB_LINK_UP | GB_LINK_FORWARD | GB_LINK_NO_IPV6LL)) < 0 ||
-		    (err = gb_nl_addr_add(g->mgmt_sk, mi, gw, 32)) < 0 ||
-		    (err = gb_nl_route_add(g->mgmt_sk, t->nodes[h].mgmt, 32, mi, 0, NULL)) < 0 ||
-		    (err = gb_nl_link_config(g->sk[h], hi, 0, 0, GB_LINK_UP | GB_LINK_NO_IPV6LL)) < 0 ||
-		    (err = gb_nl_addr_add(g->sk[h], hi, t->nodes[h].mgmt, 32)) < 0 ||
-		    (err = gb_nl_route_add(g->sk[h], t->mgmt.addr, t->mgmt.len, hi, gw, NULL)) < 0)
-			goto fail;
+		gb_nl_batch_veth(&b, hname, mi, "m0", g->nsfd[h], MGMT_IFINDEX, 0);
+		gb_nl_batch_link_config(&b, mi, 0, 0, GB_LINK_UP | GB_LINK_FORWARD |
+					GB_LINK_NO_IPV6LL);
+		gb_nl_batch_addr_add(&b, mi, gw, 32);
+		gb_nl_batch_route_add(&b, t->nodes[h].mgmt, 32, mi, 0, NULL);
 	}
+	if ((err = gb_nl_batch_finish(&b, NULL)) < 0)
+		goto fail;
 	return g->local ? join_mgmt(g, e) : 0;
 fail:
 	gb_err_set(e, "cannot build the management network: %s", strerror(-err));
@@ -527,17 +617,19 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 
 	if ((err = gb_grid_alloc_ns(g)) < 0 || (err = create_namespaces(g, e)) < 0)
 		goto undo;
+	/* the management veths first: the hosts' ends are configured with the rest */
+	if ((err = build_mgmt(g, e)) < 0)
+		goto undo;
 	if ((err = g->shaper->create_links(g, tapd, e)) < 0)
 		goto undo;
 	if ((err = configure_nodes(g, e)) < 0)
 		goto undo;
-	/* each direction on the machine that sends it (partition.h) */
-	for (int dl = 0; dl < 2 * g->topo->nlinks; dl++)
+	/* each direction on the machine that sends it (partition.h); a
+	 * backend that queues it did so with its node's configuration */
+	for (int dl = 0; !g->shaper->queue && dl < 2 * g->topo->nlinks; dl++)
 		if (gb_grid_local(g, gb_topo_dir_from(g->topo, dl)) &&
 		    (err = g->shaper->apply(g, dl, 0, e)) < 0)
 			goto undo;
-	if ((err = build_mgmt(g, e)) < 0)
-		goto undo;
 	{
 		struct gb_cpuctl cc;
 
@@ -548,7 +640,7 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 	if (!(o && o->no_calibrate)) {
 		struct gb_calib cal;
 
-		if ((err = gb_grid_calibrate(g, &cal, e)) < 0)
+		if ((err = gb_grid_calibrate(g, !(o && o->recalibrate), &cal, e)) < 0)
 			goto undo;
 	}
 

@@ -123,25 +123,22 @@ int gb_tcp_write_ns(int nsfd, const struct gb_tcp *t, char *what, size_t whatlen
 	snprintf(rmem, sizeof(rmem), "4096 131072 %" PRIu64, tcp->buf_max);
 	snprintf(wmem, sizeof(wmem), "4096 16384 %" PRIu64, tcp->buf_max);
 	snprintf(out, sizeof(out), "%" PRIu64, tcp->buf_max);
-	const char *const kv[][2] = {
-		{ SYS "tcp_slow_start_after_idle", tcp->slow_start_after_idle ? "1" : "0" },
-		{ SYS "tcp_rmem", rmem },
-		{ SYS "tcp_wmem", wmem },
-		{ SYS "tcp_limit_output_bytes", out },
+	struct gb_sysctl v[] = {
+		{ SYS "tcp_slow_start_after_idle", tcp->slow_start_after_idle ? "1" : "0", 0 },
+		{ SYS "tcp_rmem", rmem, 0 },
+		{ SYS "tcp_wmem", wmem, 0 },
+		{ SYS "tcp_limit_output_bytes", out, 0 },
+		/* best effort, see the header comment: the routes carry the algorithm */
+		{ SYS "tcp_congestion_control", tcp->congestion, 0 },
 	};
-	for (size_t k = 0; k < sizeof(kv) / sizeof(kv[0]); k++) {
-		int err = gb_netns_sysctl_write(nsfd, kv[k][0], kv[k][1]);
+	size_t n = sizeof(v) / sizeof(v[0]);
+	int err = gb_netns_sysctl_writev(nsfd, v, n);
 
-		if (err < 0) {
-			snprintf(what, whatlen, "%s to '%s'", kv[k][0], kv[k][1]);
-			return err;
-		}
-	}
-	/* best effort, see the header comment: the routes carry the algorithm */
-	int err = gb_netns_sysctl_write(nsfd, SYS "tcp_congestion_control", tcp->congestion);
-	if (err < 0 && err != -EPERM) {
-		snprintf(what, whatlen, "%stcp_congestion_control to '%s'", SYS, tcp->congestion);
-		return err;
+	for (size_t k = 0; k < n; k++) {
+		if (!err && (v[k].err >= 0 || (k == n - 1 && v[k].err == -EPERM)))
+			continue;
+		snprintf(what, whatlen, "%s to '%s'", v[k].path, v[k].val);
+		return err < 0 ? err : v[k].err;
 	}
 	return 0;
 }

@@ -177,16 +177,31 @@ static int ns_open(int nsfd, const char *path, int flags)
 	return err;
 }
 
+int gb_netns_sysctl_writev(int nsfd, struct gb_sysctl *v, size_t n)
+{
+	struct gb_nsguard ng = { -1 };
+	int err = gb_nsguard_enter(&ng, nsfd);
+
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		int fd = open(v[i].path, O_WRONLY | O_CLOEXEC);
+		size_t len = strlen(v[i].val);
+
+		v[i].err = fd < 0 ? -errno : write(fd, v[i].val, len) == (ssize_t)len ? 0 : -errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	gb_nsguard_leave(&ng);
+	return 0;
+}
+
 int gb_netns_sysctl_write(int nsfd, const char *path, const char *val)
 {
-	int fd = ns_open(nsfd, path, O_WRONLY), err;
-	size_t n = strlen(val);
+	struct gb_sysctl v = { path, val, 0 };
+	int err = gb_netns_sysctl_writev(nsfd, &v, 1);
 
-	if (fd < 0)
-		return fd;
-	err = write(fd, val, n) == (ssize_t)n ? 0 : -errno;
-	close(fd);
-	return err;
+	return err < 0 ? err : v.err;
 }
 
 int gb_netns_sysctl_read(int nsfd, const char *path, char *buf, size_t len)

@@ -60,6 +60,22 @@ void gb_nsguard_leave(struct gb_nsguard *g);
  */
 int gb_netns_sysctl_write(int nsfd, const char *path, const char *val);
 
+/** One write of gb_netns_sysctl_writev(), and how it went. */
+struct gb_sysctl {
+	const char *path;       /**< a /proc/sys/net file */
+	const char *val;
+	int err;                /**< out: 0 or -errno */
+};
+
+/**
+ * gb_netns_sysctl_writev() - gb_netns_sysctl_write() of each of the @n
+ * writes @v in turn, entering namespace @nsfd once for all of them (a host
+ * has seven: each namespace switch costs two system calls and an open).
+ * Return: 0, each v[i].err saying how its write went; or -errno when the
+ * namespace cannot be entered (nothing written).
+ */
+int gb_netns_sysctl_writev(int nsfd, struct gb_sysctl *v, size_t n);
+
 /**
  * gb_netns_sysctl_read() - the value of @path in namespace @nsfd, without
  * the trailing newline, into @buf.  Return: 0 or -errno.

@@ -7,9 +7,12 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <arpa/inet.h>
 #include <linux/if.h>
@@ -81,6 +84,11 @@ int gb_nl_open(int nsfd, struct nl_sock **out)
 	}
 	/* Large buffers: a 1000-route namespace dumps a lot. */
 	nl_socket_set_buffer_size(sk, 1 << 20, 1 << 20);
+	/* One receive for each answer, not a peek at its size first (libnl's
+	 * default without a message buffer size): a dump comes in parts of at
+	 * most 32 KiB (the kernel's netlink_dump()). */
+	nl_socket_set_msg_buf_size(sk, 1 << 16);
+	nl_socket_disable_msg_peek(sk);
 	*out = sk;
 	return 0;
 cleanup:
@@ -96,8 +104,9 @@ void gb_nl_close(struct nl_sock **sk)
 	}
 }
 
-int gb_nl_veth(struct nl_sock *sk, const char *name, const char *peer, int peer_nsfd,
-	       unsigned mtu)
+/* The request that creates veth pair @name / @peer (gb_nl_batch_veth()). */
+static int veth_msg(const char *name, int ifindex, const char *peer, int peer_nsfd,
+		    int peer_ifindex, unsigned mtu, struct nl_msg **msg)
 {
 	struct rtnl_link *link = NULL, *p;
 	int err;
@@ -105,17 +114,36 @@ int gb_nl_veth(struct nl_sock *sk, const char *name, const char *peer, int peer_
 	if (!(link = rtnl_link_veth_alloc()))
 		return -ENOMEM;
 	rtnl_link_set_name(link, name);
+	if (ifindex > 0)
+		rtnl_link_set_ifindex(link, ifindex);
 	if (mtu)
 		rtnl_link_set_mtu(link, mtu);
 	p = rtnl_link_veth_get_peer(link);
 	rtnl_link_set_name(p, peer);
+	if (peer_ifindex > 0)
+		rtnl_link_set_ifindex(p, peer_ifindex);
 	if (mtu)
 		rtnl_link_set_mtu(p, mtu);
 	rtnl_link_set_ns_fd(p, peer_nsfd);
 	rtnl_link_put(p); /* get_peer took a reference */
-	err = gb_nle2errno(rtnl_link_add(sk, link, NLM_F_CREATE | NLM_F_EXCL));
+	err = gb_nle2errno(rtnl_link_build_add_request(link, NLM_F_CREATE | NLM_F_EXCL, msg));
 	rtnl_link_put(link);
 	return err;
+}
+
+/* Send @msg (freed) and wait for its acknowledgement. */
+static int send_one(struct nl_sock *sk, struct nl_msg *msg)
+{
+	return gb_nle2errno(nl_send_sync(sk, msg));
+}
+
+int gb_nl_veth(struct nl_sock *sk, const char *name, const char *peer, int peer_nsfd,
+	       unsigned mtu)
+{
+	struct nl_msg *msg = NULL;
+	int err = veth_msg(name, 0, peer, peer_nsfd, 0, mtu, &msg);
+
+	return err < 0 ? err : send_one(sk, msg);
 }
 
 int gb_nl_vxlan(struct nl_sock *sk, const char *name, uint32_t vni, uint32_t remote,
@@ -165,8 +193,36 @@ int gb_nl_ifindex(struct nl_sock *sk, const char *name)
 	return idx;
 }
 
-int gb_nl_link_config(struct nl_sock *sk, int ifindex, unsigned mtu, unsigned txqlen,
-		      unsigned flags)
+int gb_nl_ifindexes(struct nl_sock *sk, const char *const *names, int n, int *idx)
+{
+	struct nl_cache *cache = NULL;
+	int err = rtnl_link_alloc_cache(sk, AF_UNSPEC, &cache);
+
+	if (err < 0)
+		return gb_nle2errno(err);
+	for (int i = 0; i < n; i++) {
+		int x = rtnl_link_name2i(cache, names[i]);
+
+		idx[i] = x > 0 ? x : -ENODEV;
+	}
+	nl_cache_free(cache);
+	return 0;
+}
+
+/* 1 if the kernel has IPv6 (else a device has no link-local address to
+ * suppress, and the kernel refuses the request that would). */
+static int have_ipv6(void)
+{
+	static int v = -1;
+
+	if (v < 0)
+		v = access("/proc/sys/net/ipv6", F_OK) == 0;
+	return v;
+}
+
+/* The RTM_NEWLINK change of gb_nl_link_config(). */
+static int link_config_msg(int ifindex, unsigned mtu, unsigned txqlen, unsigned flags,
+			   struct nl_msg **msg)
 {
 	struct rtnl_link *orig = NULL, *chg = NULL;
 	int err;
@@ -197,12 +253,23 @@ int gb_nl_link_config(struct nl_sock *sk, int ifindex, unsigned mtu, unsigned tx
 			goto cleanup;
 		}
 	}
-	err = gb_nle2errno(rtnl_link_change(sk, orig, chg, 0));
+	err = gb_nle2errno(rtnl_link_build_change_request(orig, chg, 0, msg));
 cleanup:
 	if (orig)
 		rtnl_link_put(orig);
 	if (chg)
 		rtnl_link_put(chg);
+	return err;
+}
+
+int gb_nl_link_config(struct nl_sock *sk, int ifindex, unsigned mtu, unsigned txqlen,
+		      unsigned flags)
+{
+	struct nl_msg *msg = NULL;
+	int err = link_config_msg(ifindex, mtu, txqlen, flags, &msg);
+
+	if (!err)
+		err = send_one(sk, msg);
 	/* A kernel without IPv6 has no link-local addresses to suppress. */
 	if (err == -EAFNOSUPPORT && (flags & GB_LINK_NO_IPV6LL))
 		return gb_nl_link_config(sk, ifindex, mtu, txqlen, flags & ~GB_LINK_NO_IPV6LL);
@@ -362,7 +429,8 @@ int gb_nl_tunnel_metadata_del(struct nl_sock *sk, uint32_t pref)
 	return tunnel_rule(sk, RTM_DELRULE, 0, pref);
 }
 
-int gb_nl_addr_add(struct nl_sock *sk, int ifindex, uint32_t addr, int plen)
+/* The RTM_NEWADDR of gb_nl_addr_add(). */
+static int addr_msg(int ifindex, uint32_t addr, int plen, struct nl_msg **msg)
 {
 	struct rtnl_addr *ra = NULL;
 	struct nl_addr *la = NULL;
@@ -377,7 +445,7 @@ int gb_nl_addr_add(struct nl_sock *sk, int ifindex, uint32_t addr, int plen)
 	/* A /32 on a point-to-point data link: no prefix route, we route
 	 * explicitly. */
 	rtnl_addr_set_flags(ra, IFA_F_NOPREFIXROUTE);
-	err = gb_nle2errno(rtnl_addr_add(sk, ra, NLM_F_CREATE | NLM_F_EXCL));
+	err = gb_nle2errno(rtnl_addr_build_add_request(ra, NLM_F_CREATE | NLM_F_EXCL, msg));
 cleanup:
 	if (la)
 		nl_addr_put(la);
@@ -386,13 +454,21 @@ cleanup:
 	return err;
 }
 
+int gb_nl_addr_add(struct nl_sock *sk, int ifindex, uint32_t addr, int plen)
+{
+	struct nl_msg *msg = NULL;
+	int err = addr_msg(ifindex, addr, plen, &msg);
+
+	return err < 0 ? err : send_one(sk, msg);
+}
+
 /*
  * The route's metrics are added by hand: libnl's route object encodes every
  * metric as a u32, and RTAX_CC_ALGO is a string.  The request is libnl's
  * own (rtnl_route_build_add_request()) plus one RTA_METRICS nest.
  */
-static int route_send(struct nl_sock *sk, struct rtnl_route *rt,
-		      const struct gb_nl_route_metrics *m, int flags)
+static int route_msg(struct rtnl_route *rt, const struct gb_nl_route_metrics *m, int flags,
+		     struct nl_msg **out)
 {
 	struct nl_msg *msg = NULL;
 	struct nlattr *nest;
@@ -409,15 +485,22 @@ static int route_send(struct nl_sock *sk, struct rtnl_route *rt,
 		}
 		nla_nest_end(msg, nest);
 	}
-	err = nl_send_auto_complete(sk, msg);
-	nlmsg_free(msg);
-	if (err < 0)
-		return gb_nle2errno(err);
-	return gb_nle2errno(nl_wait_for_ack(sk));
+	*out = msg;
+	return 0;
 }
 
-int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uint32_t gw,
-		    const struct gb_nl_route_metrics *m)
+static int route_send(struct nl_sock *sk, struct rtnl_route *rt,
+		      const struct gb_nl_route_metrics *m, int flags)
+{
+	struct nl_msg *msg = NULL;
+	int err = route_msg(rt, m, flags, &msg);
+
+	return err < 0 ? err : send_one(sk, msg);
+}
+
+/* The RTM_NEWROUTE of gb_nl_route_add(). */
+static int route_add_msg(uint32_t dst, int plen, int ifindex, uint32_t gw,
+			 const struct gb_nl_route_metrics *m, struct nl_msg **msg)
 {
 	struct rtnl_route *rt = NULL;
 	struct rtnl_nexthop *nh = NULL;
@@ -451,7 +534,7 @@ int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uin
 	}
 	rtnl_route_add_nexthop(rt, nh);
 	nh = NULL; /* owned by the route now */
-	err = route_send(sk, rt, m, NLM_F_CREATE | NLM_F_EXCL);
+	err = route_msg(rt, m, NLM_F_CREATE | NLM_F_EXCL, msg);
 cleanup:
 	if (nh)
 		rtnl_route_nh_free(nh);
@@ -462,6 +545,15 @@ cleanup:
 	if (rt)
 		rtnl_route_put(rt);
 	return err;
+}
+
+int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uint32_t gw,
+		    const struct gb_nl_route_metrics *m)
+{
+	struct nl_msg *msg = NULL;
+	int err = route_add_msg(dst, plen, ifindex, gw, m, &msg);
+
+	return err < 0 ? err : send_one(sk, msg);
 }
 
 int gb_nl_routes_set_metrics(struct nl_sock *sk, uint32_t block, int plen,
@@ -556,9 +648,10 @@ static int qdisc_add(struct nl_sock *sk, struct rtnl_qdisc *q, int replace)
 	return gb_nle2errno(rtnl_qdisc_add(sk, q, flags));
 }
 
-int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
-	      uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes, uint32_t overhead,
-	      int replace)
+/* The RTM_NEWQDISC of gb_nl_tbf(). */
+static int tbf_msg(int ifindex, uint32_t parent, uint32_t handle, uint64_t rate_bps,
+		   uint32_t burst_bytes, uint32_t limit_bytes, uint32_t overhead, int replace,
+		   struct nl_msg **msg)
 {
 	struct rtnl_qdisc *q;
 	int err;
@@ -584,10 +677,22 @@ int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
 	 * when it charges the bucket (psched_l2t_ns()). */
 	if (overhead)
 		rtnl_tc_set_overhead(TC_CAST(q), overhead);
-	err = qdisc_add(sk, q, replace);
+	err = gb_nle2errno(rtnl_qdisc_build_add_request(
+		q, NLM_F_CREATE | (replace ? NLM_F_REPLACE : NLM_F_EXCL), msg));
 cleanup:
 	rtnl_qdisc_put(q);
 	return err;
+}
+
+int gb_nl_tbf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
+	      uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes, uint32_t overhead,
+	      int replace)
+{
+	struct nl_msg *msg = NULL;
+	int err = tbf_msg(ifindex, parent, handle, rate_bps, burst_bytes, limit_bytes, overhead,
+			  replace, &msg);
+
+	return err < 0 ? err : send_one(sk, msg);
 }
 
 int gb_nl_netem(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t handle,
@@ -738,4 +843,191 @@ int gb_nl_route_overlap(struct nl_sock *sk, uint32_t pfx, int plen, char *what, 
 	nl_cache_foreach(cache, overlap_cb, &c);
 	nl_cache_free(cache);
 	return c.found;
+}
+
+/* ---- batches (nl.h, struct gb_nl_batch) ------------------------------- */
+
+/* The batches' own sequence numbers, apart from libnl's (which start at the
+ * time of day and must stay in step with the acknowledgements it reads). */
+static uint32_t batch_seq = 0x40000000u;
+
+void gb_nl_batch_init(struct gb_nl_batch *b, struct nl_sock *sk)
+{
+	memset(b, 0, sizeof(*b));
+	b->sk = sk;
+}
+
+static void batch_fail(struct gb_nl_batch *b, int err, int tag)
+{
+	if (err < 0 && !b->err) {
+		b->err = err;
+		b->err_tag = tag;
+	}
+}
+
+/* Send the requests in b->buf, the last asking for an acknowledgement, and
+ * read the kernel's answers up to that one. */
+static void batch_flush(struct gb_nl_batch *b)
+{
+	unsigned char rb[16384];
+	int first = b->ntags - b->n, fd = nl_socket_get_fd(b->sk), done = 0;
+	uint32_t last = b->seq0 + (uint32_t)b->n - 1;
+	struct nlmsghdr *h;
+
+	if (!b->n)
+		return;
+	((struct nlmsghdr *)(b->buf + b->last))->nlmsg_flags |= NLM_F_ACK;
+	int r = nl_sendto(b->sk, b->buf, b->len);
+
+	if (r < 0) {
+		batch_fail(b, gb_nle2errno(r), b->tags[first]);
+		done = 1;
+	}
+	while (!done) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		ssize_t got;
+
+		/* the kernel answers before sendto() returns: a wait is a lost answer */
+		if ((r = poll(&pf, 1, 10000)) <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			batch_fail(b, r < 0 ? -errno : -ETIMEDOUT, b->tags[first]);
+			break;
+		}
+		if ((got = recv(fd, rb, sizeof(rb), 0)) < 0) {
+			if (errno == EINTR)
+				continue;
+			batch_fail(b, -errno, b->tags[first]);
+			break;
+		}
+		int n = (int)got;
+
+		for (h = (struct nlmsghdr *)rb; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			uint32_t i = h->nlmsg_seq - b->seq0;
+
+			if (h->nlmsg_type != NLMSG_ERROR || i >= (uint32_t)b->n)
+				continue;	/* not one of ours */
+			batch_fail(b, ((struct nlmsgerr *)NLMSG_DATA(h))->error,
+				   b->tags[first + (int)i]);
+			done |= h->nlmsg_seq == last;
+		}
+	}
+	b->len = 0;
+	b->n = 0;
+}
+
+/* Queue @msg (freed here), or note @err, the failure to build it. */
+static int batch_add(struct gb_nl_batch *b, struct nl_msg *msg, int err)
+{
+	struct nlmsghdr *h;
+	size_t len;
+
+	if (err < 0) {
+		batch_fail(b, err, b->tag);
+		return err;
+	}
+	h = nlmsg_hdr(msg);
+	len = NLMSG_ALIGN(h->nlmsg_len);
+	if (b->n && b->len + len > GB_NL_BATCH_BYTES)
+		batch_flush(b);
+	if (b->len + len > b->cap) {
+		unsigned char *nb = realloc(b->buf, 2 * (b->len + len));
+
+		if (!nb)
+			goto nomem;
+		b->buf = nb;
+		b->cap = 2 * (b->len + len);
+	}
+	if (b->ntags == b->tagcap) {
+		int *nt = realloc(b->tags, sizeof(int) * (size_t)(2 * b->tagcap + 16));
+
+		if (!nt)
+			goto nomem;
+		b->tags = nt;
+		b->tagcap = 2 * b->tagcap + 16;
+	}
+	if (!b->n)
+		b->seq0 = batch_seq;
+	h->nlmsg_seq = batch_seq++;
+	h->nlmsg_pid = nl_socket_get_local_port(b->sk);
+	h->nlmsg_flags = (uint16_t)((h->nlmsg_flags | NLM_F_REQUEST) & ~NLM_F_ACK);
+	b->last = b->len;
+	memcpy(b->buf + b->len, h, h->nlmsg_len);
+	memset(b->buf + b->len + h->nlmsg_len, 0, len - h->nlmsg_len);
+	b->len += len;
+	b->n++;
+	b->tags[b->ntags++] = b->tag;
+	nlmsg_free(msg);
+	return 0;
+nomem:
+	nlmsg_free(msg);
+	batch_fail(b, -ENOMEM, b->tag);
+	return -ENOMEM;
+}
+
+int gb_nl_batch_finish(struct gb_nl_batch *b, int *tag)
+{
+	int err;
+
+	batch_flush(b);
+	err = b->err;
+	if (tag)
+		*tag = b->err_tag;
+	free(b->buf);
+	free(b->tags);
+	gb_nl_batch_init(b, b->sk);
+	return err;
+}
+
+int gb_nl_batch_link_config(struct gb_nl_batch *b, int ifindex, unsigned mtu, unsigned txqlen,
+			    unsigned flags)
+{
+	struct nl_msg *msg = NULL;
+
+	if (!have_ipv6())
+		flags &= ~GB_LINK_NO_IPV6LL;
+	int err = link_config_msg(ifindex, mtu, txqlen, flags, &msg);
+
+	return batch_add(b, msg, err);
+}
+
+int gb_nl_batch_addr_add(struct gb_nl_batch *b, int ifindex, uint32_t addr, int plen)
+{
+	struct nl_msg *msg = NULL;
+
+	int err = addr_msg(ifindex, addr, plen, &msg);
+
+	return batch_add(b, msg, err);
+}
+
+int gb_nl_batch_route_add(struct gb_nl_batch *b, uint32_t dst, int plen, int ifindex,
+			  uint32_t gw, const struct gb_nl_route_metrics *m)
+{
+	struct nl_msg *msg = NULL;
+
+	int err = route_add_msg(dst, plen, ifindex, gw, m, &msg);
+
+	return batch_add(b, msg, err);
+}
+
+int gb_nl_batch_tbf(struct gb_nl_batch *b, int ifindex, uint32_t parent, uint32_t handle,
+		    uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes,
+		    uint32_t overhead, int replace)
+{
+	struct nl_msg *msg = NULL;
+
+	int err = tbf_msg(ifindex, parent, handle, rate_bps, burst_bytes, limit_bytes, overhead,
+			  replace, &msg);
+
+	return batch_add(b, msg, err);
+}
+
+int gb_nl_batch_veth(struct gb_nl_batch *b, const char *name, int ifindex, const char *peer,
+		     int peer_nsfd, int peer_ifindex, unsigned mtu)
+{
+	struct nl_msg *msg = NULL;
+
+	int err = veth_msg(name, ifindex, peer, peer_nsfd, peer_ifindex, mtu, &msg);
+
+	return batch_add(b, msg, err);
 }

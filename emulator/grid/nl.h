@@ -10,6 +10,7 @@
 #ifndef GRIDBED_NL_H
 #define GRIDBED_NL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifndef GB_WUR
@@ -91,6 +92,15 @@ GB_WUR int gb_nl_veth(struct nl_sock *sk, const char *name, const char *peer,
 
 /** gb_nl_ifindex() - ifindex of @name, or -ENODEV. */
 int gb_nl_ifindex(struct nl_sock *sk, const char *name);
+
+/**
+ * gb_nl_ifindexes() - the ifindex of each of the @n devices @names into
+ * @idx (-ENODEV for a missing one), from one dump of the socket's
+ * namespace: one round trip to the kernel instead of @n.
+ * Return: 0 or -errno.
+ */
+int gb_nl_ifindexes(struct nl_sock *sk, const char *const *names, int n, int *idx);
+
 
 /** Flags for gb_nl_link_config(). */
 #define GB_LINK_UP         (1u << 0)
@@ -184,5 +194,70 @@ int gb_nl_probe_netem(struct nl_sock *sk);
  * 0 if none, or -errno.
  */
 int gb_nl_route_overlap(struct nl_sock *sk, uint32_t pfx, int plen, char *what, int whatlen);
+
+/**
+ * struct gb_nl_batch - configuration requests for one socket, sent to the
+ * kernel together and acknowledged once (issue 46: `up` made 1944 netlink
+ * requests, each waiting for its own acknowledgement).
+ *
+ * The requests go out in as few sendmsg() calls as fit GB_NL_BATCH_BYTES
+ * (small enough that the answers, should every request fail, fit the
+ * socket's receive buffer); only the last of each asks for an
+ * acknowledgement, and the kernel reports a failing request on its own, so
+ * one receive usually ends each.  The
+ * kernel carries them out in order, each as if sent alone: a failure does
+ * not stop the ones after it (which may then fail too).  The caller sets
+ * @tag before adding a request, to learn which one failed.
+ *
+ *	struct gb_nl_batch b;
+ *	gb_nl_batch_init(&b, sk);
+ *	b.tag = 3; gb_nl_batch_addr_add(&b, ...);
+ *	err = gb_nl_batch_finish(&b, &tag);     // the first failure, and its tag
+ */
+#define GB_NL_BATCH_BYTES 8192u
+struct gb_nl_batch {
+	struct nl_sock *sk;
+	int tag;                /**< the caller's: recorded with each request */
+	/* private */
+	unsigned char *buf;
+	size_t len, cap, last;  /**< bytes queued, room, where the last request starts */
+	int *tags;              /**< the tag of each request since init */
+	int n, ntags, tagcap;   /**< requests in @buf, tags kept, room */
+	uint32_t seq0;          /**< the sequence number of @buf's first request */
+	int err, err_tag;       /**< the first failure and its tag */
+};
+
+/** gb_nl_batch_init() - an empty batch for @sk. */
+void gb_nl_batch_init(struct gb_nl_batch *b, struct nl_sock *sk);
+
+/**
+ * gb_nl_batch_finish() - send what is left, wait for the kernel's answers
+ * and free the batch.  Return: 0, or the first failure (-errno), with the
+ * tag of its request in *@tag (if @tag is not NULL).
+ */
+int gb_nl_batch_finish(struct gb_nl_batch *b, int *tag);
+
+/*
+ * The requests a batch can carry: each is its single-shot namesake's
+ * (gb_nl_link_config(), gb_nl_addr_add(), gb_nl_route_add(), gb_nl_tbf(),
+ * gb_nl_veth()), queued.  They return 0 or a failure to build the request
+ * (-ENOMEM, -ERANGE, ...), which also becomes the batch's if it is the
+ * first; the batch goes on either way.
+ */
+int gb_nl_batch_link_config(struct gb_nl_batch *b, int ifindex, unsigned mtu, unsigned txqlen,
+			    unsigned flags);
+int gb_nl_batch_addr_add(struct gb_nl_batch *b, int ifindex, uint32_t addr, int plen);
+int gb_nl_batch_route_add(struct gb_nl_batch *b, uint32_t dst, int plen, int ifindex,
+			  uint32_t gw, const struct gb_nl_route_metrics *m);
+int gb_nl_batch_tbf(struct gb_nl_batch *b, int ifindex, uint32_t parent, uint32_t handle,
+		    uint64_t rate_bps, uint32_t burst_bytes, uint32_t limit_bytes,
+		    uint32_t overhead, int replace);
+/**
+ * gb_nl_batch_veth() - gb_nl_veth() with the two ends' ifindexes chosen
+ * here (@ifindex in the socket's namespace, @peer_ifindex in @peer_nsfd's;
+ * 0: the kernel's choice), so that they need no look-up.
+ */
+int gb_nl_batch_veth(struct gb_nl_batch *b, const char *name, int ifindex, const char *peer,
+		     int peer_nsfd, int peer_ifindex, unsigned mtu);
 
 #endif

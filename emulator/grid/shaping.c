@@ -2,9 +2,10 @@
 /*
  * shaping.c - the backends' table (gb_shaper_find()) and the helpers both
  * backends share: the TBF burst, a direction's queue limit and its
- * bandwidth-delay product (shaping.h).
+ * bandwidth-delay product, a direction's device (shaping.h).
  */
 #include "shaping.h"
+#include "nl.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -62,4 +63,13 @@ uint32_t gb_bdp_pkts(const struct gb_topo *t, int dl)
 	const struct gb_linkdir *p = gb_topo_dir((struct gb_topo *)t, dl);
 	double bytes = (double)p->rate_bps / 8.0 * ((double)(p->delay_ns + p->jitter_ns) / 1e9);
 	return (uint32_t)(bytes / (t->mtu ? t->mtu : 1500)) + 1;
+}
+
+int gb_grid_dir_ifindex(struct gb_grid *g, int dl)
+{
+	char name[16];
+
+	if (g->ifidx && g->ifidx[dl] > 0)
+		return g->ifidx[dl];
+	return gb_nl_ifindex(g->sk[gb_topo_dir_from(g->topo, dl)], gb_ifname(dl / 2, name));
 }

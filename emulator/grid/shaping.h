@@ -18,6 +18,8 @@
 
 #include "gbemu.h"
 
+struct gb_nl_batch;
+
 struct gb_shaper {
 	const char *name;
 	const char *summary;
@@ -27,6 +29,13 @@ struct gb_shaper {
 	int (*create_links)(struct gb_grid *g, const char *tapd_path, struct gb_err *e);
 	/** Program directed link @dl (2*link + dir) from g->topo; @replace: change in place. */
 	int (*apply)(struct gb_grid *g, int dl, int replace, struct gb_err *e);
+	/**
+	 * Queue the first shaping of directed link @dl (what apply(@dl, 0)
+	 * does) on @b, the request batch of its sender's namespace, which `up`
+	 * sends with that node's other requests (nl.h).  NULL: `up` calls
+	 * apply() instead.
+	 */
+	int (*queue)(struct gb_grid *g, int dl, struct gb_nl_batch *b);
 	/** Read back the live parameters of @dl into @p (GB_LD_* bits of what was read);
 	 *  called through gb_grid_dir_read(), only for directions built here. */
 	int (*read)(struct gb_grid *g, int dl, struct gb_linkdir *p);
@@ -90,5 +99,12 @@ uint32_t gb_limit_of(const struct gb_topo *t, int dl);
 
 /** gb_bdp_pkts() - packets in flight on @dl at full rate: rate x delay / MTU. */
 uint32_t gb_bdp_pkts(const struct gb_topo *t, int dl);
+
+/**
+ * gb_grid_dir_ifindex() - the ifindex of the device "d<k>" that sends
+ * directed link @dl, in its sender's namespace: the one `up` found
+ * (g->ifidx), else looked up.  Return: the ifindex or -errno.
+ */
+int gb_grid_dir_ifindex(struct gb_grid *g, int dl);
 
 #endif

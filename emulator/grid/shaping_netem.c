@@ -71,8 +71,7 @@ static int netem_apply(struct gb_grid *g, int dl, int replace, struct gb_err *e)
 	struct gb_topo *t = g->topo;
 	const struct gb_linkdir *p = gb_topo_dir(t, dl);
 	int from = gb_topo_dir_from(t, dl);
-	char name[16];
-	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
+	int ifi = gb_grid_dir_ifindex(g, dl);
 	int err;
 
 	if (ifi < 0) {
@@ -110,9 +109,8 @@ fail:
 static int netem_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 {
 	struct gb_qdisc_info qi;
-	char name[16];
 	int from = gb_topo_dir_from(g->topo, dl);
-	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
+	int ifi = gb_grid_dir_ifindex(g, dl);
 	if (ifi < 0)
 		return ifi;
 	memset(p, 0, sizeof(*p));

@@ -209,13 +209,30 @@ static int tap_create_links(struct gb_grid *g, const char *tapd_path, struct gb_
 	return -EIO;
 }
 
+/* The TBF of a new direction, on its node's batch (the delay, jitter and
+ * loss are in the daemon's configuration already). */
+static int tap_queue(struct gb_grid *g, int dl, struct gb_nl_batch *b)
+{
+	struct gb_topo *t = g->topo;
+	const struct gb_linkdir *p = gb_topo_dir(t, dl);
+	int ifi = gb_grid_dir_ifindex(g, dl);
+	uint32_t ovh = gb_tbf_overhead(p);
+
+	if (ifi < 0 || !p->rate_bps)
+		return ifi < 0 ? ifi : 0;
+	/* the burst and the per-packet overhead are bytes: not dilated */
+	return gb_nl_batch_tbf(b, ifi, TC_H_ROOT, TBF_HANDLE, gb_wire_rate(g, p->rate_bps),
+			       gb_tbf_burst(p->rate_bps, t->mtu, ovh), gb_limit_of(t, dl) * t->mtu,
+			       ovh, 0);
+}
+
 static int tap_apply(struct gb_grid *g, int dl, int replace, struct gb_err *e)
 {
 	struct gb_topo *t = g->topo;
 	const struct gb_linkdir *p = gb_topo_dir(t, dl);
 	int from = gb_topo_dir_from(t, dl);
-	char name[16], ctl[PATH_MAX], req[256], reply[512];
-	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
+	char ctl[PATH_MAX], req[256], reply[512];
+	int ifi = gb_grid_dir_ifindex(g, dl);
 	int err;
 
 	if (ifi < 0) {
@@ -239,12 +256,11 @@ static int tap_apply(struct gb_grid *g, int dl, int replace, struct gb_err *e)
 			goto fail;
 	}
 	if (p->rate_bps) {
-		uint32_t limit = gb_limit_of(t, dl);
-		/* the burst and the per-packet overhead are bytes: not dilated */
-		uint32_t ovh = gb_tbf_overhead(p);
-		err = gb_nl_tbf(g->sk[from], ifi, TC_H_ROOT, TBF_HANDLE, gb_wire_rate(g, p->rate_bps),
-				gb_tbf_burst(p->rate_bps, t->mtu, ovh), limit * t->mtu, ovh, 0);
-		if (err < 0)
+		struct gb_nl_batch b;
+
+		gb_nl_batch_init(&b, g->sk[from]);
+		tap_queue(g, dl, &b);
+		if ((err = gb_nl_batch_finish(&b, NULL)) < 0)
 			goto fail;
 	}
 	return 0;
@@ -259,11 +275,10 @@ static int tap_read(struct gb_grid *g, int dl, struct gb_linkdir *p)
 	/* Delay, jitter and loss live in the daemon, which applies exactly what
 	 * the state file records; the rate is read back from the kernel. */
 	struct gb_qdisc_info qi;
-	char name[16];
 	int from = gb_topo_dir_from(g->topo, dl);
 	*p = *gb_topo_dir(g->topo, dl);
 	p->set = GB_LD_DELAY | GB_LD_JITTER | GB_LD_LOSS;
-	int ifi = gb_nl_ifindex(g->sk[from], gb_ifname(dl / 2, name));
+	int ifi = gb_grid_dir_ifindex(g, dl);
 	if (ifi < 0)
 		return ifi;
 	p->rate_bps = 0;
@@ -457,6 +472,7 @@ const struct gb_shaper gb_shaper_tap = {
 	.probe = tap_probe,
 	.create_links = tap_create_links,
 	.apply = tap_apply,
+	.queue = tap_queue,
 	.read = tap_read,
 	.stop = tap_stop,
 	.health = tap_health,
