@@ -113,9 +113,22 @@ ok $(between "$rate1" "$(awk -v w="$want" 'BEGIN {print 0.8 * w}')" \
 ok $(between "$gap1" 800 1200; echo $?) "median gap $gap1 us, within 20 % of 1007 us"
 # (the bucket starts full, 1 ms + 64 bytes; the delay line's wake-up after
 # idle delays the first a little more: 520-680 us measured, and 10-45 us
-# when the bucket held two packets)
-ok $(between "$first1" 400 1e6; echo $?) \
-	"the first two, after idle, $first1 us apart: no burst (the bucket holds one packet)"
+# when the bucket held two packets).  A late wake-up of the delay line can
+# only bring the two closer (the first held until the second catches up:
+# 15.7 us once in the suite of session 43, on a box busy from the tests
+# before), never further apart, and a bucket of two packets gives 10-45 us
+# every time; so up to two more idle starts are tried when one reads close,
+# and the widest gap is judged.
+first=$first1
+for port in 7111 7112; do
+	awk -v v="$first" 'BEGIN {exit !(v >= 400)}' && break
+	sleep 0.5
+	read -r _ _ _ again <<< "$(flow h1 h2 $port)"
+	diag "the first two read $first us apart; again after idle: $again us"
+	first=$(awk -v a="$first" -v b="$again" 'BEGIN {print (b > a ? b : a)}')
+done
+ok $(between "$first" 400 1e6; echo $?) \
+	"the first two, after idle, $first us apart: no burst (the bucket holds one packet)"
 
 read -r n2 rate2 gap2 first2 <<< "$(flow h2 h1 7102)"
 diag "h2 -> h1: $n2 of $N datagrams, $rate2 /s from the 11th, median gap $gap2 us"
