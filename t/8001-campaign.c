@@ -717,7 +717,7 @@ static void test_wan_window(void)
 	 * its wide-area bytes reach 2300 at 100.05 s, 2400 at 100.12 s (an
 	 * acknowledgement within the lag); nothing until the gather at 115 s.
 	 * broadcast 1: at 130.0 s, 0.1 s; rows every 0.25 s (the heartbeat)
-	 * after its last change at 130.05 (3400 + 2400 = 5800) */
+	 * after its last change at 130.05: 3400 bytes since the gather's last row */
 	static const char bc[] =
 		"index,size,start_time,completion_time,dilate\n"
 		"0,1000,100.0,0.1,1\n"
