@@ -292,6 +292,12 @@ struct gb_linkdir *gb_topo_dir(struct gb_topo *t, int dl);
 /** gb_topo_dir_from() - the node a directed link leaves from. */
 int gb_topo_dir_from(const struct gb_topo *t, int dl);
 
+/**
+ * gb_topo_dir_out() - the directed link of link @l that leaves node @n,
+ * one of its ends (2*l for its a end, else 2*l + 1).
+ */
+int gb_topo_dir_out(const struct gb_topo *t, int l, int n);
+
 /** gb_topo_dir_to() - the node a directed link arrives at. */
 int gb_topo_dir_to(const struct gb_topo *t, int dl);
 

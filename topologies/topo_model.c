@@ -283,6 +283,11 @@ static const struct gb_linkdir *cdir(const struct gb_topo *t, int dl)
 	return (dl & 1) ? &t->links[dl >> 1].ba : &t->links[dl >> 1].ab;
 }
 
+int gb_topo_dir_out(const struct gb_topo *t, int l, int n)
+{
+	return 2 * l + (t->links[l].a == n ? 0 : 1);
+}
+
 int gb_topo_dir_from(const struct gb_topo *t, int dl)
 {
 	if (dl < 0 || dl >= 2 * t->nlinks)
@@ -543,7 +548,7 @@ int gb_topo_route(struct gb_topo *t)
 			for (int i = off[v]; i < off[v + 1]; i++) {
 				int l = adj[i];
 				int u = t->links[l].a == v ? t->links[l].b : t->links[l].a;
-				int dl = 2 * l + (t->links[l].a == u ? 0 : 1); /* u -> v */
+				int dl = gb_topo_dir_out(t, l, u); /* u -> v */
 				uint64_t cd = sat_add(dist[v], cdir(t, dl)->delay_ns);
 				int ch = hops[v] + 1;
 
@@ -577,8 +582,9 @@ int gb_topo_route(struct gb_topo *t)
 		for (int u = 0; u < n; u++) {
 			size_t i = (size_t)u * (size_t)n;
 
-			next[i + (size_t)d] = u == d ? -1 : u == p ? 2 * l + (t->links[l].a == p ? 0 : 1)
-							       : next[i + (size_t)p];
+			next[i + (size_t)d] = u == d   ? -1
+					      : u == p ? gb_topo_dir_out(t, l, p)
+						       : next[i + (size_t)p];
 		}
 	}
 

@@ -132,7 +132,7 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
  * configure_nodes() found it. */
 static int end_ifindex(const struct gb_grid *g, int i, int k)
 {
-	return g->ifidx[2 * k + (g->topo->links[k].a == i ? 0 : 1)];
+	return g->ifidx[gb_topo_dir_out(g->topo, k, i)];
 }
 
 /* The routes of node @i, queued on @b.  The most common first hop becomes a
@@ -218,7 +218,7 @@ static int node_ifindexes(struct gb_grid *g, int i, int *lo)
 	if (!err) {
 		*lo = idx[0];
 		for (int x = 1; x < n; x++)
-			g->ifidx[2 * ks[x] + (t->links[ks[x]].a == i ? 0 : 1)] = idx[x];
+			g->ifidx[gb_topo_dir_out(t, ks[x], i)] = idx[x];
 	}
 	free(ks);
 	free(idx);
@@ -276,7 +276,7 @@ static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
 
 	/* the backend's shaping when it can queue it (else gb_grid_up() applies it) */
 	for (int k = 0; g->shaper->queue && k < t->nlinks; k++) {
-		int dl = 2 * k + (t->links[k].a == i ? 0 : 1), q;
+		int dl = gb_topo_dir_out(t, k, i), q;
 
 		if (t->links[k].a != i && t->links[k].b != i)
 			continue;

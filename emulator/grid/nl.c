@@ -210,7 +210,8 @@ int gb_nl_ifindexes(struct nl_sock *sk, const char *const *names, int n, int *id
 }
 
 /* 1 if the kernel has IPv6 (else a device has no link-local address to
- * suppress, and the kernel refuses the request that would). */
+ * suppress, and the kernel refuses the request that would): link_config_msg()
+ * leaves that part out, for single requests and batches alike. */
 static int have_ipv6(void)
 {
 	static int v = -1;
@@ -245,7 +246,7 @@ static int link_config_msg(int ifindex, unsigned mtu, unsigned txqlen, unsigned 
 			goto cleanup;
 		}
 	}
-	if (flags & GB_LINK_NO_IPV6LL) {
+	if ((flags & GB_LINK_NO_IPV6LL) && have_ipv6()) {
 		/* Without a link-local address the kernel sends no router
 		 * solicitations or DAD probes that would pollute link counters. */
 		if ((err = rtnl_link_inet6_set_addr_gen_mode(chg, IN6_ADDR_GEN_MODE_NONE)) < 0) {
@@ -270,7 +271,8 @@ int gb_nl_link_config(struct nl_sock *sk, int ifindex, unsigned mtu, unsigned tx
 
 	if (!err)
 		err = send_one(sk, msg);
-	/* A kernel without IPv6 has no link-local addresses to suppress. */
+	/* IPv6 present but refusing the attribute: no link-local addresses
+	 * to suppress either (a kernel without IPv6: link_config_msg()) */
 	if (err == -EAFNOSUPPORT && (flags & GB_LINK_NO_IPV6LL))
 		return gb_nl_link_config(sk, ifindex, mtu, txqlen, flags & ~GB_LINK_NO_IPV6LL);
 	return err;
@@ -983,9 +985,6 @@ int gb_nl_batch_link_config(struct gb_nl_batch *b, int ifindex, unsigned mtu, un
 			    unsigned flags)
 {
 	struct nl_msg *msg = NULL;
-
-	if (!have_ipv6())
-		flags &= ~GB_LINK_NO_IPV6LL;
 	int err = link_config_msg(ifindex, mtu, txqlen, flags, &msg);
 
 	return batch_add(b, msg, err);

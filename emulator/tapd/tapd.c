@@ -158,6 +158,28 @@ static void usage(FILE *f)
 		"The userspace delay line of gridemu's tap backend; see emulator/tapd/tapd.h.\n");
 }
 
+/* --threads or GRIDBED_TAPD_THREADS (@what), one parser for both. */
+static int parse_threads(struct tapd *t, const char *what, const char *s, struct gb_err *e)
+{
+	uint64_t x;
+
+	if (tapd_parse_u64(s, MAX_THREADS, &x) < 0 || !x)
+		return tapd_fail(e, "%s: '%s' is not a number in [1, %d]", what, s, MAX_THREADS);
+	t->threads = (int)x;
+	return 0;
+}
+
+/* --spin-budget or GRIDBED_TAPD_SPIN_BUDGET (@what), one parser for both. */
+static int parse_budget(struct tapd *t, const char *what, const char *s, struct gb_err *e)
+{
+	uint64_t x;
+
+	if (tapd_parse_u64(s, 100, &x) < 0)
+		return tapd_fail(e, "%s: '%s' is not a percentage in [0, 100]", what, s);
+	t->spin_pct = (unsigned)x;
+	return 0;
+}
+
 static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 {
 	static const struct option opts[] = {
@@ -179,7 +201,7 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env;
-	int budget_set = 0;
+	int budget_set = 0, err;
 	uint64_t x;
 	int c;
 
@@ -204,16 +226,12 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 			fcntl(t->ready_fd, F_SETFD, FD_CLOEXEC);
 			break;
 		case 't':
-			if (tapd_parse_u64(optarg, MAX_THREADS, &x) < 0 || !x)
-				return tapd_fail(e, "--threads: '%s' is not a number in [1, %d]",
-						 optarg, MAX_THREADS);
-			t->threads = (int)x;
+			if ((err = parse_threads(t, "--threads", optarg, e)) < 0)
+				return err;
 			break;
 		case 'B':
-			if (tapd_parse_u64(optarg, 100, &x) < 0)
-				return tapd_fail(e, "--spin-budget: '%s' is not a percentage in [0, 100]",
-						 optarg);
-			t->spin_pct = (unsigned)x;
+			if ((err = parse_budget(t, "--spin-budget", optarg, e)) < 0)
+				return err;
 			budget_set = 1;
 			break;
 		case 'S':
@@ -230,19 +248,13 @@ static int parse_args(struct tapd *t, int argc, char **argv, struct gb_err *e)
 		return tapd_fail(e, "unexpected argument '%s' (see --help)", argv[optind]);
 	/* What gridemu's daemon inherits: defaults that the options override. */
 	env = getenv("GRIDBED_TAPD_THREADS");
-	if (!t->threads && env && *env) {
-		if (tapd_parse_u64(env, MAX_THREADS, &x) < 0 || !x)
-			return tapd_fail(e, "GRIDBED_TAPD_THREADS: '%s' is not a number in [1, %d]",
-					 env, MAX_THREADS);
-		t->threads = (int)x;
-	}
+	if (!t->threads && env && *env &&
+	    (err = parse_threads(t, "GRIDBED_TAPD_THREADS", env, e)) < 0)
+		return err;
 	env = getenv("GRIDBED_TAPD_SPIN_BUDGET");
-	if (!budget_set && env && *env) {
-		if (tapd_parse_u64(env, 100, &x) < 0)
-			return tapd_fail(e, "GRIDBED_TAPD_SPIN_BUDGET: '%s' is not a percentage "
-					 "in [0, 100]", env);
-		t->spin_pct = (unsigned)x;
-	}
+	if (!budget_set && env && *env &&
+	    (err = parse_budget(t, "GRIDBED_TAPD_SPIN_BUDGET", env, e)) < 0)
+		return err;
 	if (t->send_req && !t->ctl_path)
 		return tapd_fail(e, "--send needs --control PATH");
 	if (!t->send_req && !t->config_path)
