@@ -12,10 +12,10 @@
  *   - every cost model gives it a finite time;
  *   - cluster-level planners (and magpie, mpich-g2) enter each cluster
  *     through exactly one wide-area edge (one coordinator per cluster).
- * Anytime planners keep a time budget: measured with CLOCK_MONOTONIC, the
- * planning time stays within max(10 %, 20 ms) of the budget.  A loaded
- * machine can stall any process, so a miss is retried twice before it
- * counts; the figures are printed either way.
+ * Nothing here is timed: the anytime planners' time budget is t/3011's,
+ * a file of its own so that the sanitizer pass can run this one beside
+ * other files at nice 19 and that one with nothing beside it
+ * (cmake/bootstrap, BUDGET_C).
  *
  * Under the sanitizers (GRIDBED_SANITIZED, set by cmake/bootstrap's second
  * pass) one model per shape instead of two, and the paper's fixed counts
@@ -152,39 +152,8 @@ static void props(const struct gb_planner *p)
 		skip(1, "not a cluster-level planner");
 }
 
-static void budget(const struct gb_planner *p)
-{
-	static const double budgets[] = { 0.03, 0.15 };
-	struct gb_netmodel m;
-
-	if (gb_nm_gen_grid(&m, 4, 2, 8, 77) < 0)
-		bail("model");
-	for (int b = 0; b < 2; b++) {
-		struct gb_plan_args a = { 9, 1048576, 5, budgets[b], NULL };
-		double el = 0, lim = fmax(budgets[b] * 1.1, budgets[b] + 0.02);
-		int kept = 0, ret = 0;
-
-		for (int attempt = 0; attempt < 3 && !kept; attempt++) {
-			struct gb_tree t;
-			double t0 = gb_now();
-
-			ret = gb_plan(p, &m, &a, &t);
-			el = gb_now() - t0;
-			if (ret == 0)
-				gb_tree_release(&t);
-			kept = ret == 0 && el <= lim;
-			diag("%s: budget %.0f ms, took %.1f ms%s", p->name, budgets[b] * 1e3,
-			     el * 1e3, kept ? "" : " (over)");
-		}
-		ok(kept, "%s keeps a %.0f ms budget on 64 nodes", p->name, budgets[b] * 1e3);
-	}
-	gb_nm_release(&m);
-}
-
 int main(void)
 {
-	int nany = 0;
-
 	ok(gb_nplanners >= 5, "%d planners registered", gb_nplanners);
 	for (int i = 0; i < gb_nplanners; i++) {
 		ok(gb_planner_find(gb_planners[i].name) == &gb_planners[i] &&
@@ -192,14 +161,6 @@ int main(void)
 		   "'%s' is found by name", gb_planners[i].name);
 		props(&gb_planners[i]);
 	}
-	for (int i = 0; i < gb_nplanners; i++) {
-		if (gb_planners[i].flags & GB_PLAN_ANYTIME) {
-			budget(&gb_planners[i]);
-			nany++;
-		}
-	}
-	if (!nany)
-		skip(1, "no anytime planner registered yet");
 	ok(gb_planner_find("nonesuch") == NULL, "unknown names are not found");
 	return done_testing();
 }

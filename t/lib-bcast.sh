@@ -46,16 +46,21 @@ if [ -n "${ASAN_OPTIONS:-}" ]; then
 fi
 
 # bcast_fast_two_clusters: writes topologies/two-clusters.yaml with its WAN
-# link at 1 Gbit/s and 0.5 ms (instead of 100 Mbit/s and 5 ms) into
+# link at 1 Gbit/s and 0.5 ms (instead of 100 Mbit/s and 5 ms) and a
+# data-plane MTU of 9000 bytes (instead of the default 1500) into
 # $BCAST_TMP, its path in BCAST_FAST_TOPO.  For the tests that check bytes, order and
 # trees, not timing: their hundreds of small cases wait on the WAN's latency
-# and their 8 MiB ones on its rate.
+# and their 8 MiB ones on its rate, and their big messages on the user-space
+# delay line, which copies every frame of every hop (jumbo frames: a sixth
+# as many; docs/measurements.md, sessions 43 and 44).
 bcast_fast_two_clusters() {
 	BCAST_FAST_TOPO=$BCAST_TMP/two-clusters-fast.yaml
-	sed 's/delay: 5ms, rate: 100mbit/delay: 0.5ms, rate: 1gbit/' "$TOPOS/two-clusters.yaml" \
-		>"$BCAST_FAST_TOPO"
+	sed -e 's/delay: 5ms, rate: 100mbit/delay: 0.5ms, rate: 1gbit/' \
+		-e '/^root: /a mtu: 9000' "$TOPOS/two-clusters.yaml" >"$BCAST_FAST_TOPO"
 	grep -q 'delay: 0.5ms, rate: 1gbit' "$BCAST_FAST_TOPO" ||
 		bail "two-clusters.yaml's WAN link is not '{delay: 5ms, rate: 100mbit}' any more"
+	grep -q '^mtu: 9000$' "$BCAST_FAST_TOPO" ||
+		bail "two-clusters.yaml has no 'root:' line to put 'mtu: 9000' after"
 }
 
 bcast_have_gridemu_mpirun() {
