@@ -214,7 +214,8 @@ int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e);
 
 /**
  * gb_tcp_write_ns() - set @t's sysctls in the host namespace @nsfd (a
- * zeroed @t means the defaults).  The congestion control and the initial
+ * zeroed @t means the defaults; GB_NETNS_CURRENT, netns.h: the calling
+ * thread's).  The congestion control and the initial
  * window go on the host's data routes (gb_tcp_route_metrics()); the
  * namespace default algorithm is set too where the kernel allows it
  * (hosttcp.c says why it may not).  On failure @what names the file and

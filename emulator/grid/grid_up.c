@@ -18,7 +18,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -87,11 +89,88 @@ static int no_ipv6(int nsfd)
 	return err;
 }
 
+/* What a namespace needs from inside, done in the visit that creates it
+ * (gb_netns_create_in()): its netlink socket, IPv6 off, a host's TCP
+ * stack (hosttcp.c); @step says which failed. */
+enum { NS_CREATE, NS_NETLINK, NS_IPV6, NS_TCP };
+
+struct ns_job {
+	const struct gb_node *host;     /* NULL: not a host */
+	struct nl_sock **sk;
+	int step;
+	char what[96];                  /* the host's setting that failed */
+};
+
+static int ns_inside(void *arg)
+{
+	struct ns_job *j = arg;
+	int err;
+
+	j->step = NS_NETLINK;
+	if ((err = gb_nl_open(GB_NETNS_CURRENT, j->sk)) < 0)
+		return err;
+	j->step = NS_IPV6;
+	if ((err = no_ipv6(GB_NETNS_CURRENT)) < 0)
+		return err;
+	j->step = NS_TCP;
+	if (j->host && (err = gb_tcp_write_ns(GB_NETNS_CURRENT, &j->host->tcp, j->what,
+					      sizeof(j->what))) < 0)
+		return err;
+	j->step = NS_CREATE;	/* what can fail after: the way back, the open */
+	return 0;
+}
+
+/* The nodes' namespaces, created by up to NS_THREADS threads at once (the
+ * kernel builds a namespace's own devices and tables without the RTNL lock
+ * for much of it).  Each takes the next node in order; after a failure no
+ * thread starts another, so the first failure in node order is the one a
+ * single thread would have stopped at. */
+#define NS_THREADS 4
+
+struct ns_pool {
+	struct gb_grid *g;
+	struct ns_job *jobs;
+	int *errs;
+	atomic_int next, stop;
+};
+
+static void *ns_worker(void *arg)
+{
+	struct ns_pool *p = arg;
+	struct gb_grid *g = p->g;
+	const struct gb_topo *t = g->topo;
+	char name[128];
+	int i;
+
+	while (!atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < t->nnodes) {
+		struct ns_job *j = &p->jobs[i];
+		int fd;
+
+		if (!gb_grid_local(g, i))
+			continue;       /* on the peer machine */
+		j->host = t->nodes[i].kind == GB_NODE_HOST ? &t->nodes[i] : NULL;
+		j->sk = &g->sk[i];
+		j->step = NS_CREATE;
+		gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
+		if ((fd = gb_netns_create_in(name, ns_inside, j)) < 0) {
+			p->errs[i] = fd;
+			atomic_store(&p->stop, 1);
+		} else {
+			g->nsfd[i] = fd;
+		}
+	}
+	return NULL;
+}
+
 static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 {
 	const struct gb_topo *t = g->topo;
+	struct ns_pool p = { .g = g };
+	pthread_t th[NS_THREADS];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nth = ncpu < 1 ? 1 : ncpu > NS_THREADS ? NS_THREADS : (int)ncpu, started = 0;
 	char name[128];
-	int err;
+	int err = 0;
 
 	if (gb_part_ncross(g)) {
 		/* the cross links' VXLAN devices, away from every node's stack */
@@ -104,28 +183,44 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 			return err;
 		}
 	}
-	for (int i = 0; i < t->nnodes; i++) {
-		if (!gb_grid_local(g, i))
-			continue;       /* on the peer machine */
+	p.jobs = calloc((size_t)t->nnodes, sizeof(*p.jobs));
+	p.errs = calloc((size_t)t->nnodes, sizeof(*p.errs));
+	if (!p.jobs || !p.errs) {
+		free(p.jobs);
+		free(p.errs);
+		return -ENOMEM;
+	}
+	atomic_init(&p.next, 0);
+	atomic_init(&p.stop, 0);
+	/* this thread is one of them; a thread that cannot start is one fewer */
+	for (int k = 1; k < nth && k < t->nnodes; k++)
+		if (pthread_create(&th[started], NULL, ns_worker, &p) == 0)
+			started++;
+	ns_worker(&p);
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	for (int i = 0; i < t->nnodes && !err; i++) {
+		const struct ns_job *j = &p.jobs[i];
+
+		if (!(err = p.errs[i]))
+			continue;
 		gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
-		if ((g->nsfd[i] = gb_netns_create(name)) < 0) {
-			err = g->nsfd[i];
-			gb_err_set(e, "cannot create network namespace '%s': %s", name,
-				   strerror(-err));
-			return err;
-		}
-		if ((err = gb_nl_open(g->nsfd[i], &g->sk[i])) < 0) {
+		if (j->step == NS_NETLINK)
 			gb_err_set(e, "cannot open netlink in namespace '%s': %s", name,
 				   strerror(-err));
-			return err;
-		}
-		if ((err = no_ipv6(g->nsfd[i])) < 0) {
+		else if (j->step == NS_IPV6)
 			gb_err_set(e, "cannot switch IPv6 off in namespace '%s': %s", name,
 				   strerror(-err));
-			return err;
-		}
+		else if (j->step == NS_TCP)
+			gb_err_set(e, "host '%s': cannot set %s: %s", t->nodes[i].name, j->what,
+				   strerror(-err));
+		else
+			gb_err_set(e, "cannot create network namespace '%s': %s", name,
+				   strerror(-err));
 	}
-	return 0;
+	free(p.jobs);
+	free(p.errs);
+	return err;
 }
 
 /* The ifindex of link @k's device in node @i (one of its ends), as
@@ -175,18 +270,6 @@ static int node_routes(struct gb_grid *g, int i, struct gb_nl_batch *b)
 	}
 	free(cnt);
 	return 0;
-}
-
-/* A host's TCP stack (hosttcp.c), with the error in @e. */
-static int tune_host(struct gb_grid *g, int i, struct gb_err *e)
-{
-	const struct gb_node *n = &g->topo->nodes[i];
-	char what[96];
-	int err = gb_tcp_write_ns(g->nsfd[i], &n->tcp, what, sizeof(what));
-
-	if (err < 0)
-		gb_err_set(e, "host '%s': cannot set %s: %s", n->name, what, strerror(-err));
-	return err;
 }
 
 /* What each request of a node's batch configures (its tag): >= 0 a link's
@@ -239,8 +322,9 @@ static void host_mgmt(struct gb_grid *g, int h, struct gb_nl_batch *b)
 	gb_nl_batch_route_add(b, t->mgmt.addr, t->mgmt.len, MGMT_IFINDEX, t->mgmt.addr + 1, NULL);
 }
 
-/* Node @i: lo, its links' devices and addresses, its routes, a host's TCP
- * stack and management interface: one batch of requests. */
+/* Node @i: lo, its links' devices and addresses, its routes, a host's
+ * management interface: one batch of requests (a host's TCP stack was set
+ * when its namespace was made, create_namespaces()). */
 static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
 {
 	const struct gb_topo *t = g->topo;
@@ -253,8 +337,6 @@ static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
 		gb_err_set(e, "node '%s': cannot find its devices: %s", name, strerror(-err));
 		return err;
 	}
-	if (t->nodes[i].kind == GB_NODE_HOST && (err = tune_host(g, i, e)) < 0)
-		return err;
 	gb_nl_batch_init(&b, g->sk[i]);
 	/*
 	 * First each device's settings and the shaping of what leaves by it,
@@ -590,15 +672,19 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 		goto out_free;
 	}
 	gb_grid_nsname(g, "mgmt", name, sizeof(name));
-	if ((g->mgmt_nsfd = gb_netns_create(name)) < 0) {
-		err = g->mgmt_nsfd;
-		gb_err_set(e, "cannot create network namespace '%s': %s", name, strerror(-err));
-		goto undo;
-	}
-	if ((err = gb_nl_open(g->mgmt_nsfd, &g->mgmt_sk)) < 0 ||
-	    (err = no_ipv6(g->mgmt_nsfd)) < 0) {
-		gb_err_set(e, "cannot set up namespace '%s': %s", name, strerror(-err));
-		goto undo;
+	{
+		struct ns_job j = { .sk = &g->mgmt_sk, .step = NS_CREATE };
+
+		if ((g->mgmt_nsfd = gb_netns_create_in(name, ns_inside, &j)) < 0) {
+			err = g->mgmt_nsfd;
+			if (j.step == NS_CREATE)
+				gb_err_set(e, "cannot create network namespace '%s': %s", name,
+					   strerror(-err));
+			else
+				gb_err_set(e, "cannot set up namespace '%s': %s", name,
+					   strerror(-err));
+			goto undo;
+		}
 	}
 
 	/* 3. The backend: probe in our own namespace, never the host's. */

@@ -51,7 +51,7 @@ static int prepare_netns_dir(void)
 	return 0;
 }
 
-int gb_netns_create(const char *name)
+int gb_netns_create_in(const char *name, int (*fn)(void *arg), void *arg)
 {
 	char path[PATH_MAX];
 	int err, fd = -1, saved = -1, newfd = -1;
@@ -81,7 +81,10 @@ int gb_netns_create(const char *name)
 		err = -errno;
 	else
 		mounted = 1;
-	/* Always go back, even when the bind failed. */
+	/* what the namespace needs inside, while we are in it */
+	if (!err && fn)
+		err = fn(arg);
+	/* Always go back, even when the bind or @fn failed. */
 	if (setns(saved, CLONE_NEWNET) < 0 && !err)
 		err = -errno;
 	if (err)
@@ -103,6 +106,11 @@ cleanup:
 	if (created)
 		unlink(path);
 	return err;
+}
+
+int gb_netns_create(const char *name)
+{
+	return gb_netns_create_in(name, NULL, NULL);
 }
 
 int gb_netns_open(const char *name)
@@ -180,7 +188,7 @@ static int ns_open(int nsfd, const char *path, int flags)
 int gb_netns_sysctl_writev(int nsfd, struct gb_sysctl *v, size_t n)
 {
 	struct gb_nsguard ng = { -1 };
-	int err = gb_nsguard_enter(&ng, nsfd);
+	int err = nsfd == GB_NETNS_CURRENT ? 0 : gb_nsguard_enter(&ng, nsfd);
 
 	if (err < 0)
 		return err;

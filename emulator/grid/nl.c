@@ -74,7 +74,7 @@ int gb_nl_open(int nsfd, struct nl_sock **out)
 	if (!(sk = nl_socket_alloc()))
 		return -ENOMEM;
 	/* The socket belongs to the namespace it is created in, for good. */
-	if ((err = gb_nsguard_enter(&g, nsfd)) < 0)
+	if (nsfd != GB_NETNS_CURRENT && (err = gb_nsguard_enter(&g, nsfd)) < 0)
 		goto cleanup;
 	err = nl_connect(sk, NETLINK_ROUTE);
 	gb_nsguard_leave(&g);

@@ -22,7 +22,11 @@ struct nl_sock;
 /** gb_nle2errno() - translate a negative libnl error into a negative errno. */
 int gb_nle2errno(int nle);
 
-/** gb_nl_open() - a NETLINK_ROUTE socket bound to the namespace @nsfd. */
+/**
+ * gb_nl_open() - a NETLINK_ROUTE socket bound to the namespace @nsfd; @nsfd
+ * GB_NETNS_CURRENT (netns.h): the calling thread's, e.g. from inside
+ * gb_netns_create_in().
+ */
 GB_WUR int gb_nl_open(int nsfd, struct nl_sock **out);
 
 /** gb_nl_close() - close a socket from gb_nl_open(); *sk becomes NULL. */
