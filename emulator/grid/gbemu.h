@@ -55,6 +55,7 @@ struct gb_grid {
 	struct nl_sock *mgmt_sk;
 	int lockfd;
 	pid_t tapd_pid;            /**< tap backend: the delay-line daemon */
+	int tapd_ready_fd;         /**< tap backend: its ready pipe while it starts, else -1 */
 	/**
 	 * Time dilation k >= 1 (docs/architecture.md, decision 9; 1 = none).  The
 	 * topology and every API keep the topology's units; only the wire

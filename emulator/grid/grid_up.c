@@ -703,10 +703,14 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 
 	if ((err = gb_grid_alloc_ns(g)) < 0 || (err = create_namespaces(g, e)) < 0)
 		goto undo;
-	/* the management veths first: the hosts' ends are configured with the rest */
+	/* The links' devices, and while a backend with links_wait() makes
+	 * them (the tap daemon, another process), the management veths: the
+	 * hosts' ends are configured with the rest. */
+	if ((err = g->shaper->create_links(g, tapd, e)) < 0)
+		goto undo;
 	if ((err = build_mgmt(g, e)) < 0)
 		goto undo;
-	if ((err = g->shaper->create_links(g, tapd, e)) < 0)
+	if (g->shaper->links_wait && (err = g->shaper->links_wait(g, tapd, e)) < 0)
 		goto undo;
 	if ((err = configure_nodes(g, e)) < 0)
 		goto undo;
