@@ -120,57 +120,93 @@ static int ns_inside(void *arg)
 	return 0;
 }
 
-/* The nodes' namespaces, created by up to NS_THREADS threads at once (the
- * kernel builds a namespace's own devices and tables without the RTNL lock
- * for much of it).  Each takes the next node in order; after a failure no
- * thread starts another, so the first failure in node order is the one a
- * single thread would have stopped at. */
-#define NS_THREADS 4
+/*
+ * Nodes in parallel: up to UP_THREADS threads (one a CPU, the caller's
+ * among them) run a step on every node built here, each taking the next
+ * node in order.  After a failure no thread starts another node, so the
+ * first failure in node order is the one a single thread would have
+ * stopped at, and it is the one reported.  What the kernel does for one
+ * namespace runs beside what it does for another where no lock serialises
+ * them, and the requests are built beside the kernel's work.
+ */
+#define UP_THREADS 4
 
-struct ns_pool {
+struct node_pool {
 	struct gb_grid *g;
-	struct ns_job *jobs;
+	int (*fn)(struct gb_grid *g, int i, void *arg);
+	void *arg;
 	int *errs;
 	atomic_int next, stop;
 };
 
-static void *ns_worker(void *arg)
+static void *node_worker(void *arg)
 {
-	struct ns_pool *p = arg;
-	struct gb_grid *g = p->g;
-	const struct gb_topo *t = g->topo;
-	char name[128];
+	struct node_pool *p = arg;
 	int i;
 
-	while (!atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < t->nnodes) {
-		struct ns_job *j = &p->jobs[i];
-		int fd;
-
-		if (!gb_grid_local(g, i))
+	while (!atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < p->g->topo->nnodes) {
+		if (!gb_grid_local(p->g, i))
 			continue;       /* on the peer machine */
-		j->host = t->nodes[i].kind == GB_NODE_HOST ? &t->nodes[i] : NULL;
-		j->sk = &g->sk[i];
-		j->step = NS_CREATE;
-		gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
-		if ((fd = gb_netns_create_in(name, ns_inside, j)) < 0) {
-			p->errs[i] = fd;
+		if ((p->errs[i] = p->fn(p->g, i, p->arg)) < 0)
 			atomic_store(&p->stop, 1);
-		} else {
-			g->nsfd[i] = fd;
-		}
 	}
 	return NULL;
+}
+
+/* @fn(@g, i, @arg) for every node i built here, on up to UP_THREADS
+ * threads.  Return: 0, or the error of the first node in order that
+ * failed (its index in *@failed); -ENOMEM. */
+static int for_each_node(struct gb_grid *g, int (*fn)(struct gb_grid *g, int i, void *arg),
+			 void *arg, int *failed)
+{
+	struct node_pool p = { .g = g, .fn = fn, .arg = arg };
+	pthread_t th[UP_THREADS];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = g->topo->nnodes, nth = ncpu < 1 ? 1 : ncpu > UP_THREADS ? UP_THREADS : (int)ncpu;
+	int started = 0, err = 0;
+
+	if (!(p.errs = calloc((size_t)n, sizeof(int))))
+		return -ENOMEM;
+	atomic_init(&p.next, 0);
+	atomic_init(&p.stop, 0);
+	/* a thread that cannot start is one fewer */
+	for (int k = 1; k < nth && k < n; k++)
+		if (pthread_create(&th[started], NULL, node_worker, &p) == 0)
+			started++;
+	node_worker(&p);
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	for (int i = 0; i < n && !err; i++)
+		if ((err = p.errs[i]) < 0)
+			*failed = i;
+	free(p.errs);
+	return err;
+}
+
+/* Node @i's namespace, with what it needs inside (ns_inside()). */
+static int create_node_ns(struct gb_grid *g, int i, void *arg)
+{
+	const struct gb_topo *t = g->topo;
+	struct ns_job *j = (struct ns_job *)arg + i;
+	char name[128];
+	int fd;
+
+	j->host = t->nodes[i].kind == GB_NODE_HOST ? &t->nodes[i] : NULL;
+	j->sk = &g->sk[i];
+	j->step = NS_CREATE;
+	gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
+	if ((fd = gb_netns_create_in(name, ns_inside, j)) < 0)
+		return fd;
+	g->nsfd[i] = fd;
+	return 0;
 }
 
 static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 {
 	const struct gb_topo *t = g->topo;
-	struct ns_pool p = { .g = g };
-	pthread_t th[NS_THREADS];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nth = ncpu < 1 ? 1 : ncpu > NS_THREADS ? NS_THREADS : (int)ncpu, started = 0;
+	struct ns_job *jobs;
 	char name[128];
-	int err = 0;
+	int err = 0, i = -1;
 
 	if (gb_part_ncross(g)) {
 		/* the cross links' VXLAN devices, away from every node's stack */
@@ -183,27 +219,12 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 			return err;
 		}
 	}
-	p.jobs = calloc((size_t)t->nnodes, sizeof(*p.jobs));
-	p.errs = calloc((size_t)t->nnodes, sizeof(*p.errs));
-	if (!p.jobs || !p.errs) {
-		free(p.jobs);
-		free(p.errs);
+	if (!(jobs = calloc((size_t)t->nnodes, sizeof(*jobs))))
 		return -ENOMEM;
-	}
-	atomic_init(&p.next, 0);
-	atomic_init(&p.stop, 0);
-	/* this thread is one of them; a thread that cannot start is one fewer */
-	for (int k = 1; k < nth && k < t->nnodes; k++)
-		if (pthread_create(&th[started], NULL, ns_worker, &p) == 0)
-			started++;
-	ns_worker(&p);
-	for (int k = 0; k < started; k++)
-		pthread_join(th[k], NULL);
-	for (int i = 0; i < t->nnodes && !err; i++) {
-		const struct ns_job *j = &p.jobs[i];
+	err = for_each_node(g, create_node_ns, jobs, &i);
+	if (err < 0 && i >= 0) {
+		const struct ns_job *j = &jobs[i];
 
-		if (!(err = p.errs[i]))
-			continue;
 		gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
 		if (j->step == NS_NETLINK)
 			gb_err_set(e, "cannot open netlink in namespace '%s': %s", name,
@@ -218,8 +239,7 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 			gb_err_set(e, "cannot create network namespace '%s': %s", name,
 				   strerror(-err));
 	}
-	free(p.jobs);
-	free(p.errs);
+	free(jobs);
 	return err;
 }
 
@@ -406,14 +426,26 @@ static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
 	return err;
 }
 
+/* configure_node() of node @i, its words in its own @arg[i]. */
+static int configure_node_par(struct gb_grid *g, int i, void *arg)
+{
+	return configure_node(g, i, (struct gb_err *)arg + i);
+}
+
+/* Every node, in parallel: each has its own socket and batch, and writes
+ * only the ifindexes of the directions that leave it. */
 static int configure_nodes(struct gb_grid *g, struct gb_err *e)
 {
-	int err;
+	struct gb_err *ne = calloc((size_t)g->topo->nnodes, sizeof(*ne));
+	int err, i = -1;
 
-	for (int i = 0; i < g->topo->nnodes; i++)
-		if (gb_grid_local(g, i) && (err = configure_node(g, i, e)) < 0)
-			return err;
-	return 0;
+	if (!ne)
+		return -ENOMEM;
+	err = for_each_node(g, configure_node_par, ne, &i);
+	if (err < 0 && i >= 0)
+		gb_err_set(e, "%s", ne[i].msg);
+	free(ne);
+	return err;
 }
 
 /* One grid across two machines (partition.h): the two management

@@ -211,7 +211,9 @@ int gb_nl_route_overlap(struct nl_sock *sk, uint32_t pfx, int plen, char *what, 
  * one receive usually ends each.  The
  * kernel carries them out in order, each as if sent alone: a failure does
  * not stop the ones after it (which may then fail too).  The caller sets
- * @tag before adding a request, to learn which one failed.
+ * @tag before adding a request, to learn which one failed.  Threads may
+ * each fill and finish their own batch at the same time, on sockets of
+ * their own.
  *
  *	struct gb_nl_batch b;
  *	gb_nl_batch_init(&b, sk);
