@@ -133,7 +133,7 @@ static int ns_inside(void *arg)
 
 struct node_pool {
 	struct gb_grid *g;
-	int (*fn)(struct gb_grid *g, int i, void *arg);
+	int (*fn)(struct gb_grid *, int, void *);
 	void *arg;
 	int *errs;
 	atomic_int next, stop;
@@ -156,7 +156,7 @@ static void *node_worker(void *arg)
 /* @fn(@g, i, @arg) for every node i built here, on up to UP_THREADS
  * threads.  Return: 0, or the error of the first node in order that
  * failed (its index in *@failed); -ENOMEM. */
-static int for_each_node(struct gb_grid *g, int (*fn)(struct gb_grid *g, int i, void *arg),
+static int for_each_node(struct gb_grid *g, int (*fn)(struct gb_grid *, int, void *),
 			 void *arg, int *failed)
 {
 	struct node_pool p = { .g = g, .fn = fn, .arg = arg };

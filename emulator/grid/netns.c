@@ -51,7 +51,7 @@ static int prepare_netns_dir(void)
 	return 0;
 }
 
-int gb_netns_create_in(const char *name, int (*fn)(void *arg), void *arg)
+int gb_netns_create_in(const char *name, int (*fn)(void *), void *arg)
 {
 	char path[PATH_MAX];
 	int err, fd = -1, saved = -1, newfd = -1;

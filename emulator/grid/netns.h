@@ -42,7 +42,7 @@ GB_WUR int gb_netns_create(const char *name);
  * Return: as gb_netns_create(); @fn's negative return fails the creation
  * (the namespace is removed again, what @fn made is the caller's).
  */
-GB_WUR int gb_netns_create_in(const char *name, int (*fn)(void *arg), void *arg);
+GB_WUR int gb_netns_create_in(const char *name, int (*fn)(void *), void *arg);
 
 /** gb_netns_open() - fd of an existing named namespace, or -errno. */
 GB_WUR int gb_netns_open(const char *name);
