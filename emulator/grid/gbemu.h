@@ -55,7 +55,6 @@ struct gb_grid {
 	struct nl_sock *mgmt_sk;
 	int lockfd;
 	pid_t tapd_pid;            /**< tap backend: the delay-line daemon */
-	int tapd_ready_fd;         /**< tap backend: its ready pipe while it starts, else -1 */
 	/**
 	 * Time dilation k >= 1 (docs/architecture.md, decision 9; 1 = none).  The
 	 * topology and every API keep the topology's units; only the wire
@@ -215,8 +214,7 @@ int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e);
 
 /**
  * gb_tcp_write_ns() - set @t's sysctls in the host namespace @nsfd (a
- * zeroed @t means the defaults; GB_NETNS_CURRENT, netns.h: the calling
- * thread's).  The congestion control and the initial
+ * zeroed @t means the defaults).  The congestion control and the initial
  * window go on the host's data routes (gb_tcp_route_metrics()); the
  * namespace default algorithm is set too where the kernel allows it
  * (hosttcp.c says why it may not).  On failure @what names the file and

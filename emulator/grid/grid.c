@@ -90,7 +90,6 @@ int gb_grid_open(struct gb_grid *g, const char *prefix, int exclusive, struct gb
 	g->lockfd = -1;
 	g->mgmt_nsfd = -1;
 	g->edge_nsfd = -1;
-	g->tapd_ready_fd = -1;
 	if (!prefix)
 		prefix = getenv("GRIDBED_PREFIX");
 	if (!prefix || !*prefix)

@@ -18,9 +18,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -89,124 +87,11 @@ static int no_ipv6(int nsfd)
 	return err;
 }
 
-/* What a namespace needs from inside, done in the visit that creates it
- * (gb_netns_create_in()): its netlink socket, IPv6 off, a host's TCP
- * stack (hosttcp.c); @step says which failed. */
-enum { NS_CREATE, NS_NETLINK, NS_IPV6, NS_TCP };
-
-struct ns_job {
-	const struct gb_node *host;     /* NULL: not a host */
-	struct nl_sock **sk;
-	int step;
-	char what[96];                  /* the host's setting that failed */
-};
-
-static int ns_inside(void *arg)
-{
-	struct ns_job *j = arg;
-	int err;
-
-	j->step = NS_NETLINK;
-	if ((err = gb_nl_open(GB_NETNS_CURRENT, j->sk)) < 0)
-		return err;
-	j->step = NS_IPV6;
-	if ((err = no_ipv6(GB_NETNS_CURRENT)) < 0)
-		return err;
-	j->step = NS_TCP;
-	if (j->host && (err = gb_tcp_write_ns(GB_NETNS_CURRENT, &j->host->tcp, j->what,
-					      sizeof(j->what))) < 0)
-		return err;
-	j->step = NS_CREATE;	/* what can fail after: the way back, the open */
-	return 0;
-}
-
-/*
- * Nodes in parallel: up to UP_THREADS threads (one a CPU, the caller's
- * among them) run a step on every node built here, each taking the next
- * node in order.  After a failure no thread starts another node, so the
- * first failure in node order is the one a single thread would have
- * stopped at, and it is the one reported.  What the kernel does for one
- * namespace runs beside what it does for another where no lock serialises
- * them, and the requests are built beside the kernel's work.
- */
-#define UP_THREADS 4
-
-struct node_pool {
-	struct gb_grid *g;
-	int (*fn)(struct gb_grid *, int, void *);
-	void *arg;
-	int *errs;
-	atomic_int next, stop;
-};
-
-static void *node_worker(void *arg)
-{
-	struct node_pool *p = arg;
-	int i;
-
-	while (!atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < p->g->topo->nnodes) {
-		if (!gb_grid_local(p->g, i))
-			continue;       /* on the peer machine */
-		if ((p->errs[i] = p->fn(p->g, i, p->arg)) < 0)
-			atomic_store(&p->stop, 1);
-	}
-	return NULL;
-}
-
-/* @fn(@g, i, @arg) for every node i built here, on up to UP_THREADS
- * threads.  Return: 0, or the error of the first node in order that
- * failed (its index in *@failed); -ENOMEM. */
-static int for_each_node(struct gb_grid *g, int (*fn)(struct gb_grid *, int, void *),
-			 void *arg, int *failed)
-{
-	struct node_pool p = { .g = g, .fn = fn, .arg = arg };
-	pthread_t th[UP_THREADS];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int n = g->topo->nnodes, nth = ncpu < 1 ? 1 : ncpu > UP_THREADS ? UP_THREADS : (int)ncpu;
-	int started = 0, err = 0;
-
-	if (!(p.errs = calloc((size_t)n, sizeof(int))))
-		return -ENOMEM;
-	atomic_init(&p.next, 0);
-	atomic_init(&p.stop, 0);
-	/* a thread that cannot start is one fewer */
-	for (int k = 1; k < nth && k < n; k++)
-		if (pthread_create(&th[started], NULL, node_worker, &p) == 0)
-			started++;
-	node_worker(&p);
-	for (int k = 0; k < started; k++)
-		pthread_join(th[k], NULL);
-	for (int i = 0; i < n && !err; i++)
-		if ((err = p.errs[i]) < 0)
-			*failed = i;
-	free(p.errs);
-	return err;
-}
-
-/* Node @i's namespace, with what it needs inside (ns_inside()). */
-static int create_node_ns(struct gb_grid *g, int i, void *arg)
-{
-	const struct gb_topo *t = g->topo;
-	struct ns_job *j = (struct ns_job *)arg + i;
-	char name[128];
-	int fd;
-
-	j->host = t->nodes[i].kind == GB_NODE_HOST ? &t->nodes[i] : NULL;
-	j->sk = &g->sk[i];
-	j->step = NS_CREATE;
-	gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
-	if ((fd = gb_netns_create_in(name, ns_inside, j)) < 0)
-		return fd;
-	g->nsfd[i] = fd;
-	return 0;
-}
-
 static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 {
 	const struct gb_topo *t = g->topo;
-	struct ns_job *jobs;
 	char name[128];
-	int err = 0, i = -1;
+	int err;
 
 	if (gb_part_ncross(g)) {
 		/* the cross links' VXLAN devices, away from every node's stack */
@@ -219,28 +104,28 @@ static int create_namespaces(struct gb_grid *g, struct gb_err *e)
 			return err;
 		}
 	}
-	if (!(jobs = calloc((size_t)t->nnodes, sizeof(*jobs))))
-		return -ENOMEM;
-	err = for_each_node(g, create_node_ns, jobs, &i);
-	if (err < 0 && i >= 0) {
-		const struct ns_job *j = &jobs[i];
-
+	for (int i = 0; i < t->nnodes; i++) {
+		if (!gb_grid_local(g, i))
+			continue;       /* on the peer machine */
 		gb_grid_nsname(g, t->nodes[i].name, name, sizeof(name));
-		if (j->step == NS_NETLINK)
-			gb_err_set(e, "cannot open netlink in namespace '%s': %s", name,
-				   strerror(-err));
-		else if (j->step == NS_IPV6)
-			gb_err_set(e, "cannot switch IPv6 off in namespace '%s': %s", name,
-				   strerror(-err));
-		else if (j->step == NS_TCP)
-			gb_err_set(e, "host '%s': cannot set %s: %s", t->nodes[i].name, j->what,
-				   strerror(-err));
-		else
+		if ((g->nsfd[i] = gb_netns_create(name)) < 0) {
+			err = g->nsfd[i];
 			gb_err_set(e, "cannot create network namespace '%s': %s", name,
 				   strerror(-err));
+			return err;
+		}
+		if ((err = gb_nl_open(g->nsfd[i], &g->sk[i])) < 0) {
+			gb_err_set(e, "cannot open netlink in namespace '%s': %s", name,
+				   strerror(-err));
+			return err;
+		}
+		if ((err = no_ipv6(g->nsfd[i])) < 0) {
+			gb_err_set(e, "cannot switch IPv6 off in namespace '%s': %s", name,
+				   strerror(-err));
+			return err;
+		}
 	}
-	free(jobs);
-	return err;
+	return 0;
 }
 
 /* The ifindex of link @k's device in node @i (one of its ends), as
@@ -290,6 +175,18 @@ static int node_routes(struct gb_grid *g, int i, struct gb_nl_batch *b)
 	}
 	free(cnt);
 	return 0;
+}
+
+/* A host's TCP stack (hosttcp.c), with the error in @e. */
+static int tune_host(struct gb_grid *g, int i, struct gb_err *e)
+{
+	const struct gb_node *n = &g->topo->nodes[i];
+	char what[96];
+	int err = gb_tcp_write_ns(g->nsfd[i], &n->tcp, what, sizeof(what));
+
+	if (err < 0)
+		gb_err_set(e, "host '%s': cannot set %s: %s", n->name, what, strerror(-err));
+	return err;
 }
 
 /* What each request of a node's batch configures (its tag): >= 0 a link's
@@ -342,9 +239,8 @@ static void host_mgmt(struct gb_grid *g, int h, struct gb_nl_batch *b)
 	gb_nl_batch_route_add(b, t->mgmt.addr, t->mgmt.len, MGMT_IFINDEX, t->mgmt.addr + 1, NULL);
 }
 
-/* Node @i: lo, its links' devices and addresses, its routes, a host's
- * management interface: one batch of requests (a host's TCP stack was set
- * when its namespace was made, create_namespaces()). */
+/* Node @i: lo, its links' devices and addresses, its routes, a host's TCP
+ * stack and management interface: one batch of requests. */
 static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
 {
 	const struct gb_topo *t = g->topo;
@@ -357,6 +253,8 @@ static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
 		gb_err_set(e, "node '%s': cannot find its devices: %s", name, strerror(-err));
 		return err;
 	}
+	if (t->nodes[i].kind == GB_NODE_HOST && (err = tune_host(g, i, e)) < 0)
+		return err;
 	gb_nl_batch_init(&b, g->sk[i]);
 	/*
 	 * First each device's settings and the shaping of what leaves by it,
@@ -426,26 +324,14 @@ static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
 	return err;
 }
 
-/* configure_node() of node @i, its words in its own @arg[i]. */
-static int configure_node_par(struct gb_grid *g, int i, void *arg)
-{
-	return configure_node(g, i, (struct gb_err *)arg + i);
-}
-
-/* Every node, in parallel: each has its own socket and batch, and writes
- * only the ifindexes of the directions that leave it. */
 static int configure_nodes(struct gb_grid *g, struct gb_err *e)
 {
-	struct gb_err *ne = calloc((size_t)g->topo->nnodes, sizeof(*ne));
-	int err, i = -1;
+	int err;
 
-	if (!ne)
-		return -ENOMEM;
-	err = for_each_node(g, configure_node_par, ne, &i);
-	if (err < 0 && i >= 0)
-		gb_err_set(e, "%s", ne[i].msg);
-	free(ne);
-	return err;
+	for (int i = 0; i < g->topo->nnodes; i++)
+		if (gb_grid_local(g, i) && (err = configure_node(g, i, e)) < 0)
+			return err;
+	return 0;
 }
 
 /* One grid across two machines (partition.h): the two management
@@ -704,19 +590,15 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 		goto out_free;
 	}
 	gb_grid_nsname(g, "mgmt", name, sizeof(name));
-	{
-		struct ns_job j = { .sk = &g->mgmt_sk, .step = NS_CREATE };
-
-		if ((g->mgmt_nsfd = gb_netns_create_in(name, ns_inside, &j)) < 0) {
-			err = g->mgmt_nsfd;
-			if (j.step == NS_CREATE)
-				gb_err_set(e, "cannot create network namespace '%s': %s", name,
-					   strerror(-err));
-			else
-				gb_err_set(e, "cannot set up namespace '%s': %s", name,
-					   strerror(-err));
-			goto undo;
-		}
+	if ((g->mgmt_nsfd = gb_netns_create(name)) < 0) {
+		err = g->mgmt_nsfd;
+		gb_err_set(e, "cannot create network namespace '%s': %s", name, strerror(-err));
+		goto undo;
+	}
+	if ((err = gb_nl_open(g->mgmt_nsfd, &g->mgmt_sk)) < 0 ||
+	    (err = no_ipv6(g->mgmt_nsfd)) < 0) {
+		gb_err_set(e, "cannot set up namespace '%s': %s", name, strerror(-err));
+		goto undo;
 	}
 
 	/* 3. The backend: probe in our own namespace, never the host's. */
@@ -735,14 +617,10 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 
 	if ((err = gb_grid_alloc_ns(g)) < 0 || (err = create_namespaces(g, e)) < 0)
 		goto undo;
-	/* The links' devices, and while a backend with links_wait() makes
-	 * them (the tap daemon, another process), the management veths: the
-	 * hosts' ends are configured with the rest. */
-	if ((err = g->shaper->create_links(g, tapd, e)) < 0)
-		goto undo;
+	/* the management veths first: the hosts' ends are configured with the rest */
 	if ((err = build_mgmt(g, e)) < 0)
 		goto undo;
-	if (g->shaper->links_wait && (err = g->shaper->links_wait(g, tapd, e)) < 0)
+	if ((err = g->shaper->create_links(g, tapd, e)) < 0)
 		goto undo;
 	if ((err = configure_nodes(g, e)) < 0)
 		goto undo;

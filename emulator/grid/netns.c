@@ -51,7 +51,7 @@ static int prepare_netns_dir(void)
 	return 0;
 }
 
-int gb_netns_create_in(const char *name, int (*fn)(void *), void *arg)
+int gb_netns_create(const char *name)
 {
 	char path[PATH_MAX];
 	int err, fd = -1, saved = -1, newfd = -1;
@@ -81,10 +81,7 @@ int gb_netns_create_in(const char *name, int (*fn)(void *), void *arg)
 		err = -errno;
 	else
 		mounted = 1;
-	/* what the namespace needs inside, while we are in it */
-	if (!err && fn)
-		err = fn(arg);
-	/* Always go back, even when the bind or @fn failed. */
+	/* Always go back, even when the bind failed. */
 	if (setns(saved, CLONE_NEWNET) < 0 && !err)
 		err = -errno;
 	if (err)
@@ -106,11 +103,6 @@ cleanup:
 	if (created)
 		unlink(path);
 	return err;
-}
-
-int gb_netns_create(const char *name)
-{
-	return gb_netns_create_in(name, NULL, NULL);
 }
 
 int gb_netns_open(const char *name)
@@ -188,7 +180,7 @@ static int ns_open(int nsfd, const char *path, int flags)
 int gb_netns_sysctl_writev(int nsfd, struct gb_sysctl *v, size_t n)
 {
 	struct gb_nsguard ng = { -1 };
-	int err = nsfd == GB_NETNS_CURRENT ? 0 : gb_nsguard_enter(&ng, nsfd);
+	int err = gb_nsguard_enter(&ng, nsfd);
 
 	if (err < 0)
 		return err;

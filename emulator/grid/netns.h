@@ -20,29 +20,11 @@
 #define GB_NETNS_DIR "/run/netns"
 
 /**
- * GB_NETNS_CURRENT - in place of a namespace fd: the calling thread's own
- * namespace (what @fn of gb_netns_create_in() is in), not entered again.
- * Not -1, so that a namespace that failed to open is still an error.
- */
-#define GB_NETNS_CURRENT (-100)
-
-/**
  * gb_netns_create() - create the named namespace @name.
  * Return: an O_CLOEXEC fd of the new namespace (>= 0), -EEXIST if the name
  * is taken, or -errno.  On failure nothing is left behind.
  */
 GB_WUR int gb_netns_create(const char *name);
-
-/**
- * gb_netns_create_in() - gb_netns_create(), and @fn(@arg) called by the
- * calling thread inside the new namespace before it goes back: what the
- * namespace needs from inside (a netlink socket, its sysctls) in the same
- * visit, not one namespace switch each.  Thread-safe: threads may create
- * namespaces at the same time (each unshares and comes back on its own).
- * Return: as gb_netns_create(); @fn's negative return fails the creation
- * (the namespace is removed again, what @fn made is the caller's).
- */
-GB_WUR int gb_netns_create_in(const char *name, int (*fn)(void *), void *arg);
 
 /** gb_netns_open() - fd of an existing named namespace, or -errno. */
 GB_WUR int gb_netns_open(const char *name);
@@ -88,8 +70,7 @@ struct gb_sysctl {
 /**
  * gb_netns_sysctl_writev() - gb_netns_sysctl_write() of each of the @n
  * writes @v in turn, entering namespace @nsfd once for all of them (a host
- * has seven: each namespace switch costs two system calls and an open);
- * @nsfd GB_NETNS_CURRENT: in the calling thread's namespace.
+ * has seven: each namespace switch costs two system calls and an open).
  * Return: 0, each v[i].err saying how its write went; or -errno when the
  * namespace cannot be entered (nothing written).
  */

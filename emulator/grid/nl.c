@@ -8,7 +8,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <poll.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +74,7 @@ int gb_nl_open(int nsfd, struct nl_sock **out)
 	if (!(sk = nl_socket_alloc()))
 		return -ENOMEM;
 	/* The socket belongs to the namespace it is created in, for good. */
-	if (nsfd != GB_NETNS_CURRENT && (err = gb_nsguard_enter(&g, nsfd)) < 0)
+	if ((err = gb_nsguard_enter(&g, nsfd)) < 0)
 		goto cleanup;
 	err = nl_connect(sk, NETLINK_ROUTE);
 	gb_nsguard_leave(&g);
@@ -215,14 +214,11 @@ int gb_nl_ifindexes(struct nl_sock *sk, const char *const *names, int n, int *id
  * leaves that part out, for single requests and batches alike. */
 static int have_ipv6(void)
 {
-	static atomic_int v = -1;	/* up configures nodes from several threads */
-	int x = atomic_load_explicit(&v, memory_order_relaxed);
+	static int v = -1;
 
-	if (x < 0) {
-		x = access("/proc/sys/net/ipv6", F_OK) == 0;
-		atomic_store_explicit(&v, x, memory_order_relaxed);
-	}
-	return x;
+	if (v < 0)
+		v = access("/proc/sys/net/ipv6", F_OK) == 0;
+	return v;
 }
 
 /* The RTM_NEWLINK change of gb_nl_link_config(). */
@@ -854,10 +850,8 @@ int gb_nl_route_overlap(struct nl_sock *sk, uint32_t pfx, int plen, char *what, 
 /* ---- batches (nl.h, struct gb_nl_batch) ------------------------------- */
 
 /* The batches' own sequence numbers, apart from libnl's (which start at the
- * time of day and must stay in step with the acknowledgements it reads).
- * One counter a thread: a batch's requests must be numbered in a row, and
- * `up` fills the batches of several nodes at once, each on its own socket. */
-static _Thread_local uint32_t batch_seq = 0x40000000u;
+ * time of day and must stay in step with the acknowledgements it reads). */
+static uint32_t batch_seq = 0x40000000u;
 
 void gb_nl_batch_init(struct gb_nl_batch *b, struct nl_sock *sk)
 {

@@ -22,11 +22,7 @@ struct nl_sock;
 /** gb_nle2errno() - translate a negative libnl error into a negative errno. */
 int gb_nle2errno(int nle);
 
-/**
- * gb_nl_open() - a NETLINK_ROUTE socket bound to the namespace @nsfd; @nsfd
- * GB_NETNS_CURRENT (netns.h): the calling thread's, e.g. from inside
- * gb_netns_create_in().
- */
+/** gb_nl_open() - a NETLINK_ROUTE socket bound to the namespace @nsfd. */
 GB_WUR int gb_nl_open(int nsfd, struct nl_sock **out);
 
 /** gb_nl_close() - close a socket from gb_nl_open(); *sk becomes NULL. */
@@ -211,9 +207,7 @@ int gb_nl_route_overlap(struct nl_sock *sk, uint32_t pfx, int plen, char *what, 
  * one receive usually ends each.  The
  * kernel carries them out in order, each as if sent alone: a failure does
  * not stop the ones after it (which may then fail too).  The caller sets
- * @tag before adding a request, to learn which one failed.  Threads may
- * each fill and finish their own batch at the same time, on sockets of
- * their own.
+ * @tag before adding a request, to learn which one failed.
  *
  *	struct gb_nl_batch b;
  *	gb_nl_batch_init(&b, sk);

@@ -25,17 +25,8 @@ struct gb_shaper {
 	const char *summary;
 	/** 1 if usable on this kernel, 0 if not (with @e), or -errno. */
 	int (*probe)(struct gb_grid *g, struct gb_err *e);
-	/**
-	 * Create the devices "d<k>" of every link at both ends (down, no
-	 * address), or start creating them when the backend has links_wait().
-	 */
+	/** Create the devices "d<k>" of every link at both ends (down, no address). */
 	int (*create_links)(struct gb_grid *g, const char *tapd_path, struct gb_err *e);
-	/**
-	 * Wait until the devices that create_links() started are there (the
-	 * tap daemon @tapd_path makes them while `up` builds the management
-	 * network).  NULL: create_links() made them before it returned.
-	 */
-	int (*links_wait)(struct gb_grid *g, const char *tapd_path, struct gb_err *e);
 	/** Program directed link @dl (2*link + dir) from g->topo; @replace: change in place. */
 	int (*apply)(struct gb_grid *g, int dl, int replace, struct gb_err *e);
 	/**

@@ -175,24 +175,11 @@ static int tap_create_links(struct gb_grid *g, const char *tapd_path, struct gb_
 	}
 	close(pfd[1]);
 	g->tapd_pid = pid;
-	g->tapd_ready_fd = pfd[0];
-	return 0;
-}
 
-/* The daemon's "R" on its ready pipe, or its one line of failure. */
-static int tap_links_wait(struct gb_grid *g, const char *tapd_path, struct gb_err *e)
-{
-	char log[PATH_MAX], buf[600];
+	char buf[600];
 	ssize_t n, got = 0;
-	pid_t pid = g->tapd_pid;
-	int fd = g->tapd_ready_fd;
-
-	if (fd < 0)
-		return 0;	/* create_links() did not start one */
-	g->tapd_ready_fd = -1;
-	path_in_rundir(g, "tapd.log", log, sizeof(log));
 	while (got < (ssize_t)sizeof(buf) - 1 &&
-	       (n = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) != 0) {
+	       (n = read(pfd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -202,7 +189,7 @@ static int tap_links_wait(struct gb_grid *g, const char *tapd_path, struct gb_er
 		if (buf[0] == 'R')
 			break;
 	}
-	close(fd);
+	close(pfd[0]);
 	buf[got] = 0;
 	if (got > 0 && buf[0] == 'R')
 		return 0;
@@ -395,9 +382,6 @@ static void tap_stop(struct gb_grid *g)
 	}
 	if (d)
 		closedir(d);
-	if (g->tapd_ready_fd >= 0)	/* stopped while it started (a failed up) */
-		close(g->tapd_ready_fd);
-	g->tapd_ready_fd = -1;
 	g->tapd_pid = 0;
 	path_in_rundir(g, "tapd.pid", pidf, sizeof(pidf));
 	unlink(pidf);
@@ -487,7 +471,6 @@ const struct gb_shaper gb_shaper_tap = {
 	.summary = "userspace delay line (gridemu-tapd) over TUN pairs, rate in TBF",
 	.probe = tap_probe,
 	.create_links = tap_create_links,
-	.links_wait = tap_links_wait,
 	.apply = tap_apply,
 	.queue = tap_queue,
 	.read = tap_read,

@@ -12,8 +12,6 @@
 #include <linux/if_tun.h>
 #include <sys/socket.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -23,22 +21,23 @@
 
 /* ---- TUN devices ------------------------------------------------------- */
 
-/* In the current namespace: create TUN device @ifname.  IFF_TUN_EXCL:
- * TUNSETIFF on an existing name would attach to it, not create; with the
- * flag the kernel refuses it (EBUSY), in the same call. */
+/* In the current namespace: create TUN device @ifname. */
 static int tun_create(const char *ifname, int *fdp)
 {
 	struct ifreq ifr;
 	int fd;
 
+	/* TUNSETIFF on an existing name would attach to it, not create. */
+	if (if_nametoindex(ifname))
+		return -EEXIST;
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR | IFF_TUN_EXCL;
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		int err = errno == EBUSY ? -EEXIST : -errno;
+		int err = -errno;
 
 		close(fd);
 		return err;
@@ -82,41 +81,31 @@ static int packet_open(const char *ifname, int *fdp)
 	return 0;
 }
 
-/* In the current namespace: open side @s, its TUN device or its packet
- * socket. */
-static int side_open(struct tapd_side *s)
+/* Open side @s in its namespace: create its TUN device, or its packet
+ * socket.  The caller's namespace is @self_ns and is restored before
+ * returning (a failure to restore is -ENOTRECOVERABLE: the caller must not
+ * go on). */
+static int side_open(struct tapd_side *s, int self_ns)
 {
-	int fd = -1, err = s->packet ? packet_open(s->ifname, &fd) : tun_create(s->ifname, &fd);
+	int nsfd, fd = -1, err;
 
+	nsfd = open(s->netns, O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		return -errno;
+	if (setns(nsfd, CLONE_NEWNET) < 0) {
+		err = -errno;
+		close(nsfd);
+		return err;
+	}
+	close(nsfd);
+	err = s->packet ? packet_open(s->ifname, &fd) : tun_create(s->ifname, &fd);
+	if (setns(self_ns, CLONE_NEWNET) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOTRECOVERABLE;
+	}
 	s->fd = fd;
 	return err;
-}
-
-/* Open, in namespace @netns, every side of @todo[0..@n) whose namespace it
- * is, in one visit: their errors in @errs (0 or -errno), 1 in @done.  The
- * caller's namespace is @self_ns and is restored before returning.
- * Return: 0, the namespace's own error (then in the errs of all its sides),
- * or -ENOTRECOVERABLE when the way back failed (the caller must not go on). */
-static int ns_visit(const char *netns, struct tapd_side **todo, size_t n, int *errs,
-		    unsigned char *done, int self_ns)
-{
-	int nsfd, err = 0;
-	size_t k;
-
-	nsfd = open(netns, O_RDONLY | O_CLOEXEC);
-	if (nsfd < 0 || setns(nsfd, CLONE_NEWNET) < 0)
-		err = -errno;
-	if (nsfd >= 0)
-		close(nsfd);
-	for (k = 0; k < n; k++) {
-		if (done[k] || strcmp(todo[k]->netns, netns))
-			continue;
-		done[k] = 1;
-		errs[k] = err < 0 ? err : side_open(todo[k]);
-	}
-	if (err < 0)
-		return err;
-	return setns(self_ns, CLONE_NEWNET) < 0 ? -ENOTRECOVERABLE : 0;
 }
 
 /* Offload what the direction leaving through @s allows (tapd.h, Offloads).
@@ -231,58 +220,32 @@ int tapd_links_persist(struct tapd *t, struct gb_err *e)
 
 int tapd_links_create(struct tapd *t, struct gb_err *e)
 {
-	size_t i, k, ns = 2 * t->nlinks;
-	struct tapd_side **todo;
-	unsigned char *done;
-	int self_ns, err = 0, s, *errs;
+	int self_ns, err = 0, s;
+	size_t i;
 
-	/* Each namespace visited once, for all its sides (a node of teragrid
-	 * has up to 13); the sides in link order, a, b. */
-	todo = calloc(ns + 1, sizeof(*todo));
-	errs = calloc(ns + 1, sizeof(*errs));
-	done = calloc(ns + 1, 1);
-	if (!todo || !errs || !done) {
-		free(todo);
-		free(errs);
-		free(done);
-		return tapd_fail(e, "out of memory");
-	}
-	for (k = 0; k < ns; k++) {
-		struct tapd_link *l = &t->links[k / 2];
-
-		todo[k] = &l->side[k % 2];
-		/* a TUN facing a packet side hands over whole packets: a socket
-		 * on another machine's tunnel takes no TSO frames */
-		l->side[1 - k % 2].no_gso |= todo[k]->packet;
-	}
 	self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self_ns < 0)
-		err = tapd_fail(e, "cannot open /proc/self/ns/net: %s", strerror(errno));
-	for (k = 0; !err && k < ns; k++) {
-		if (done[k])
-			continue;
-		if (ns_visit(todo[k]->netns, todo + k, ns - k, errs + k, done + k, self_ns) ==
-		    -ENOTRECOVERABLE)
-			err = tapd_fail(e, "link '%s': cannot return to the daemon's network "
-					"namespace after opening '%s'", t->links[k / 2].name,
-					todo[k]->ifname);
-	}
-	/* the first side in link order that failed: what one side after the
-	 * other would have stopped at */
-	for (k = 0; !err && k < ns; k++) {
-		struct tapd_side *sd = todo[k];
+		return tapd_fail(e, "cannot open /proc/self/ns/net: %s", strerror(errno));
+	for (i = 0; i < t->nlinks && !err; i++) {
+		struct tapd_link *l = &t->links[i];
 
-		if (errs[k] < 0)
-			err = tapd_fail(e, "link '%s': cannot %s '%s' in %s: %s",
-					t->links[k / 2].name,
-					sd->packet ? "open a packet socket on" : "create tun",
-					sd->ifname, sd->netns, strerror(-errs[k]));
+		for (s = 0; s < 2 && !err; s++) {
+			struct tapd_side *sd = &l->side[s];
+
+			err = side_open(sd, self_ns);
+			if (err == -ENOTRECOVERABLE)
+				tapd_fail(e, "link '%s': cannot return to the daemon's network "
+					  "namespace after opening '%s'", l->name, sd->ifname);
+			else if (err < 0)
+				tapd_fail(e, "link '%s': cannot %s '%s' in %s: %s", l->name,
+					  sd->packet ? "open a packet socket on" : "create tun",
+					  sd->ifname, sd->netns, strerror(-err));
+			/* a TUN facing a packet side hands over whole packets: a
+			 * socket on another machine's tunnel takes no TSO frames */
+			l->side[1 - s].no_gso |= sd->packet;
+		}
 	}
-	if (self_ns >= 0)
-		close(self_ns);
-	free(todo);
-	free(errs);
-	free(done);
+	close(self_ns);
 	if (err < 0) {
 		tapd_links_close(t);
 		return err;
