@@ -276,10 +276,11 @@ static int configure_node(struct gb_grid *g, int i, struct gb_err *e)
 
 	/* the backend's shaping when it can queue it (else gb_grid_up() applies it) */
 	for (int k = 0; g->shaper->queue && k < t->nlinks; k++) {
-		int dl = gb_topo_dir_out(t, k, i), q;
+		int dl, q;
 
 		if (t->links[k].a != i && t->links[k].b != i)
 			continue;
+		dl = gb_topo_dir_out(t, k, i);
 		b.tag = TAG_SHAPE - dl;
 		if ((q = g->shaper->queue(g, dl, &b)) < 0 && !rerr) {
 			rerr = q;

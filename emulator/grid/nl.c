@@ -209,16 +209,20 @@ int gb_nl_ifindexes(struct nl_sock *sk, const char *const *names, int n, int *id
 	return 0;
 }
 
+/* Whether a device's link-local address can be suppressed: -1 not known
+ * yet, 0 no, 1 yes.  One decision for the process, made by have_ipv6()
+ * and revised by gb_nl_link_config() when the kernel refuses the
+ * attribute; link_config_msg() reads it for single requests and batches
+ * alike. */
+static int ipv6ll = -1;
+
 /* 1 if the kernel has IPv6 (else a device has no link-local address to
- * suppress, and the kernel refuses the request that would): link_config_msg()
- * leaves that part out, for single requests and batches alike. */
+ * suppress, and the kernel refuses the request that would). */
 static int have_ipv6(void)
 {
-	static int v = -1;
-
-	if (v < 0)
-		v = access("/proc/sys/net/ipv6", F_OK) == 0;
-	return v;
+	if (ipv6ll < 0)
+		ipv6ll = access("/proc/sys/net/ipv6", F_OK) == 0;
+	return ipv6ll;
 }
 
 /* The RTM_NEWLINK change of gb_nl_link_config(). */
@@ -272,9 +276,12 @@ int gb_nl_link_config(struct nl_sock *sk, int ifindex, unsigned mtu, unsigned tx
 	if (!err)
 		err = send_one(sk, msg);
 	/* IPv6 present but refusing the attribute: no link-local addresses
-	 * to suppress either (a kernel without IPv6: link_config_msg()) */
-	if (err == -EAFNOSUPPORT && (flags & GB_LINK_NO_IPV6LL))
+	 * to suppress either (a kernel without IPv6: link_config_msg()); the
+	 * later requests, batches too, leave it out from the start */
+	if (err == -EAFNOSUPPORT && (flags & GB_LINK_NO_IPV6LL) && have_ipv6()) {
+		ipv6ll = 0;
 		return gb_nl_link_config(sk, ifindex, mtu, txqlen, flags & ~GB_LINK_NO_IPV6LL);
+	}
 	return err;
 }
 
