@@ -109,7 +109,7 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 	cc = gx_csv_col(&t, "completion_time");
 	if (f)
 		fprintf(f, "index,start_time,seconds,packets,late,late_share,lost,cpu_some_share,"
-			"strayed,why\n");
+			"strayed,why,cpu_steal_share\n");
 	for (int i = 0; f && cs >= 0 && cc >= 0 && i < t.nrows; i++) {
 		double s = gx_csv_num(&t, i, cs), c = gx_csv_num(&t, i, cc);
 		int a, z;
@@ -127,6 +127,9 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 			fprintf(f, "%.4f", b.cpu_some_share);
 		fprintf(f, ",%d,", b.strayed);
 		gb_csv_field(f, b.why);
+		fputc(',', f);
+		if (b.cpu_steal_share >= 0)
+			fprintf(f, "%.4f", b.cpu_steal_share);
 		fputc('\n', f);
 	}
 	if (f && gb_atomic_close(f, ftmp, path, 0, 0) < 0)
@@ -143,6 +146,8 @@ json_t *fidelity_finish(struct runner *R, struct run *r)
 				    json_real(run.cpu_busy_share) : json_null());
 		json_object_set_new(j, "delay_line_cpu_share", run.delay_line_cpu_share >= 0 ?
 				    json_real(run.delay_line_cpu_share) : json_null());
+		json_object_set_new(j, "cpu_steal_share", run.cpu_steal_share >= 0 ?
+				    json_real(run.cpu_steal_share) : json_null());
 		/* whose CPU pressure: the experiment's cgroup, or the machine's */
 		json_object_set_new(j, "cpu_pressure_of",
 				    json_string(R->cgexp.on ? "experiment" : "machine"));

@@ -21,6 +21,7 @@
 #include "gbexp.h"
 #include "gbio.h"
 #include "gbutil.h"
+#include "gbyaml.h"
 #include "gridexp_priv.h"
 
 #define MON_PORT "47100"       /* gridmon's probes: UDP port, TCP port + 1 */
@@ -201,12 +202,11 @@ static int grid_up(struct runner *R)
 	return 0;
 }
 
-/* The version of a matrix file, or 0. */
-static unsigned long long matrix_version(const char *path)
+/* The version in a matrix file's bytes @buf, or 0. */
+static unsigned long long matrix_version(const char *buf, size_t len)
 {
 	json_error_t je;
-	int ret;
-	json_t *j = gb_json_load_file(path, &je, &ret);
+	json_t *j = json_loadb(buf, len, 0, &je);
 	unsigned long long v = j ? (unsigned long long)json_integer_value(
 					   json_object_get(j, "version")) : 0;
 
@@ -235,21 +235,29 @@ static void version_time(const struct runner *R, unsigned long long v, double t)
 
 /* Copy a new version of gridmon's matrix into monitor/, if there is one, and
  * note when it was seen (during a run the poll is every 0.25 s: that late at
- * most; a version replaced between two polls is never seen). */
+ * most; a version replaced between two polls is never seen).  The copy is
+ * the bytes the version was read from: gridmon may replace its file at any
+ * moment, and a second read could be the next version under this one's
+ * name (t/8010 saw it, session 45). */
 void matrix_poll(struct runner *R)
 {
-	char to[PATH_MAX];
+	char to[PATH_MAX], *buf = NULL;
 	unsigned long long v;
+	size_t len = 0;
 	double t;
 
-	if (!R->mon_matrix || (v = matrix_version(R->matrix)) <= R->mon_seen)
+	if (!R->mon_matrix || gb_read_file(R->matrix, (size_t)1 << 30, &buf, &len) < 0)
 		return;
 	t = gb_now();
-	snprintf(to, sizeof(to), "%s/monitor/matrix-s%d-v%04llu.json", R->out, R->mon_session, v);
-	if (gx_copy_atomic(R->matrix, to) == 0) {
-		R->mon_seen = v;
-		version_time(R, v, t);
+	if ((v = matrix_version(buf, len)) > R->mon_seen) {
+		snprintf(to, sizeof(to), "%s/monitor/matrix-s%d-v%04llu.json", R->out,
+			 R->mon_session, v);
+		if (gx_write_atomic(to, buf, len) == 0) {
+			R->mon_seen = v;
+			version_time(R, v, t);
+		}
 	}
+	free(buf);
 }
 
 json_t *monitor_share_finish(struct runner *R, struct run *r)

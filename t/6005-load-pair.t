@@ -75,8 +75,23 @@ printf 'loads:\n  - {start: 0s, duration: %ds, fraction: %s, src: a-1, dst: b-1}
 	$((SECS + 4)) "$FRAC" >"$tmp/load.yaml"
 
 # --- unloaded ----------------------------------------------------------------------
-pair0=$(measure a-1 "$B1" b-1)
-by0=$(measure a-2 "$B2" b-2)
+# unloaded FROM TO-ADDR TO: an unloaded path's iperf3 rate, measured once
+# more when it fell below 80 % while the hypervisor took 1 % or more of the
+# CPUs' time (a vCPU not run forwards nothing; session 45 saw the bystander
+# at 77.98 once in a suite run, 95-96 alone)
+unloaded() {
+	local s0 got st
+	s0=$(steal_ticks)
+	got=$(measure "$@")
+	st=$(stolen_share "$s0" "$SECS")
+	if below "$got" "$(awk -v r="$RATE" 'BEGIN {print 0.8 * r}')" && ! below "$st" 0.01; then
+		diag "unloaded $1>$3: $got Mbit/s while the hypervisor took $st of the CPUs' time; measured again" >&2
+		got=$(measure "$@")
+	fi
+	echo "$got"
+}
+pair0=$(unloaded a-1 "$B1" b-1)
+by0=$(unloaded a-2 "$B2" b-2)
 diag "unloaded: a-1>b-1 $pair0, a-2>b-2 $by0 Mbit/s (rate $RATE); loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 below "$(awk -v r="$RATE" 'BEGIN {print 0.8 * r}')" "$pair0"
 ok $? "unloaded, a-1>b-1 carries more than 80 % of $RATE Mbit/s ($pair0)"

@@ -76,9 +76,20 @@ is "$(( $(wc -l < "$run/fidelity.csv" 2>/dev/null || echo 0) - 1 ))" 5 \
 	"fidelity.csv: a row per broadcast"
 is "$(jq -c '.fidelity | [.delay_line, .broadcasts, (.samples > 2)]' "$run/run.json" 2>/dev/null)" \
 	"[true,5,true]" "run.json: the delay line sampled through the run"
-is "$(jq -r '.fidelity | [.strayed, .why] | @tsv' "$run/run.json")" "false	" \
-	"the quiet run is not marked (late $(jq .fidelity.late_share "$run/run.json"), CPU pressure $(jq .fidelity.cpu_some_share "$run/run.json"))"
-like "$(cat "$dir/summary.txt")" "^fidelity: 0 of 1 runs and [0-9]+ of 5 broadcasts strayed" \
+# The quiet run is not marked, unless the hypervisor took the CPUs from it:
+# a vCPU that is not run releases nothing on time, and the monitor is right
+# to mark that run.  Session 45, ten runs of this campaign on the 2-core
+# VM: the 3 marked, for 1.0-1.9 % late packets, had 5.1-7.8 % of the CPUs'
+# time stolen; the 7 not marked 0-0.8 %.  So a mark for late packets alone
+# with at least 1 % stolen is the machine's, and anything else fails.
+q=$(jq -r '.fidelity | [.strayed, ((.cpu_steal_share // 0) >= 0.01),
+	(.why | test("^[0-9.]+ % of packets late \\(the hypervisor took [0-9.]+ % of the CPUs. time\\)$"))] | @tsv' \
+	"$run/run.json")
+ok "$( [ "$q" = "false	false	false" ] || [ "$q" = "false	true	false" ] ||
+	[ "$q" = "true	true	true" ]; echo $?)" \
+	"the quiet run is not marked, or only for late packets with 1 % or more of the CPUs' time stolen (late $(jq .fidelity.late_share "$run/run.json"), CPU pressure $(jq .fidelity.cpu_some_share "$run/run.json"), stolen $(jq .fidelity.cpu_steal_share "$run/run.json"): $(jq -r .fidelity.why "$run/run.json"))"
+quiet_runs=$(jq -r 'if .fidelity.strayed then 1 else 0 end' "$run/run.json")
+like "$(cat "$dir/summary.txt")" "^fidelity: $quiet_runs of 1 runs and [0-9]+ of 5 broadcasts strayed" \
 	"summary.txt counts it"
 is "$(jq '.fidelity | .cpu_busy_share > 0 and .cpu_busy_share <= 1 and
 	.delay_line_cpu_share > 0 and .delay_line_cpu_share <= .cpu_busy_share' "$run/run.json")" true \

@@ -93,6 +93,18 @@ iperf_mbps() {
 	kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
 }
 
+# steal_ticks: the CPU time the hypervisor has taken from this machine's
+# vCPUs so far (/proc/stat's steal, clock ticks); 0 where there is none.
+# A test whose figure a stolen vCPU would spoil compares it before and after.
+steal_ticks() { awk '/^cpu / {print $9 + 0; exit}' /proc/stat; }
+
+# stolen_share T0 SECS: the share of the CPUs' time the hypervisor took
+# since steal_ticks gave T0, over SECS seconds.
+stolen_share() {
+	awk -v a="$1" -v b="$(steal_ticks)" -v s="$2" -v hz="$(getconf CLK_TCK)" \
+		-v n="$(nproc)" 'BEGIN {printf "%.4f\n", (b - a) / hz / s / n}'
+}
+
 # wait_for SECONDS PID: wait for a background job, at most SECONDS; a job still
 # running then is killed (SIGKILL) and the status is 124, as timeout(1) gives.
 # A hung helper becomes a failed check instead of a suite that never ends.

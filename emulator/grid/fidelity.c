@@ -40,23 +40,27 @@ static double cpu_some(const char *path)
 }
 
 /* The machine's CPU time used so far (/proc/stat's "cpu" line: all but
- * idle and iowait), in seconds, or -1. */
-static double cpu_busy(void)
+ * idle and iowait) into *@busy, and the part of it the hypervisor took
+ * (steal: a vCPU that wanted to run and was not run) into *@steal, in
+ * seconds; both -1 when unknown. */
+static void cpu_times(double *busy, double *steal)
 {
 	unsigned long long v[8] = { 0 };
 	FILE *f = fopen("/proc/stat", "re");
 	long hz = sysconf(_SC_CLK_TCK);
 	int n;
 
+	*busy = *steal = -1;
 	if (!f)
-		return -1;
+		return;
 	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
 		   &v[4], &v[5], &v[6], &v[7]);
 	fclose(f);
 	if (n < 8 || hz <= 0)
-		return -1;
+		return;
 	/* user nice system [idle iowait] irq softirq steal */
-	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+	*busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+	*steal = (double)v[7] / (double)hz;
 }
 
 /* The CPU time of process @pid (utime + stime of /proc/PID/stat), s, or -1. */
@@ -126,7 +130,7 @@ int gb_fid_sample(struct gb_grid *g, const char *psi, struct gb_fid_sample *s,
 		memset(hist, 0, sizeof(*hist));
 	s->cpu_some_s = cpu_some(psi);
 	s->machine_some_s = psi ? cpu_some(NULL) : s->cpu_some_s;
-	s->cpu_busy_s = cpu_busy();
+	cpu_times(&s->cpu_busy_s, &s->cpu_steal_s);
 	s->delay_line_cpu_s = -1;
 	s->t = gb_now();
 	if (!g->shaper || !g->shaper->request)	/* no delay line (netem) */
@@ -163,6 +167,8 @@ void gb_fid_judge(const struct gb_fid_sample *a, const struct gb_fid_sample *b,
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	v->cpu_busy_share = a->cpu_busy_s >= 0 && b->cpu_busy_s >= 0 && v->seconds > 0 && ncpu > 0
 		? (b->cpu_busy_s - a->cpu_busy_s) / (v->seconds * (double)ncpu) : -1;
+	v->cpu_steal_share = a->cpu_steal_s >= 0 && b->cpu_steal_s >= 0 && v->seconds > 0 && ncpu > 0
+		? (b->cpu_steal_s - a->cpu_steal_s) / (v->seconds * (double)ncpu) : -1;
 	v->delay_line_cpu_share = a->delay_line_cpu_s >= 0 && b->delay_line_cpu_s >= 0 &&
 		v->seconds > 0 && ncpu > 0
 		? (b->delay_line_cpu_s - a->delay_line_cpu_s) / (v->seconds * (double)ncpu) : -1;
@@ -182,9 +188,14 @@ void gb_fid_judge(const struct gb_fid_sample *a, const struct gb_fid_sample *b,
 			free(d);
 		}
 	}
-	if (v->late_share > GB_FID_MAX_LATE_SHARE)
+	if (v->late_share > GB_FID_MAX_LATE_SHARE) {
 		n += (size_t)snprintf(v->why + n, sizeof(v->why) - n, "%s%.1f %% of packets late",
 				      n ? "; " : "", v->late_share * 100);
+		if (v->cpu_steal_share > 0 && n < sizeof(v->why))
+			n += (size_t)snprintf(v->why + n, sizeof(v->why) - n, " (the hypervisor "
+					      "took %.2f %% of the CPUs' time)",
+					      v->cpu_steal_share * 100);
+	}
 	if (v->lost && n < sizeof(v->why))
 		n += (size_t)snprintf(v->why + n, sizeof(v->why) - n, "%s%llu packets lost by the "
 				      "machine", n ? "; " : "", (unsigned long long)v->lost);
