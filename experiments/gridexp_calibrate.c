@@ -16,13 +16,22 @@
  *	    would count broadcasts that never overlap in it);
  *	A = the first CAL_ALGOS of its algorithms that plan from the topology
  *	    or a matrix (the advisor's and phoenixd's runs cost their daemons'
- *	    CPU besides, and are left out, as are gridmon's probes and the
- *	    loads: the answer is a lower bound, which the campaign's own
- *	    fidelity monitor then checks on every run)
+ *	    CPU besides, and are left out: the answer is a lower bound, which
+ *	    the campaign's own fidelity monitor then checks on every run)
+ *	L = the heaviest load interval of the campaign's conditions (their
+ *	    schedules for repetition 1: the largest sum of its flows' rates),
+ *	    held through the whole calibration, in the condition's mode; none
+ *	    when the campaign has no load.  Session 34 found why: three
+ *	    unloaded broadcasts chose k = 3 for teragrid-paper, and its whole
+ *	    runs under the paper's loads were marked for CPU pressure at
+ *	    k = 3 and needed 4 (a load's packets cross the delay line hop by
+ *	    hop, and the monitor's probes too);
+ *	M = the campaign's gridmon settings, its period scaled, when it runs
+ *	    gridmon (and A has an algorithm that reads it), else the oracle
  *	for k in 1, 2, 3, 5, 10, 20, up to K (--max-k K, run --dilate auto:K;
  *	    default 20):
  *	    run a campaign of CAL_BROADCASTS broadcasts of S bytes, G apart,
- *	    with A, unloaded, at dilation k, the monitor the oracle
+ *	    with A, under L, at dilation k, the monitor M
  *	    if the fidelity monitor marks no run and no broadcast, and no link's
  *	    delay is below the delay line's own cost per traversal (gridemu up's
  *	    calibration, meta.json's session "delay_line": such a link is slower
@@ -67,11 +76,110 @@ int cal_on_ladder(double k)
 	return 0;
 }
 
+/* The load the calibration holds (L above): the interval of @c's
+ * conditions' schedules (repetition 1) whose flows send the most, written
+ * to @f as an inline load of @secs seconds from the start of the run; *@what
+ * gets its words for the progress line, "" when @c has no load. */
+static void cal_load(const struct gx_campaign *c, double secs, FILE *f, char *what,
+		     size_t len)
+{
+	const struct gb_topo *t = c->topo;
+	struct gb_load_sched s, best_s;
+	double best = 0;
+	int bi = -1, bmode = 0;
+
+	gb_load_sched_init(&s);
+	gb_load_sched_init(&best_s);
+	*what = '\0';
+	for (int k = 0; k < c->nconds; k++) {
+		struct gb_diag d;
+
+		memset(&d, 0, sizeof(d));
+		if (gx_campaign_schedule(c, k, 1, &s, &d) < 0)
+			continue;       /* checked at load: not expected */
+		int here = -1;
+
+		for (int i = 0; i < s.n; i++) {
+			double w = 0;
+
+			for (int fl = 0; fl < s.iv[i].nflows; fl++)
+				w += s.iv[i].fraction * (double)s.iv[i].fcap[fl];
+			if (w > best) {
+				best = w;
+				here = i;
+			}
+		}
+		if (here >= 0) {        /* keep this schedule; the old best is reused */
+			struct gb_load_sched tmp = best_s;
+
+			best_s = s;
+			s = tmp;
+			bi = here;
+			bmode = c->conds[k].mode;
+		}
+	}
+	if (bi >= 0) {
+		const struct gb_load_iv *iv = &best_s.iv[bi];
+
+		fprintf(f, "load:\n  name: calibrate\n  mode: %s\n  loads:\n"
+			"    - {start: 0s, duration: %.3fs, fraction: %.4f",
+			bmode == GB_LOAD_SHAPE ? "shape" : "traffic", secs, iv->fraction);
+		if (iv->link >= 0)
+			fprintf(f, ", link: %s, dir: %s", t->links[iv->link].name,
+				iv->dir == 0 ? "a>b" : iv->dir == 1 ? "b>a" : "both");
+		if (iv->src >= 0 && iv->dst >= 0)
+			fprintf(f, ", src: %s, dst: %s", t->nodes[iv->src].name,
+				t->nodes[iv->dst].name);
+		fprintf(f, "}\n");
+		if (iv->src >= 0 && iv->dst >= 0)
+			snprintf(what, len, "under a load of %.0f %% from %s to %s", iv->fraction * 100,
+				 t->nodes[iv->src].name, t->nodes[iv->dst].name);
+		else
+			snprintf(what, len, "under a load of %.0f %% of %s", iv->fraction * 100,
+				 t->links[iv->link].name);
+	} else {
+		fprintf(f, "load: none\n");
+	}
+	gb_load_sched_release(&s);
+	gb_load_sched_release(&best_s);
+}
+
+/* The monitor the calibration runs (M above), with the campaign's period
+ * scaled by @scale, the calibration's own being 1. */
+static void cal_monitor(const struct gx_campaign *c, double scale, FILE *f)
+{
+	const struct gx_monitor *m = &c->monitor;
+
+	if (!gx_campaign_needs_monitor(c) || m->oracle) {
+		fprintf(f, "monitor: {oracle: true}\n");
+		return;
+	}
+	fprintf(f, "monitor: {period: %.6fs", m->period * scale);
+	if (m->bytes_per_probe[0])
+		fprintf(f, ", bytes_per_probe: %s", m->bytes_per_probe);
+	if (m->max_bytes[0])
+		fprintf(f, ", max_bytes_per_period: %s", m->max_bytes);
+	if (m->rtt_count > 0)
+		fprintf(f, ", rtt_count: %d", m->rtt_count);
+	if (m->concurrency >= 0)
+		fprintf(f, ", concurrency: %d", m->concurrency);
+	if (m->fixed)
+		fprintf(f, ", transfer: fixed");
+	if (m->publish_change >= 0)
+		fprintf(f, ", publish_change: %g", m->publish_change);
+	if (m->sites_free)
+		fprintf(f, ", sites_free: true");
+	if (m->duplex)
+		fprintf(f, ", duplex: true");
+	fprintf(f, "}\n");
+}
+
 /* The calibration campaign of @c: its grid, root and application's
  * settings, CAL_BROADCASTS broadcasts of its largest size, the algorithms
- * that need no advisor or phoenixd, no load, the oracle monitor. */
+ * that need no advisor or phoenixd, its heaviest load held throughout
+ * (@load gets its words), its monitor. */
 static int cal_yaml(const struct gx_campaign *c, double scale, FILE *f, int *nalgos,
-		    double *gap)
+		    double *gap, char *load, size_t loadlen)
 {
 	double big = 0;
 	int n = gx_pattern_count(&c->app.pat);
@@ -100,7 +208,11 @@ static int cal_yaml(const struct gx_campaign *c, double scale, FILE *f, int *nal
 		fprintf(f, "  segment: %.0f\n", c->app.segment);
 	if (c->app.wait_sleep)
 		fprintf(f, "  wait: sleep\n");
-	fprintf(f, "load: none\nmonitor: {oracle: true}\n");
+	if (c->app.start_clock)
+		fprintf(f, "  start: clock\n");
+	/* the load outlasts the broadcasts; the run stops it when they end */
+	cal_load(c, (CAL_BROADCASTS + 2) * *gap + 120, f, load, loadlen);
+	cal_monitor(c, scale, f);
 	return *nalgos ? 0 : -ENOENT;
 }
 
@@ -188,7 +300,7 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 	int nalgos, ret = 2, len = 0, for_run = o->dilate < 0;   /* @k may be &o->dilate */
 	size_t n = 0;
 	double gap, max_k = o->max_k > 0 ? o->max_k : ladder[NLADDER - 1];
-	char ks[64] = "";
+	char ks[64] = "", load[160] = "";
 	json_t *rows = json_array();
 	FILE *f;
 
@@ -208,7 +320,8 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 		warnx("calibrate: cannot write '%s': %s", file, strerror(errno));
 		goto out;
 	}
-	if (cal_yaml(&c, o->scale > 0 ? o->scale : c.scale, f, &nalgos, &gap) < 0) {
+	if (cal_yaml(&c, o->scale > 0 ? o->scale : c.scale, f, &nalgos, &gap, load,
+		     sizeof(load)) < 0) {
 		fclose(f);
 		warnx("calibrate: %s has no algorithm that runs without the advisor or phoenixd "
 		      "to calibrate with", o->file);
@@ -222,9 +335,9 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 		n++;
 	}
 	fprintf(stderr, ME ": calibrate: the largest broadcast of %s, %d times %.3f s apart "
-		"(its scaled gap) with %d algorithm%s, unloaded, at k = %s until the fidelity "
+		"(its scaled gap) with %d algorithm%s, %s, at k = %s until the fidelity "
 		"monitor marks none\n", c.name, CAL_BROADCASTS, gap, nalgos,
-		nalgos == 1 ? "" : "s", ks);
+		nalgos == 1 ? "" : "s", load[0] ? load : "unloaded", ks);
 	ret = 1;
 	for (size_t i = 0; i < n; i++) {
 		struct run_opts r = { .file = file, .files = NULL, .nfiles = 1, .out_root = tmpl,
