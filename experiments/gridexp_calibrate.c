@@ -93,12 +93,11 @@ static void cal_load(const struct gx_campaign *c, double secs, FILE *f, char *wh
 	*what = '\0';
 	for (int k = 0; k < c->nconds; k++) {
 		struct gb_diag d;
+		int here = -1;
 
 		memset(&d, 0, sizeof(d));
 		if (gx_campaign_schedule(c, k, 1, &s, &d) < 0)
 			continue;       /* checked at load: not expected */
-		int here = -1;
-
 		for (int i = 0; i < s.n; i++) {
 			double w = 0;
 

@@ -30,7 +30,7 @@ require_gridexp
 
 gridexp_tmp 8026
 
-plan 15
+plan 17
 
 K=3      # the ladder's k up to K: 1, 2, 3
 cat > "$tmp/c.yaml" <<EOF2
@@ -92,6 +92,25 @@ sed 's/^algorithms: .*/algorithms: [adaptive]/' "$tmp/c.yaml" > "$tmp/adv.yaml"
 out=$("$GX" calibrate "$tmp/adv.yaml" --max-k $K --prefix "$GB_PREFIX" 2>&1); st=$?
 ok $([ "$st" = 2 ] && grep -q 'no algorithm that runs without the advisor' <<<"$out"; echo $?) \
 	"a campaign of advisor algorithms only: exit 2, and why"
+
+# a campaign with loads: the calibration holds the heaviest interval (the
+# link in both directions at 60 %: two flows of 60 Mbit/s, against one of
+# 30) through its runs, and says so in its first line; k = 1 alone, either
+# outcome
+sed -e 's/^algorithms: .*/algorithms: [mpich-g2]/' -e '/^load: none$/d' "$tmp/c.yaml" > "$tmp/load.yaml"
+cat >> "$tmp/load.yaml" <<'EOF3'
+load:
+  name: two
+  loads:
+    - {start: 0s, duration: 50s, fraction: 30%, src: a-2, dst: b-2}
+    - {start: 60s, duration: 50s, fraction: 60%, link: siteA-siteB}
+EOF3
+out=$("$GX" calibrate "$tmp/load.yaml" --max-k 1 --prefix "$GB_PREFIX" 2>&1); st=$?
+like "$(head -n 1 <<<"$out")" "^gridexp: calibrate: the largest broadcast of cal-test, 3 times [0-9.]+ s apart \(its scaled gap\) with 1 algorithm, under a load of 60 % of siteA-siteB, at k = 1 until" \
+	"calibrate of a campaign with loads: its heaviest interval held, named in the first line"
+is "$st:$(cals):$(prefix_netns | wc -l)" "$(grep -q '^calibrate: k = 1, the smallest' <<<"$out" && echo 0 || echo 1):$before:0" \
+	"  exit 0 with k = 1 chosen, else 1; nothing left"
+[ "$st" -le 1 ] || sed 's/^/#   /' <<<"$out" | tail -20
 
 # run --dilate auto:K calibrates again (the box may have changed): either
 # outcome, each checked
