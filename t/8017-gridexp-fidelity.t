@@ -85,8 +85,7 @@ is "$(jq -c '.fidelity | [.delay_line, .broadcasts, (.samples > 2)]' "$run/run.j
 q=$(jq -r '.fidelity | [.strayed, ((.cpu_steal_share // 0) >= 0.01),
 	(.why | test("^[0-9.]+ % of packets late \\(the hypervisor took [0-9.]+ % of the CPUs. time\\)$"))] | @tsv' \
 	"$run/run.json")
-ok "$( [ "$q" = "false	false	false" ] || [ "$q" = "false	true	false" ] ||
-	[ "$q" = "true	true	true" ]; echo $?)" \
+ok "$( [ "${q%%	*}" = false ] || [ "$q" = "true	true	true" ]; echo $?)" \
 	"the quiet run is not marked, or only for late packets with 1 % or more of the CPUs' time stolen (late $(jq .fidelity.late_share "$run/run.json"), CPU pressure $(jq .fidelity.cpu_some_share "$run/run.json"), stolen $(jq .fidelity.cpu_steal_share "$run/run.json"): $(jq -r .fidelity.why "$run/run.json"))"
 quiet_runs=$(jq -r 'if .fidelity.strayed then 1 else 0 end' "$run/run.json")
 like "$(cat "$dir/summary.txt")" "^fidelity: $quiet_runs of 1 runs and [0-9]+ of 5 broadcasts strayed" \
