@@ -84,17 +84,14 @@ static void cal_load(const struct gx_campaign *c, double secs, FILE *f, char *wh
 		     size_t len)
 {
 	const struct gb_topo *t = c->topo;
-	struct gb_load_sched s, best_s;
+	struct gb_load_sched s;
+	struct gb_diag d;
 	double best = 0;
-	int bi = -1, bmode = 0;
+	int bk = -1, bi = -1;
 
 	gb_load_sched_init(&s);
-	gb_load_sched_init(&best_s);
 	*what = '\0';
 	for (int k = 0; k < c->nconds; k++) {
-		struct gb_diag d;
-		int here = -1;
-
 		memset(&d, 0, sizeof(d));
 		if (gx_campaign_schedule(c, k, 1, &s, &d) < 0)
 			continue;       /* checked at load: not expected */
@@ -105,24 +102,21 @@ static void cal_load(const struct gx_campaign *c, double secs, FILE *f, char *wh
 				w += s.iv[i].fraction * (double)s.iv[i].fcap[fl];
 			if (w > best) {
 				best = w;
-				here = i;
+				bk = k;
+				bi = i;
 			}
 		}
-		if (here >= 0) {        /* keep this schedule; the old best is reused */
-			struct gb_load_sched tmp = best_s;
-
-			best_s = s;
-			s = tmp;
-			bi = here;
-			bmode = c->conds[k].mode;
-		}
 	}
+	/* the best condition's schedule again (deterministic: seed, repetition 1) */
+	memset(&d, 0, sizeof(d));
+	if (bk >= 0 && gx_campaign_schedule(c, bk, 1, &s, &d) < 0)
+		bi = -1;
 	if (bi >= 0) {
-		const struct gb_load_iv *iv = &best_s.iv[bi];
+		const struct gb_load_iv *iv = &s.iv[bi];
 
 		fprintf(f, "load:\n  name: calibrate\n  mode: %s\n  loads:\n"
 			"    - {start: 0s, duration: %.3fs, fraction: %.4f",
-			bmode == GB_LOAD_SHAPE ? "shape" : "traffic", secs, iv->fraction);
+			c->conds[bk].mode == GB_LOAD_SHAPE ? "shape" : "traffic", secs, iv->fraction);
 		if (iv->link >= 0)
 			fprintf(f, ", link: %s, dir: %s", t->links[iv->link].name,
 				iv->dir == 0 ? "a>b" : iv->dir == 1 ? "b>a" : "both");
@@ -140,7 +134,6 @@ static void cal_load(const struct gx_campaign *c, double secs, FILE *f, char *wh
 		fprintf(f, "load: none\n");
 	}
 	gb_load_sched_release(&s);
-	gb_load_sched_release(&best_s);
 }
 
 /* The monitor the calibration runs (M above), with the campaign's period

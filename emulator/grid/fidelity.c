@@ -145,6 +145,13 @@ int gb_fid_sample(struct gb_grid *g, const char *psi, struct gb_fid_sample *s,
 	return 0;
 }
 
+/* CPU seconds from @a to @b as a share of @secs on @ncpu CPUs; -1 when a
+ * figure is unknown (< 0). */
+static double cpu_share(double a, double b, double secs, long ncpu)
+{
+	return a >= 0 && b >= 0 && secs > 0 && ncpu > 0 ? (b - a) / (secs * (double)ncpu) : -1;
+}
+
 void gb_fid_judge(const struct gb_fid_sample *a, const struct gb_fid_sample *b,
 		  const struct tq_hist *ha, const struct tq_hist *hb, int cpu,
 		  struct gb_fid_verdict *v)
@@ -165,13 +172,10 @@ void gb_fid_judge(const struct gb_fid_sample *a, const struct gb_fid_sample *b,
 	v->machine_some_share = a->machine_some_s >= 0 && b->machine_some_s >= 0 && v->seconds > 0
 		? (b->machine_some_s - a->machine_some_s) / v->seconds : -1;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	v->cpu_busy_share = a->cpu_busy_s >= 0 && b->cpu_busy_s >= 0 && v->seconds > 0 && ncpu > 0
-		? (b->cpu_busy_s - a->cpu_busy_s) / (v->seconds * (double)ncpu) : -1;
-	v->cpu_steal_share = a->cpu_steal_s >= 0 && b->cpu_steal_s >= 0 && v->seconds > 0 && ncpu > 0
-		? (b->cpu_steal_s - a->cpu_steal_s) / (v->seconds * (double)ncpu) : -1;
-	v->delay_line_cpu_share = a->delay_line_cpu_s >= 0 && b->delay_line_cpu_s >= 0 &&
-		v->seconds > 0 && ncpu > 0
-		? (b->delay_line_cpu_s - a->delay_line_cpu_s) / (v->seconds * (double)ncpu) : -1;
+	v->cpu_busy_share = cpu_share(a->cpu_busy_s, b->cpu_busy_s, v->seconds, ncpu);
+	v->cpu_steal_share = cpu_share(a->cpu_steal_s, b->cpu_steal_s, v->seconds, ncpu);
+	v->delay_line_cpu_share = cpu_share(a->delay_line_cpu_s, b->delay_line_cpu_s, v->seconds,
+					    ncpu);
 	if (ha && hb) {
 		struct tq_hist *d = calloc(1, sizeof(*d));
 
