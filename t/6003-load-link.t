@@ -95,13 +95,15 @@ like "$(tr -d ' \n' <<<"$json")" "\"flows\":\\[\\{\"src\":\"a\",\"dst\":\"siteA\
 	"plan --json: src, dst, sized_for, hops, capacity and rate"
 
 # --- unloaded ----------------------------------------------------------------------
-up0=$(measure a-1 "$A21" a2-1)
-down0=$(measure a2-1 "$A1" a-1)
+floor=$(awk -v r="$RATE" 'BEGIN {print 0.8 * r}')   # 80 % of the rate, Mbit/s
+# unloaded FROM TO-ADDR TO: "MBPS STOLEN" on $port (the caller advances it:
+# a port advanced inside a process substitution would not count)
+unloaded() { iperf_unloaded "$1" "$2" "$3" "$port" "$SECS" "$floor"; }
+port=$((port + 1)); read -r up0 up0_st < <(unloaded a-1 "$A21" a2-1)
+port=$((port + 1)); read -r down0 down0_st < <(unloaded a2-1 "$A1" a-1)
 diag "unloaded: a-1>a2-1 $up0, a2-1>a-1 $down0 Mbit/s (rate $RATE); loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
-below "$(awk -v r="$RATE" 'BEGIN {print 0.8 * r}')" "$up0"
-ok $? "unloaded, a>siteA carries more than 80 % of $RATE Mbit/s ($up0)"
-below "$(awk -v r="$RATE" 'BEGIN {print 0.8 * r}')" "$down0"
-ok $? "unloaded, siteA>a carries more than 80 % of $RATE Mbit/s ($down0)"
+ok_unloaded "$up0" "$up0_st" "$floor" "unloaded, a>siteA carries more than 80 % of $RATE Mbit/s ($up0)"
+ok_unloaded "$down0" "$down0_st" "$floor" "unloaded, siteA>a carries more than 80 % of $RATE Mbit/s ($down0)"
 
 # check_loaded NAME GOT UNLOADED
 check_loaded() {
