@@ -30,7 +30,7 @@ require_gridexp
 
 gridexp_tmp 8026
 
-plan 17
+plan 18
 
 K=3      # the ladder's k up to K: 1, 2, 3
 cat > "$tmp/c.yaml" <<EOF2
@@ -62,8 +62,8 @@ none=$(grep -c "^gridexp: calibrate: every k up to $K strayed: this machine cann
 	"$tmp/cal.err")
 diag "calibrate --max-k $K: exit $st, $lines k tried, chosen '${k}'"
 like "$st" '^[01]$' "calibrate --max-k $K: exit 0 (a k found) or 1 (none up to K)"
-like "$out" "^calibrate: k = 1 +[0-9]+ of 6 broadcasts and [0-9]+ of 2 runs strayed" \
-	"a line for k = 1: 3 broadcasts of 64 KiB with each of the two algorithms that need no advisor"
+like "$out" "^calibrate: k = 1 +[0-9]+ of 6 broadcasts and [0-9]+ of 2 runs strayed.*; the hypervisor took at most [0-9.]+ % of the CPUs' time in a run" \
+	"a line for k = 1: 3 broadcasts of 64 KiB with each of the two algorithms that need no advisor, and the CPU time the hypervisor took"
 if [ "$st" = 0 ]; then
 	like "$k" '^(1|2|3)$' "and the choice, a k of the ladder up to $K ($k)"
 	is "$lines:$none" "$(place "$k"):0" "one line per k tried, up to the choice, and no 'every k strayed'"
@@ -123,6 +123,8 @@ if [ "$st" = 0 ]; then
 	ok 0 "run --dilate auto:$K: exit 0, a k found"
 	like "$chosen:$(jq -r '.max_k' "$dir/calibrate.json" 2>/dev/null)" "^(1|2|3)(\.0)?:$K(\.0)?$" \
 		"calibrate.json beside meta.json says the k chosen ($chosen) and K"
+	like "$(jq -r '.tried[0].max_cpu_steal_share' "$dir/calibrate.json" 2>/dev/null)" '^(0|0?\.[0-9]+|[0-9.]+e-[0-9]+)$' \
+		"and, for each k tried, the largest share of the CPUs' time the hypervisor took in a run"
 	is "$(jq -r '.dilate' "$dir/meta.json" 2>/dev/null | sed 's/\.0$//')" "${chosen%.0}" \
 		"and the run was made at that k (meta.json dilate)"
 else
@@ -131,6 +133,8 @@ else
 	is "$(grep -c '^calibrate: k = [0-9.]* *[0-9]* of' "$tmp/run.out")" "$nk" \
 		"one line per k tried: every k up to $K"
 	is "$([ -e "$tmp/res" ]; echo $?):$(cals)" "1:$before" "and nothing left: no results directory"
+	is "$(grep '^calibrate: k = [0-9.]* *[0-9]* of' "$tmp/run.out" | grep -vc "; the hypervisor took at most [0-9.]* % of the CPUs' time in a run")" 0 \
+		"and each k's line names the CPU time the hypervisor took"
 fi
 is "$(prefix_netns | wc -l)" 0 "no namespace is left after the run"
 [ "$st" = 0 ] || [ "${msg:-0}" = 1 ] || sed 's/^/#   /' "$tmp/run.err" | tail -20
