@@ -78,8 +78,15 @@
 struct cal_try {
 	int marked;		/* a run or a broadcast strayed */
 	int below;		/* link directions below the delay line's cost; -1: none */
-	double steal;		/* the largest share the hypervisor took in a run; -1 */
+	double steal;		/* the largest share the hypervisor took in a run; -1: not said */
 };
+
+/* Whether a calibration step that told @t, on its first try (@again 0), is
+ * tried once more: CAL_STEAL_AGAIN's rule. */
+static int cal_again(const struct cal_try *t, int again)
+{
+	return !again && t->marked && t->steal >= CAL_STEAL_AGAIN;
+}
 
 static const double ladder[] = { 1, 2, 3, 5, 10, 20 };	/* CAL_LADDER */
 #define NLADDER (sizeof(ladder) / sizeof(ladder[0]))
@@ -386,7 +393,7 @@ static int cal_step(const char *prefix, const char *file, const char *tmpl, doub
 	if (again)
 		printf(" (k = %g again)", k);
 	printf("\n");
-	if (t->marked && t->steal >= CAL_STEAL_AGAIN && !again)
+	if (cal_again(t, again))
 		printf("calibrate: k = %g again: marked while the hypervisor took %.1f %% of the "
 		       "CPUs' time\n", k, t->steal * 100);
 	fflush(stdout);
@@ -446,9 +453,9 @@ int do_calibrate(const struct run_opts *o, double *k, json_t **table)
 		struct cal_try t;
 		int again = 0, st;
 
-		do
-			st = cal_step(o->prefix, file, tmpl, ladder[i], again++, rows, &t);
-		while (st == 0 && t.marked && t.steal >= CAL_STEAL_AGAIN && again < 2);
+		while (!(st = cal_step(o->prefix, file, tmpl, ladder[i], again, rows, &t)) &&
+		       cal_again(&t, again))
+			again = 1;
 		if (st) {               /* interrupted (128 + the signal), or no figures (1) */
 			ret = st;
 			break;
