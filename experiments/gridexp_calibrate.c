@@ -231,34 +231,50 @@ static int cal_yaml(const struct gx_campaign *c, double scale, FILE *f, int *nal
 	return *nalgos ? 0 : -ENOENT;
 }
 
-/* The largest share @key (cpu_some_share: CPU pressure; cpu_steal_share: the
- * CPUs' time the hypervisor took) of a run of results directory @dir
- * (runs/<id>/run.json "fidelity"), -1 if none says. */
-static double cal_share(const char *dir, const char *key)
+/* What the runs of a calibration campaign said of themselves (cal_runs). */
+struct cal_runs {
+	double cpu;		/* the largest CPU pressure share of a run; -1: none says */
+	double steal;		/* the largest share the hypervisor took in a run; -1 */
+	char why[512];		/* "<run>: <why>" of each strayed run, "; " between */
+};
+
+/* One pass over results directory @dir's runs (runs/<id>/run.json
+ * "fidelity") into @r. */
+static void cal_runs(const char *dir, struct cal_runs *r)
 {
 	char path[PATH_MAX];
-	double top = -1;
 	struct dirent *e;
+	size_t at = 0;
 	DIR *d;
 
+	r->cpu = r->steal = -1;
+	r->why[0] = 0;
 	snprintf(path, sizeof(path), "%s/runs", dir);
 	if (!(d = opendir(path)))
-		return -1;
+		return;
 	while ((e = readdir(d))) {
-		json_t *j, *v;
+		json_t *j, *f, *v;
+		const char *why;
 
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/runs/%s/run.json", dir, e->d_name);
 		if (!(j = json_load_file(path, 0, NULL)))
 			continue;
-		v = json_object_get(json_object_get(j, "fidelity"), key);
-		if (json_is_number(v) && json_number_value(v) > top)
-			top = json_number_value(v);
+		f = json_object_get(j, "fidelity");
+		v = json_object_get(f, "cpu_some_share");
+		if (json_is_number(v) && json_number_value(v) > r->cpu)
+			r->cpu = json_number_value(v);
+		v = json_object_get(f, "cpu_steal_share");
+		if (json_is_number(v) && json_number_value(v) > r->steal)
+			r->steal = json_number_value(v);
+		why = json_string_value(json_object_get(f, "why"));
+		if (json_is_true(json_object_get(f, "strayed")) && at < sizeof(r->why))
+			at += (size_t)snprintf(r->why + at, sizeof(r->why) - at, "%s%s: %s",
+					       at ? "; " : "", e->d_name, why ? why : "?");
 		json_decref(j);
 	}
 	closedir(d);
-	return top;
 }
 
 /* The link directions of results directory @dir's grid whose delay was
@@ -308,37 +324,6 @@ static int cal_read(const char *dir, int *runs, int *rs, int *bc, int *bs, doubl
 	return fj ? 0 : -EINVAL;
 }
 
-/* Why each strayed run of results directory @dir strayed ("<run>: <why>",
- * "; " between), from runs/<id>/run.json "fidelity"; "" if none did. */
-static void cal_why(const char *dir, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	struct dirent *e;
-	size_t at = 0;
-	DIR *d;
-
-	buf[0] = 0;
-	snprintf(path, sizeof(path), "%s/runs", dir);
-	if (!(d = opendir(path)))
-		return;
-	while ((e = readdir(d))) {
-		json_t *j, *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/runs/%s/run.json", dir, e->d_name);
-		if (!(j = json_load_file(path, 0, NULL)))
-			continue;
-		f = json_object_get(j, "fidelity");
-		if (json_is_true(json_object_get(f, "strayed")) && at < len)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s: %s", at ? "; " : "",
-					       e->d_name, json_string_value(json_object_get(f, "why")) ?
-					       json_string_value(json_object_get(f, "why")) : "?");
-		json_decref(j);
-	}
-	closedir(d);
-}
-
 /*
  * One calibration campaign at dilation @k in @tmpl, from the calibration
  * file @file; its row appended to @rows (again: 1 on the second try of @k),
@@ -352,8 +337,9 @@ static int cal_step(const char *prefix, const char *file, const char *tmpl, doub
 	struct run_opts r = { .file = file, .files = NULL, .nfiles = 1, .out_root = tmpl,
 			      .prefix = prefix, .plots = 0, .task = -1, .dilate = k };
 	int st, runs = 0, rs = 0, bc = 0, bs = 0;
-	double t0 = gb_now(), tmax = 0, cpu;
-	char out[PATH_MAX], why[512];
+	double t0 = gb_now(), tmax = 0;
+	struct cal_runs rr;
+	char out[PATH_MAX];
 
 	memset(t, 0, sizeof(*t));
 	r.files = &r.file;
@@ -365,21 +351,20 @@ static int cal_step(const char *prefix, const char *file, const char *tmpl, doub
 		      "messages above)", k);
 		return 1;
 	}
-	cpu = cal_share(out, "cpu_some_share");
-	t->steal = cal_share(out, "cpu_steal_share");
+	cal_runs(out, &rr);
+	t->steal = rr.steal;
 	t->below = cal_below(out);
 	t->marked = rs || bs;
-	cal_why(out, why, sizeof(why));
 	json_array_append_new(rows, json_pack("{s:f, s:b, s:i, s:i, s:i, s:i, s:f, s:o, s:o, "
 		"s:f, s:o, s:s}", "k", k, "again", again, "runs", runs, "runs_strayed", rs,
 		"broadcasts", bc, "broadcasts_strayed", bs, "max_completion_s", tmax,
-		"max_cpu_some_share", cpu >= 0 ? json_real(cpu) : json_null(),
+		"max_cpu_some_share", rr.cpu >= 0 ? json_real(rr.cpu) : json_null(),
 		"max_cpu_steal_share", t->steal >= 0 ? json_real(t->steal) : json_null(),
 		"wall_s", gb_now() - t0, "links_below",
-		t->below >= 0 ? json_integer(t->below) : json_null(), "why", why));
+		t->below >= 0 ? json_integer(t->below) : json_null(), "why", rr.why));
 	printf("calibrate: k = %-3g %d of %d broadcasts and %d of %d runs strayed, the "
 	       "slowest took %.3f s, CPU pressure at most %.0f %% of a run, %.0f s of wall "
-	       "clock", k, bs, bc, rs, runs, tmax, cpu * 100, gb_now() - t0);
+	       "clock", k, bs, bc, rs, runs, tmax, rr.cpu * 100, gb_now() - t0);
 	/* the machine's part: a vCPU the hypervisor did not run releases its
 	 * packets late, which marks a k the harness itself could hold */
 	if (t->steal >= 0)
@@ -388,8 +373,8 @@ static int cal_step(const char *prefix, const char *file, const char *tmpl, doub
 	if (t->below > 0)
 		printf("; %d link direction%s below the delay line's cost", t->below,
 		       t->below == 1 ? "" : "s");
-	if (why[0])
-		printf("; %s", why);
+	if (rr.why[0])
+		printf("; %s", rr.why);
 	if (again)
 		printf(" (k = %g again)", k);
 	printf("\n");
