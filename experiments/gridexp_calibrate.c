@@ -28,7 +28,7 @@
  *	    hop, and the monitor's probes too);
  *	M = the campaign's gridmon settings, its period scaled, when it runs
  *	    gridmon (and A has an algorithm that reads it), else the oracle
- *	for k in 1, 2, 3, 5, 10, 20, up to K (--max-k K, run --dilate auto:K;
+ *	for k in 1, 1.5, 2, 3, 5, 10, 20, up to K (--max-k K, run --dilate auto:K;
  *	    default 20):
  *	    run a campaign of CAL_BROADCASTS broadcasts of S bytes, G apart,
  *	    with A, under L, at dilation k, the monitor M
@@ -88,7 +88,11 @@ static int cal_again(const struct cal_try *t, int again)
 	return !again && t->marked && t->steal >= CAL_STEAL_AGAIN;
 }
 
-static const double ladder[] = { 1, 2, 3, 5, 10, 20 };	/* CAL_LADDER */
+/* 1.5: the paper campaigns' application runs 2520 s x scale x k, so three
+ * teragrid-paper runs fit issue 44's 30 minutes only below k = 2 (session 47,
+ * docs/measurements.md); a rung between 1 and 2 lets a machine that is not
+ * faithful at 1 say so without doubling the wall clock. */
+static const double ladder[] = { 1, 1.5, 2, 3, 5, 10, 20 };	/* CAL_LADDER */
 #define NLADDER (sizeof(ladder) / sizeof(ladder[0]))
 
 int cal_on_ladder(double k)

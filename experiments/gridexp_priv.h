@@ -258,7 +258,7 @@ int do_run(const struct run_opts *o, char *outdir, size_t outlen);
 int do_calibrate(const struct run_opts *o, double *k, json_t **table);
 
 /** The calibration's ladder of k, as --help and the refusals say it. */
-#define CAL_LADDER "1, 2, 3, 5, 10, 20"
+#define CAL_LADDER "1, 1.5, 2, 3, 5, 10, 20"
 
 /** cal_on_ladder() - whether @k is one of CAL_LADDER's (a bound --max-k may take). */
 int cal_on_ladder(double k);

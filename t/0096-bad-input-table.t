@@ -257,7 +257,7 @@ done <<'TABLE'
 ^gridexp: run: which campaign file	"$GX" run
 ^gridexp: [^ ]*/none.yaml: cannot read	"$GX" calibrate "$W/none.yaml"
 ^gridexp: calibrate: takes FILE.yaml, --max-k and --prefix only	"$GX" calibrate "$W/good.yaml" --seed 3
-^gridexp: --max-k: '4' is not one of the calibration's k \(1, 2, 3, 5, 10, 20\)	"$GX" calibrate "$W/good.yaml" --max-k 4 --prefix "$GB_PREFIX"
+^gridexp: --max-k: '4' is not one of the calibration's k \(1, 1.5, 2, 3, 5, 10, 20\)	"$GX" calibrate "$W/good.yaml" --max-k 4 --prefix "$GB_PREFIX"
 ^gridexp: --dilate: 'auto:0': K is not one of the calibration's k	"$GX" run "$W/good.yaml" --dilate auto:0 --prefix "$GB_PREFIX"
 ^gridexp: check: --dilate auto is an option of 'gridexp run'	"$GX" check "$W/good.yaml" --expect "$W/ex-good.yaml" --dilate auto:3 --prefix "$GB_PREFIX"
 ^gridexp: run: --max-k is an option of 'gridexp calibrate' \(run: --dilate auto:K\)	"$GX" run "$W/good.yaml" --max-k 3 --prefix "$GB_PREFIX"
