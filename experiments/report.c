@@ -441,11 +441,15 @@ static double meta_dilate(const struct coll *C)
  * paper's gaps are 20 or more times its broadcasts; issue 44 asks a faithful
  * campaign's scale to leave at least twice.  Starts are the root's wire
  * clock, so the gap is divided by the dilation; completion times are the
- * topology's already.
+ * topology's already.  *@scale_x is the largest 2 x completion / gap: the
+ * factor by which the campaign's scale would have to grow for every gap to
+ * be twice its broadcast, if the broadcasts took as long (1 or less: none
+ * short; 0 when no broadcast has a next one).
  */
-static void short_gaps(const struct coll *C, double k, int *shortg, int *of)
+static void short_gaps(const struct coll *C, double k, int *shortg, int *of, double *scale_x)
 {
 	*shortg = *of = 0;
+	*scale_x = 0;
 	for (int i = 0; i < C->nrows; i++) {
 		const struct gx_row *r = &C->rows[i];
 
@@ -455,8 +459,11 @@ static void short_gaps(const struct coll *C, double k, int *shortg, int *of)
 			if (n->algo != r->algo || n->cond != r->cond || n->rep != r->rep ||
 			    n->index != r->index + 1)
 				continue;
+			double gap = (n->start - r->start) / k;
 			(*of)++;
-			*shortg += (n->start - r->start) / k < 2 * r->completion;
+			*shortg += gap < 2 * r->completion;
+			if (gap > 0 && 2 * r->completion / gap > *scale_x)
+				*scale_x = 2 * r->completion / gap;
 			break;
 		}
 	}
@@ -465,12 +472,18 @@ static void short_gaps(const struct coll *C, double k, int *shortg, int *of)
 static void gaps_text(const struct coll *C, double k, FILE *f)
 {
 	int sg, of;
+	double x;
 
-	short_gaps(C, k, &sg, &of);
-	if (of)
-		fprintf(f, "gaps: %d of %d broadcasts were followed by a gap shorter than twice "
-			"their completion time%s\n", sg, of, sg ? " (the next began before the "
-			"network had been idle as long: the scale is too small for them)" : "");
+	short_gaps(C, k, &sg, &of, &x);
+	if (!of)
+		return;
+	fprintf(f, "gaps: %d of %d broadcasts were followed by a gap shorter than twice "
+		"their completion time", sg, of);
+	if (sg)
+		fprintf(f, " (the next began before the network had been idle as long: the "
+			"scale is too small for them; at %.2f times the scale every gap would be "
+			"twice its broadcast, if the broadcasts took as long)", x);
+	fputc('\n', f);
 }
 
 static json_t *summary_json(const struct coll *C, const struct gx_summary *s, int complete,
@@ -767,9 +780,11 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		json_object_set_new(j, "fidelity", fidelity_json(&C));
 	if (j) {
 		int sg, of;
+		double x;
 
-		short_gaps(&C, meta_dilate(&C), &sg, &of);
-		json_object_set_new(j, "gaps", json_pack("{s:i, s:i}", "short", sg, "of", of));
+		short_gaps(&C, meta_dilate(&C), &sg, &of, &x);
+		json_object_set_new(j, "gaps", json_pack("{s:i, s:i, s:f}", "short", sg, "of", of,
+							 "scale_x", x));
 	}
 	if (j && notdone)
 		json_object_set(j, "incomplete", notdone);

@@ -23,7 +23,7 @@ source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-results.sh"
 results_setup 8020
 
-plan 50
+plan 51
 
 make_results "$tmp/s7" fig8 7 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
 	'adaptive': [(1.5, 1, 9000), (1.2, 0, 9000)], 'mateescu': [(3.0, 1, 20000), (2.0, 0, 20000)]}"
@@ -77,7 +77,10 @@ out=$("$GX" report "$tmp/s7" --no-plots 2>&1)
 t "report DIR alone still writes summary.json" test -s "$tmp/s7/summary.json"
 like "$out" "^gaps: 3 of 3 broadcasts were followed by a gap shorter than twice their completion time" \
 	"  each run's first broadcast (2, 1.5, 3 s) had 1 s before the next (10 s on the wire at k = 10)"
-is "$(jq -c .gaps "$tmp/s7/summary.json")" '{"short":3,"of":3}' "  summary.json gaps"
+like "$out" "^gaps: 3 of 3 .*; at 6\\.00 times the scale every gap would be twice its broadcast" \
+	"  and by how much the scale would have to grow: the largest 2 x 3 s / 1 s"
+is "$(jq -r '.gaps | "\(.short) \(.of) \(.scale_x)"' "$tmp/s7/summary.json")" "3 3 6" \
+	"  summary.json gaps: short, of and scale_x"
 is "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["algorithms"]["adaptive"]["crossings_by_load"]; print(a["loaded"]["mean"], a["unloaded"]["mean"])' "$tmp/s7/summary.json")" \
 	"9.0 9.0" "  with crossings apart for loaded and unloaded broadcasts"
 
