@@ -88,10 +88,11 @@ static int cal_again(const struct cal_try *t, int again)
 	return !again && t->marked && t->steal >= CAL_STEAL_AGAIN;
 }
 
-/* 1.5: the paper campaigns' application runs 2520 s x scale x k, so three
- * teragrid-paper runs fit issue 44's 30 minutes only below k = 2 (session 47,
- * docs/measurements.md); a rung between 1 and 2 lets a machine that is not
- * faithful at 1 say so without doubling the wall clock. */
+/* 1.5: teragrid-paper's application takes 2520 s x its scale 0.12 x k of
+ * wall clock a run, so its three paper algorithms fit issue 44's 30 minutes
+ * only below k = 2 (docs/measurements.md, session 47); without the rung, a
+ * machine that strays at k = 1 is next tried at 2, which doubles the wall
+ * clock. */
 static const double ladder[] = { 1, 1.5, 2, 3, 5, 10, 20 };	/* CAL_LADDER */
 #define NLADDER (sizeof(ladder) / sizeof(ladder[0]))
 
