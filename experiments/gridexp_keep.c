@@ -15,6 +15,9 @@
  * skipped):
  *	campaign.yaml, topology.yaml, meta.json      required
  *	summary.json, summary.txt
+ *	calibrate.json                               (run --dilate auto's table:
+ *	                                             why the run's k is what
+ *	                                             it is)
  *	monitor/gridmon-s*.log, versions-s*.csv, probes-s*.csv
  *	                                             (the session numbers that
  *	                                             --resume counts on, and
@@ -44,7 +47,7 @@
 #include "gxfile.h"
 
 static const char *const top_files[] = { "campaign.yaml", "topology.yaml", "meta.json",
-					 "summary.json", "summary.txt" };
+					 "summary.json", "summary.txt", "calibrate.json" };
 static const char *const monitor_globs[] = { "gridmon-s*.log", "versions-s*.csv",
 					     "probes-s*.csv" };
 static const char *const run_files[] = { "complete", "run.json", "broadcasts.csv", "ranks.csv",

@@ -10,13 +10,14 @@ source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-results.sh"
 results_setup 8022
 
-plan 23
+plan 24
 
 R=$tmp/results
 make_results "$R" fig8 9 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
 	'adaptive': [(1.5, 1, 9000), (1.2, 0, 9000)]}"
 echo "name: fig8" > "$R/campaign.yaml"
 echo "name: grid" > "$R/topology.yaml"
+echo '{"chosen": 2}' > "$R/calibrate.json"
 mkdir -p "$R/monitor" "$R/runs/paper-mateescu-r1.tmp" "$R/runs/paper-adaptive-r1/advisor"
 echo "gridmon session 1" > "$R/monitor/gridmon-s1.log"
 printf 'version,t_mono\n1,100.0\n' > "$R/monitor/versions-s1.csv"
@@ -35,11 +36,12 @@ out=$("$GX" keep "$R" "$tmp/kept/seed9" 2>&1)
 st=$?
 sed 's/^/# /' <<<"$out"
 is "$st:$(wc -l <<<"$out")" "0:1" "keep DIR DEST: exit 0, one line"
-like "$out" "^kept 2 complete runs \\(1 left out: not complete\\), 17 files, [0-9.]+ kB, in $tmp/kept/seed9$" \
+like "$out" "^kept 2 complete runs \\(1 left out: not complete\\), 18 files, [0-9.]+ kB, in $tmp/kept/seed9$" \
 	"  it says what it kept"
 K=$tmp/kept/seed9
 t "  the inputs, meta.json and the summary" \
 	test -s "$K/campaign.yaml" -a -s "$K/topology.yaml" -a -s "$K/meta.json" -a -s "$K/summary.txt"
+is "$(jq -r .chosen "$K/calibrate.json" 2>/dev/null)" 2 "  and run --dilate auto's calibrate.json, when there is one"
 t "  a run's marker, run.json, broadcasts.csv, wan.csv" \
 	test -e "$K/runs/paper-mpich-g2-r1/complete" -a -s "$K/runs/paper-mpich-g2-r1/run.json" \
 	-a -s "$K/runs/paper-mpich-g2-r1/broadcasts.csv" -a -s "$K/runs/paper-mpich-g2-r1/wan.csv"
