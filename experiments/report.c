@@ -460,10 +460,12 @@ static void short_gaps(const struct coll *C, double k, int *shortg, int *of, dou
 			    n->index != r->index + 1)
 				continue;
 			double gap = (n->start - r->start) / k;
+			double need = gap > 0 ? 2 * r->completion / gap : 0;
+
 			(*of)++;
 			*shortg += gap < 2 * r->completion;
-			if (gap > 0 && 2 * r->completion / gap > *scale_x)
-				*scale_x = 2 * r->completion / gap;
+			if (need > *scale_x)
+				*scale_x = need;
 			break;
 		}
 	}
