@@ -140,7 +140,7 @@ one() {
 	pid=$(cat "$run/tapd.pid")
 	# the flow lasts the warm-up, the window and 2 s more (topology time: / K)
 	"$GRIDLOAD" flow "$from" "$to" --rate "$rate" --size 1472 \
-		--duration "$(( (seconds + 4) * 1000 / dilate ))ms" --quiet >"$tmp/load.out" 2>&1 &
+		--duration "$(awk -v s="$seconds" -v k="$dilate" 'BEGIN { printf "%d", (s + 4) * 1000 / k }')ms" --quiet >"$tmp/load.out" 2>&1 &
 	load_pid=$!
 	sleep 2
 	load1=$(cut -d' ' -f1 /proc/loadavg)
