@@ -65,6 +65,7 @@
 #include "appsched.h"
 #include "gbutil.h"
 #include "gridexp_priv.h"
+#include "results.h"
 
 #define CAL_BROADCASTS 3
 #define CAL_ALGOS 2
@@ -240,11 +241,38 @@ static int cal_yaml(const struct gx_campaign *c, double scale, FILE *f, int *nal
 struct cal_runs {
 	double cpu;		/* the largest CPU pressure share of a run; -1: none says */
 	double steal;		/* the largest share the hypervisor took in a run; -1 */
-	char why[512];		/* "<run>: <why>" of each strayed run, "; " between */
+	char why[512];		/* "<run>: <why>" of each strayed run, and "<run>
+				   broadcast <i>: <why>" of each strayed broadcast of
+				   a run that did not stray as a whole; "; " between */
 };
 
+/* Append "@run broadcast <i>: <why>" to @r->why (at *@at) for each
+ * broadcast that runs/@run/fidelity.csv of @dir marks. */
+static void cal_bcasts(const char *dir, const char *run, struct cal_runs *r, size_t *at)
+{
+	char path[PATH_MAX];
+	struct gx_csv t = { 0 };
+	int ci, cs, cw;
+
+	snprintf(path, sizeof(path), "%s/runs/%s/fidelity.csv", dir, run);
+	if (gx_csv_read(path, &t) < 0)
+		return;
+	ci = gx_csv_col(&t, "index");
+	cs = gx_csv_col(&t, "strayed");
+	cw = gx_csv_col(&t, "why");
+	for (int i = 0; ci >= 0 && cs >= 0 && cw >= 0 && i < t.nrows; i++) {
+		if (gx_csv_num(&t, i, cs) != 1 || *at >= sizeof(r->why))
+			continue;
+		*at += (size_t)snprintf(r->why + *at, sizeof(r->why) - *at, "%s%s broadcast %s: %s",
+					*at ? "; " : "", run, gx_csv_str(&t, i, ci),
+					gx_csv_str(&t, i, cw));
+	}
+	gx_csv_release(&t);
+}
+
 /* One pass over results directory @dir's runs (runs/<id>/run.json
- * "fidelity") into @r. */
+ * "fidelity", and fidelity.csv where the run strayed only in some
+ * broadcasts) into @r. */
 static void cal_runs(const char *dir, struct cal_runs *r)
 {
 	char path[PATH_MAX];
@@ -274,9 +302,13 @@ static void cal_runs(const char *dir, struct cal_runs *r)
 		if (json_is_number(v) && json_number_value(v) > r->steal)
 			r->steal = json_number_value(v);
 		why = json_string_value(json_object_get(f, "why"));
-		if (json_is_true(json_object_get(f, "strayed")) && at < sizeof(r->why))
-			at += (size_t)snprintf(r->why + at, sizeof(r->why) - at, "%s%s: %s",
-					       at ? "; " : "", e->d_name, why ? why : "?");
+		if (json_is_true(json_object_get(f, "strayed"))) {
+			if (at < sizeof(r->why))
+				at += (size_t)snprintf(r->why + at, sizeof(r->why) - at, "%s%s: %s",
+						       at ? "; " : "", e->d_name, why ? why : "?");
+		} else if (json_integer_value(json_object_get(f, "broadcasts_strayed")) > 0) {
+			cal_bcasts(dir, e->d_name, r, &at);
+		}
 		json_decref(j);
 	}
 	closedir(d);
