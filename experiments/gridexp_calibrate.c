@@ -246,9 +246,18 @@ struct cal_runs {
 				   a run that did not stray as a whole; "; " between */
 };
 
-/* Append "@run broadcast <i>: <why>" to @r->why (at *@at) for each
- * broadcast that runs/@run/fidelity.csv of @dir marks. */
-static void cal_bcasts(const char *dir, const char *run, struct cal_runs *r, size_t *at)
+/* Append "@run: @why", or "@run broadcast @bcast: @why" when @bcast is not
+ * NULL, to @r->why, "; " after what it holds; what does not fit is cut. */
+static void why_add(struct cal_runs *r, const char *run, const char *bcast, const char *why)
+{
+	size_t at = strlen(r->why);
+
+	snprintf(r->why + at, sizeof(r->why) - at, "%s%s%s%s: %s", at ? "; " : "", run,
+		 bcast ? " broadcast " : "", bcast ? bcast : "", why);
+}
+
+/* Add each broadcast that runs/@run/fidelity.csv of @dir marks to @r->why. */
+static void cal_bcasts(const char *dir, const char *run, struct cal_runs *r)
 {
 	char path[PATH_MAX];
 	struct gx_csv t = { 0 };
@@ -260,13 +269,9 @@ static void cal_bcasts(const char *dir, const char *run, struct cal_runs *r, siz
 	ci = gx_csv_col(&t, "index");
 	cs = gx_csv_col(&t, "strayed");
 	cw = gx_csv_col(&t, "why");
-	for (int i = 0; ci >= 0 && cs >= 0 && cw >= 0 && i < t.nrows; i++) {
-		if (gx_csv_num(&t, i, cs) != 1 || *at >= sizeof(r->why))
-			continue;
-		*at += (size_t)snprintf(r->why + *at, sizeof(r->why) - *at, "%s%s broadcast %s: %s",
-					*at ? "; " : "", run, gx_csv_str(&t, i, ci),
-					gx_csv_str(&t, i, cw));
-	}
+	for (int i = 0; ci >= 0 && cs >= 0 && cw >= 0 && i < t.nrows; i++)
+		if (gx_csv_num(&t, i, cs) == 1)
+			why_add(r, run, gx_csv_str(&t, i, ci), gx_csv_str(&t, i, cw));
 	gx_csv_release(&t);
 }
 
@@ -277,7 +282,6 @@ static void cal_runs(const char *dir, struct cal_runs *r)
 {
 	char path[PATH_MAX];
 	struct dirent *e;
-	size_t at = 0;
 	DIR *d;
 
 	r->cpu = r->steal = -1;
@@ -302,13 +306,10 @@ static void cal_runs(const char *dir, struct cal_runs *r)
 		if (json_is_number(v) && json_number_value(v) > r->steal)
 			r->steal = json_number_value(v);
 		why = json_string_value(json_object_get(f, "why"));
-		if (json_is_true(json_object_get(f, "strayed"))) {
-			if (at < sizeof(r->why))
-				at += (size_t)snprintf(r->why + at, sizeof(r->why) - at, "%s%s: %s",
-						       at ? "; " : "", e->d_name, why ? why : "?");
-		} else if (json_integer_value(json_object_get(f, "broadcasts_strayed")) > 0) {
-			cal_bcasts(dir, e->d_name, r, &at);
-		}
+		if (json_is_true(json_object_get(f, "strayed")))
+			why_add(r, e->d_name, NULL, why ? why : "?");
+		else if (json_integer_value(json_object_get(f, "broadcasts_strayed")) > 0)
+			cal_bcasts(dir, e->d_name, r);
 		json_decref(j);
 	}
 	closedir(d);
