@@ -278,7 +278,10 @@ static void fixed_estimate(const struct rate_trace *tr, uint64_t total, double w
  *	      and the trough after it, which a shorter window reads alone);
  *	      bw = least-squares slope of the
  *	      samples in it; halves = rate of its second half / its first
- *	stop writing, wait until everything written is delivered
+ *	stop writing and send the FIN at once; tcp_transfer() then waits
+ *	      for the sink's close, one round trip after the FIN (waiting
+ *	      for every byte's ACK before the FIN made it two: 0.8 s of a
+ *	      teragrid-public round, docs/measurements.md, session 49)
  *
  * Writes keep at most cwnd + 64 KiB beyond what is delivered (refilled
  * every 0.25 ms, 64 KiB last 5 ms at 100 Mbit/s), so the connection is
@@ -299,7 +302,7 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 	 * anything), not srtt, which the transfer's own queue inflates */
 	double t_ramp_end = -1, span = 0, w = r->rtt_p50 > wire_s(o, 2e-3) ? r->rtt_p50 :
 									     wire_s(o, 2e-3);
-	int err, writing = 1;
+	int err, writing = 1, fin = 0;
 
 	memset(buf, 0x5a, sizeof(buf));
 	for (;;) {
@@ -333,8 +336,15 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
 		}
 		if (writing && written >= o->tcp_bytes)
 			writing = 0; /* the cap: the fixed transfer's estimate below */
-		if (!writing && got >= written)
-			break;
+		if (!writing && !fin) {
+			/* the FIN goes right behind the last data: the sink's
+			 * close then comes back one round trip after it, not
+			 * two (tcp_transfer()'s drain waits for that close) */
+			shutdown(s, SHUT_WR);
+			fin = 1;
+		}
+		if (!writing && (r->steady || got >= written))
+			break; /* the cap's estimate needs the trace to its end */
 		uint64_t limit = st.cwnd_bytes + 65536;
 		if (writing && written - got < limit) {
 			uint64_t len = limit - (written - got);
