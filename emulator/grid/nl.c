@@ -507,9 +507,10 @@ static int route_send(struct nl_sock *sk, struct rtnl_route *rt,
 	return err < 0 ? err : send_one(sk, msg);
 }
 
-/* The RTM_NEWROUTE of gb_nl_route_add(). */
-static int route_add_msg(uint32_t dst, int plen, int ifindex, uint32_t gw,
-			 const struct gb_nl_route_metrics *m, struct nl_msg **msg)
+/* The RTM_NEWROUTE of gb_nl_route_add() (table main, @flags NLM_F_CREATE |
+ * NLM_F_EXCL) and gb_nl_route_table_set() (@table, NLM_F_REPLACE). */
+static int route_add_msg(uint32_t table, uint32_t dst, int plen, int ifindex, uint32_t gw,
+			 const struct gb_nl_route_metrics *m, int flags, struct nl_msg **msg)
 {
 	struct rtnl_route *rt = NULL;
 	struct rtnl_nexthop *nh = NULL;
@@ -520,7 +521,7 @@ static int route_add_msg(uint32_t dst, int plen, int ifindex, uint32_t gw,
 	    !(d = v4addr(dst, plen)))
 		goto cleanup;
 	rtnl_route_set_family(rt, AF_INET);
-	rtnl_route_set_table(rt, RT_TABLE_MAIN);
+	rtnl_route_set_table(rt, table);
 	rtnl_route_set_protocol(rt, RTPROT_STATIC);
 	rtnl_route_set_type(rt, RTN_UNICAST);
 	if ((err = rtnl_route_set_dst(rt, d)) < 0) {
@@ -543,7 +544,7 @@ static int route_add_msg(uint32_t dst, int plen, int ifindex, uint32_t gw,
 	}
 	rtnl_route_add_nexthop(rt, nh);
 	nh = NULL; /* owned by the route now */
-	err = route_msg(rt, m, NLM_F_CREATE | NLM_F_EXCL, msg);
+	err = route_msg(rt, m, flags, msg);
 cleanup:
 	if (nh)
 		rtnl_route_nh_free(nh);
@@ -560,9 +561,117 @@ int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifindex, uin
 		    const struct gb_nl_route_metrics *m)
 {
 	struct nl_msg *msg = NULL;
-	int err = route_add_msg(dst, plen, ifindex, gw, m, &msg);
+	int err = route_add_msg(RT_TABLE_MAIN, dst, plen, ifindex, gw, m, NLM_F_CREATE | NLM_F_EXCL,
+				&msg);
 
 	return err < 0 ? err : send_one(sk, msg);
+}
+
+int gb_nl_route_table_set(struct nl_sock *sk, uint32_t table, uint32_t dst, int plen,
+			  int ifindex, uint32_t gw, const struct gb_nl_route_metrics *m)
+{
+	struct nl_msg *msg = NULL;
+	int err = route_add_msg(table, dst, plen, ifindex, gw, m, NLM_F_CREATE | NLM_F_REPLACE,
+				&msg);
+
+	return err < 0 ? err : send_one(sk, msg);
+}
+
+int gb_nl_route_table_del(struct nl_sock *sk, uint32_t table, uint32_t dst, int plen)
+{
+	struct rtmsg r = { .rtm_family = AF_INET, .rtm_dst_len = (unsigned char)plen,
+			   .rtm_table = table < 256 ? (unsigned char)table : RT_TABLE_UNSPEC,
+			   .rtm_scope = RT_SCOPE_NOWHERE };
+	struct nl_msg *msg = nlmsg_alloc_simple(RTM_DELROUTE, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nlmsg_append(msg, &r, sizeof(r), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_u32(msg, RTA_TABLE, table) < 0 || nla_put_u32(msg, RTA_DST, htonl(dst)) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return gb_nle2errno(nl_send_sync(sk, msg));
+}
+
+/* What gb_nl_route_get()'s answer said. */
+struct route_get_query {
+	struct gb_nl_route_info *out;
+	int err; /* 1: answered; else 0 or -errno */
+};
+
+static int route_get_cb(struct nl_msg *msg, void *arg)
+{
+	struct route_get_query *q = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct rtmsg *r = nlmsg_data(h);
+	struct nlattr *tb[RTA_MAX + 1], *mx[RTAX_MAX + 1];
+
+	if (h->nlmsg_type != RTM_NEWROUTE || nlmsg_parse(h, sizeof(*r), tb, RTA_MAX, NULL) < 0)
+		return NL_OK;
+	if (r->rtm_type != RTN_UNICAST || !tb[RTA_OIF]) {
+		q->err = -ENETUNREACH;
+		return NL_OK;
+	}
+	q->err = 1;
+	q->out->ifindex = (int)nla_get_u32(tb[RTA_OIF]);
+	q->out->gw = tb[RTA_GATEWAY] ? ntohl(nla_get_u32(tb[RTA_GATEWAY])) : 0;
+	if (tb[RTA_METRICS] && nla_parse_nested(mx, RTAX_MAX, tb[RTA_METRICS], NULL) == 0) {
+		if (mx[RTAX_INITCWND])
+			q->out->m.initcwnd = nla_get_u32(mx[RTAX_INITCWND]);
+		if (mx[RTAX_CC_ALGO])
+			nla_strlcpy(q->out->m.congctl, mx[RTAX_CC_ALGO], sizeof(q->out->m.congctl));
+	}
+	return NL_OK;
+}
+
+int gb_nl_route_get(struct nl_sock *sk, uint32_t dst, struct gb_nl_route_info *out)
+{
+	struct rtmsg r = { .rtm_family = AF_INET, .rtm_dst_len = 32 };
+	struct route_get_query q = { out, 0 };
+	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETROUTE, NLM_F_REQUEST);
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (!msg || !cb)
+		goto out;
+	err = -EMSGSIZE;
+	if (nlmsg_append(msg, &r, sizeof(r), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_u32(msg, RTA_DST, htonl(dst)) < 0)
+		goto out;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, route_get_cb, &q);
+	err = nl_send_auto(sk, msg);
+	if (err >= 0)
+		err = nl_recvmsgs(sk, cb);
+	/* the kernel answers "Network is unreachable" with an error */
+	err = err < 0 ? gb_nle2errno(err) : q.err < 0 ? q.err : q.err ? 0 : -ENETUNREACH;
+out:
+	nlmsg_free(msg);
+	nl_cb_put(cb);
+	return err;
+}
+
+int gb_nl_port_rule(struct nl_sock *sk, int add, uint32_t pref, uint32_t table, uint16_t sport,
+		    uint16_t dport)
+{
+	struct fib_rule_hdr h = { .family = AF_INET, .action = FR_ACT_TO_TBL,
+				  .table = table < 256 ? (unsigned char)table : RT_TABLE_UNSPEC };
+	struct fib_rule_port_range sp = { sport, sport }, dp = { dport, dport };
+	struct nl_msg *msg = nlmsg_alloc_simple(add ? RTM_NEWRULE : RTM_DELRULE,
+						add ? NLM_F_CREATE | NLM_F_EXCL : 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nlmsg_append(msg, &h, sizeof(h), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_u32(msg, FRA_PRIORITY, pref) < 0 || nla_put_u32(msg, FRA_TABLE, table) < 0 ||
+	    nla_put_u8(msg, FRA_IP_PROTO, IPPROTO_TCP) < 0 ||
+	    nla_put(msg, FRA_SPORT_RANGE, sizeof(sp), &sp) < 0 ||
+	    nla_put(msg, FRA_DPORT_RANGE, sizeof(dp), &dp) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return gb_nle2errno(nl_send_sync(sk, msg));
 }
 
 int gb_nl_routes_set_metrics(struct nl_sock *sk, uint32_t block, int plen,
@@ -1011,7 +1120,8 @@ int gb_nl_batch_route_add(struct gb_nl_batch *b, uint32_t dst, int plen, int ifi
 {
 	struct nl_msg *msg = NULL;
 
-	int err = route_add_msg(dst, plen, ifindex, gw, m, &msg);
+	int err = route_add_msg(RT_TABLE_MAIN, dst, plen, ifindex, gw, m,
+				NLM_F_CREATE | NLM_F_EXCL, &msg);
 
 	return batch_add(b, msg, err);
 }

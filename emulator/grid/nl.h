@@ -134,6 +134,41 @@ GB_WUR int gb_nl_route_add(struct nl_sock *sk, uint32_t dst, int plen, int ifind
 			   uint32_t gw, const struct gb_nl_route_metrics *m);
 
 /**
+ * gb_nl_route_table_set() - add or replace the route to @dst/@plen in
+ * routing table @table (not the main one: gb_nl_route_add()), out of
+ * @ifindex via @gw as gb_nl_route_add() does, with the metrics @m.
+ * Return: 0 or -errno.
+ */
+GB_WUR int gb_nl_route_table_set(struct nl_sock *sk, uint32_t table, uint32_t dst, int plen,
+				 int ifindex, uint32_t gw, const struct gb_nl_route_metrics *m);
+
+/** gb_nl_route_table_del() - delete table @table's route to @dst/@plen; 0, -ESRCH, -errno. */
+int gb_nl_route_table_del(struct nl_sock *sk, uint32_t table, uint32_t dst, int plen);
+
+/** What the socket's namespace would route a packet to some address by. */
+struct gb_nl_route_info {
+	int ifindex;                  /**< the interface out */
+	uint32_t gw;                  /**< the gateway, host order; 0: on-link */
+	struct gb_nl_route_metrics m; /**< the route's gridbed metrics */
+};
+
+/**
+ * gb_nl_route_get() - how the socket's namespace routes to @dst (the
+ * kernel's own lookup, RTM_GETROUTE, every rule and table considered).
+ * Return: 0, -ENETUNREACH (no unicast route), or -errno.
+ */
+GB_WUR int gb_nl_route_get(struct nl_sock *sk, uint32_t dst, struct gb_nl_route_info *out);
+
+/**
+ * gb_nl_port_rule() - add (@add != 0; -EEXIST if a rule has priority
+ * @pref already) or delete the IPv4 routing rule at priority @pref that
+ * looks TCP from source port @sport to destination port @dport up in
+ * table @table.  Return: 0 or -errno.
+ */
+GB_WUR int gb_nl_port_rule(struct nl_sock *sk, int add, uint32_t pref, uint32_t table,
+			   uint16_t sport, uint16_t dport);
+
+/**
  * gb_nl_routes_set_metrics() - replace the metrics of every main-table
  * route to a destination inside @block/@plen with @m, keeping the routes.
  * Return: how many routes, or -errno.
