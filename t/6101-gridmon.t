@@ -10,6 +10,8 @@
 #   - the file loads with the planner library (gridtree plan --matrix);
 #   - the probe traffic it records is what the budget allows, and --probe-log
 #     logs each probe;
+#   - --warm: the second round's connections start from the first round's
+#     window, and no rule or route of the probes' is left behind;
 #   - a 70 % capacity cut of the WAN link shows up within two periods.
 # The configured values come from the topology file (the oracle flag
 # --print-configured is checked against them too).
@@ -126,6 +128,34 @@ is "$(jq -r .transfer "$tmp/cap.json")" fixed "the file says the transfer was fi
 	sed "s/^/# /" "$tmp/small.err" >&2
 ok $(jq -e '[.bw[][] | select(. != null)] | length > 0 and all(. > 0)' "$tmp/small.json" >/dev/null; echo $?) \
 	"--fixed with 64 KiB transfers: a matrix, every bandwidth above 0"
+
+# --warm (mon_warm.c): the first round starts cold, from the host's 10
+# segments; the second from the window the first read, bandwidth x round trip
+# (gridmon.c, warm_window()); then no rule and no route of the probes' are
+# left in any host.
+wl=$tmp/warm.err
+"$GRIDMON" --rounds 2 --period 1s --warm -v --bytes-per-probe 4M --out "$tmp/warm.json" 2>"$wl"
+st=$?
+[ "$st" = 0 ] || grep -v ' -> ' "$wl" | sed 's/^/# /' >&2
+is "$st" 0 "gridmon --warm --rounds 2: exit 0"
+# "rtt_ms mbit window" of a-1 -> b-1, one line a round
+sed -n 's/^gridmon: a-1 -> b-1: rtt p50 \([0-9.]*\) ms.*bw \([0-9.]*\) Mbit.*a window of \([0-9]*\) segments.*/\1 \2 \3/p' \
+	"$wl" >"$tmp/warm.rows"
+is "$(wc -l <"$tmp/warm.rows" | tr -d ' ')" 2 "--warm: a-1 -> b-1 measured in each of the 2 rounds"
+is "$(awk 'NR == 1 { print $3 }' "$tmp/warm.rows")" 10 "--warm: round 1 starts from the host's 10 segments"
+want=$(awk 'NR == 1 { printf "%.0f", $2 * 1e6 / 8 * $1 / 1e3 / 1448 }' "$tmp/warm.rows")
+got=$(awk 'NR == 2 { print $3 }' "$tmp/warm.rows")
+ok $(awk -v w="$want" -v g="$got" 'BEGIN { exit !(w > 10 && g >= 0.95 * w && g <= 1.05 * w + 1) }'; echo $?) \
+	"--warm: round 2 starts from $got segments, round 1's bandwidth x round trip ($want)"
+bw2=$(jq '.bw[0][4]' "$tmp/warm.json")
+ok $(between "$(awk -v b=$bw_cfg 'BEGIN{print 0.3*b}')" "$(awk -v b=$bw_cfg 'BEGIN{print 1.1*b}')" "$bw2"; echo $?) \
+	"--warm: a-1>b-1 bandwidth $bw2 B/s within 30-110 % of $bw_cfg"
+left=
+for h in a-1 a-2 b-1 b-2; do
+	left+=$("$GRIDEMU" exec "$h" -- ip rule show | grep -w 4710)
+	left+=$("$GRIDEMU" exec "$h" -- ip route show table 4710 2>/dev/null)
+done
+is "$left" "" "--warm: no rule or route of the probes' left in a host"
 
 # A 70 % cut of the WAN within two periods.
 p=$tmp/p.json

@@ -7,7 +7,7 @@
  *	        [--bytes-per-probe 4M] [--max-bytes-per-period B] [--rtt-count N]
  *	        [--fixed | --steady-rtts 4] [--concurrency N] [--publish-change 0.25]
  *	        [--port N] [--timeout S] [--probe-log FILE] [--avoid HOST]
- *	        [--sites-free] [--duplex] [-v]
+ *	        [--sites-free] [--duplex] [--warm] [-v]
  *	gridmon --print-configured [--out FILE]      (oracle, an ablation)
  *	        [--version N] [--derate LINK:ab|ba:F ...]
  *
@@ -56,6 +56,11 @@
  *     measured (it has no node pair that would use it);
  *   - a pair that fails keeps its previous value and is reported as stale;
  *     nothing is written before every pair has a value;
+ *   - --warm (a labelled variant, not the campaigns' default): a pair's
+ *     connection starts with the window of its last steady reading,
+ *     bandwidth x round trip (mon_warm.c), so slow start begins near the
+ *     path's bandwidth-delay product and goes on from there; a pair's
+ *     first reading, and one after a failed attempt, is cold;
  *   - the probe budget: --max-bytes-per-period caps the round's bytes by
  *     capping the TCP transfer of every pair alike (never below 64 KiB).
  *
@@ -142,7 +147,8 @@ static void usage(FILE *f)
 		"               [--bytes-per-probe SIZE] [--max-bytes-per-period SIZE]\n"
 		"               [--rtt-count N] [--fixed | --steady-rtts K] [--concurrency N]\n"
 		"               [--publish-change SHARE] [--port N] [--timeout S]\n"
-		"               [--probe-log FILE] [--avoid HOST] [--sites-free] [--duplex] [-v]\n"
+		"               [--probe-log FILE] [--avoid HOST] [--sites-free] [--duplex]\n"
+		"               [--warm] [-v]\n"
 		"       gridmon --print-configured [--out FILE] [--version N]\n"
 		"               [--derate LINK:ab|ba:F ...]   (oracle: the emulator's config,\n"
 		"               LINK's direction at (1 - F) of its rate)\n"
@@ -154,6 +160,9 @@ static void usage(FILE *f)
 		"  take, so a cluster may send one probe and receive another at once (half\n"
 		"  the round; under load, ACKs that meet a loaded direction misread their\n"
 		"  pair: for unloaded grids, docs/results.md)\n"
+		"--warm: a pair's connection starts with the window of its last reading\n"
+		"  (bandwidth x round trip) instead of 10 segments, through a route of its\n"
+		"  own; slow start goes on from there (a variant: docs/results.md)\n"
 		"Exit: 0 ok; 1 failure; 2 bad input or no grid up (docs/exit-status.md).\n");
 }
 
@@ -168,6 +177,23 @@ struct worker_msg {
 	struct gb_mon_result r;
 	double t_begin, t_end; /* set by stage_run(): CLOCK_MONOTONIC, wall */
 };
+
+/*
+ * --warm: the window pair @p's connection starts with, in segments of 1448
+ * bytes (a 1500-byte MTU less the IP and TCP headers with timestamps): its
+ * last reading's bandwidth x round trip (both in the topology's units, a
+ * product that dilation leaves as it is), at least the kernel's 10; 0
+ * (cold) without a reading, or when the last attempt failed.
+ */
+static unsigned warm_window(const struct mon *M, const struct gb_mon_pairref *p)
+{
+	int k = p->a * M->nc + p->b;
+	double w = M->cbw[k] * 2 * M->clat[k] / 1448;
+
+	if (M->stale[k] || !(w > 0))
+		return 0;
+	return w < 10 ? 10 : w > 65535 ? 65535 : (unsigned)ceil(w);
+}
 
 /* Fork a worker that measures pair @p; its report comes on *@rfd. */
 static pid_t worker_start(struct mon *M, const struct gb_mon_pairref *p,
@@ -187,10 +213,13 @@ static pid_t worker_start(struct mon *M, const struct gb_mon_pairref *p,
 	}
 	if (pid == 0) {
 		struct worker_msg w;
+		struct gb_mon_opts o = *po;
 		close(pp[0]);
 		memset(&w, 0, sizeof(w));
+		if (M->warm)
+			o.initcwnd = warm_window(M, p);
 		w.err = gb_mon_pair(M->g.nsfd[p->src], M->g.nsfd[p->dst],
-				    M->g.topo->nodes[p->dst].addr, po, &w.r);
+				    M->g.topo->nodes[p->dst].addr, &o, &w.r);
 		_exit(gb_write_full(pp[1], &w, sizeof(w)) < 0);
 	}
 	close(pp[1]);
@@ -312,11 +341,12 @@ static int take(struct mon *M, const struct gb_mon_pairref *p, const struct work
 	if (verbose)
 		fprintf(stderr,
 			"gridmon: %s -> %s: rtt p50 %.3f ms min %.3f ms (%d/%d), "
-			"bw %.2f Mbit/s over %.3f s (%s, halves %.2f, %llu B), o %.2f us\n",
+			"bw %.2f Mbit/s over %.3f s (%s, halves %.2f, %llu B, from a window of "
+			"%u segments), o %.2f us\n",
 			node_name(M, p->src), node_name(M, p->dst), r->rtt_p50 * 1e3,
 			r->rtt_min * 1e3, r->rtt_received, r->rtt_sent, r->bw * 8 / 1e6,
 			r->bw_seconds, r->steady ? "steady" : "capped", r->halves,
-			(unsigned long long)r->tcp_bytes, r->o_send * 1e6);
+			(unsigned long long)r->tcp_bytes, r->cwnd_start, r->o_send * 1e6);
 	return 0;
 }
 
@@ -490,6 +520,7 @@ int main(int argc, char **argv)
 		{ "avoid", required_argument, NULL, 'A' },
 		{ "sites-free", no_argument, NULL, 'S' },
 		{ "duplex", no_argument, NULL, 'X' },
+		{ "warm", no_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -609,6 +640,7 @@ int main(int argc, char **argv)
 		case 'A': avoid = optarg; break;
 		case 'S': sched_flags |= GB_MON_SITES_FREE; break;
 		case 'X': sched_flags |= GB_MON_DUPLEX; break;
+		case 'W': M.warm = 1; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':':

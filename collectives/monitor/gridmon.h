@@ -34,6 +34,9 @@ struct gb_mon_opts {
 				   exactly @tcp_bytes */
 	double steady_rtts;   /**< steady: round trips measured (>= 1) */
 	double warm_frac;     /**< share of tcp_bytes that is warm-up (0 .. 0.9) */
+	unsigned initcwnd;    /**< segments the TCP transfer's connection starts
+				   with (gridmon --warm: mon_warm.c); 0: the
+				   host's, as every other connection */
 	int port;             /**< UDP port; TCP uses port + 1 */
 	double timeout;       /**< seconds of wall clock for the whole pair
 				   before -ETIMEDOUT (a caller on a dilated
@@ -62,6 +65,11 @@ struct gb_mon_result {
 	double halves;            /**< steady: rate of the measured window's
 				       second half over its first half */
 	uint64_t tcp_bytes;       /**< TCP payload sent */
+	unsigned cwnd_start;      /**< the transfer connection's congestion
+				       window when it began, segments: the
+				       host's initial window, or
+				       gb_mon_opts.initcwnd's when the kernel
+				       took it */
 	uint64_t bytes_sent;      /**< every byte the pair put on the data plane
 				       (UDP payload both ways + TCP payload) */
 };

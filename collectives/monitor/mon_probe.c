@@ -59,6 +59,7 @@
  * the network, and stays as it is.
  */
 #include "gridmon.h"
+#include "mon_warm.h"
 #include "probe_child.h"
 #include "gbutil.h"
 
@@ -112,6 +113,19 @@ static void to_topology(struct gb_mon_result *r, double k)
 	r->bw_seconds /= k;
 }
 
+/*
+ * A warm probe's receive buffer at the sink (mon_warm.c says why): 8 x the
+ * window it starts with, so that the window the sink can announce (half
+ * the buffer, tcp_adv_win_scale 1) is 4 x the path's last bandwidth-delay
+ * product; at least 4 MiB, at most 64 MiB.
+ */
+static int warm_rcvbuf(unsigned initcwnd)
+{
+	double b = 8.0 * initcwnd * 1448;
+
+	return b < 4 << 20 ? 4 << 20 : b > 64 << 20 ? 64 << 20 : (int)b;
+}
+
 static void __attribute__((noreturn)) sink(uint32_t addr, const struct gb_mon_opts *o, int ready,
 					   int out)
 {
@@ -119,7 +133,8 @@ static void __attribute__((noreturn)) sink(uint32_t addr, const struct gb_mon_op
 	struct sink_report rep = { 0 };
 	int u, l, c = -1;
 
-	gb_probe_server_open(addr, o->port, 1, ready, &u, &l);
+	gb_probe_server_open(addr, o->port, 1, o->initcwnd ? warm_rcvbuf(o->initcwnd) : 0, ready, &u,
+			     &l);
 	struct pollfd pf[3] = { { u, POLLIN, 0 }, { l, POLLIN, 0 }, { -1, POLLIN, 0 } };
 	for (;;) {
 		if (poll(pf, 3, -1) < 0) {
@@ -153,6 +168,7 @@ struct source_report {
 	int steady;         /* the steady transfer reached its plateau */
 	double halves;      /* its window's second-half rate / first-half */
 	uint64_t bytes, tcp_bytes;
+	unsigned cwnd_start; /* segments, when the transfer began */
 };
 
 /* One sample of the acknowledged bytes. */
@@ -378,15 +394,20 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
  * (gb_tcp_connect_wait(), probe_child.h) and makes the socket blocking
  * again (0 or -errno).
  */
-static int tcp_connect_start(uint32_t daddr, const struct gb_mon_opts *o)
+static int tcp_connect_start(uint32_t daddr, const struct gb_mon_opts *o, struct mon_warm *w)
 {
 	struct sockaddr_in st = gb_sockaddr(daddr, o->port + 1);
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), err;
 
 	if (s < 0)
 		return -errno;
+	if (o->initcwnd && (err = mon_warm_begin(w, s, daddr, o->port + 1, o->initcwnd)) < 0) {
+		close(s);
+		return err;
+	}
 	if (connect(s, (void *)&st, sizeof(st)) < 0 && errno != EINPROGRESS) {
-		int err = -errno;
+		err = -errno;
+		mon_warm_end(w);
 		close(s);
 		return err;
 	}
@@ -419,8 +440,11 @@ static int tcp_transfer(int s, const struct gb_mon_opts *o, struct source_report
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = gb_tcp_bytes_delivered(s, &base)) < 0)
+	struct gb_tcp_state st0;
+	if ((err = gb_tcp_state(s, &st0)) < 0)
 		goto out;
+	base = st0.delivered;
+	r->cwnd_start = st0.cwnd;
 	trace_add(&tr, gb_now(), 0); /* the transfer's start */
 	if (o->steady) {
 		if ((err = tcp_transfer_steady(s, o, r, base, &tr)) < 0)
@@ -475,7 +499,8 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	struct sockaddr_in sd = gb_sockaddr(daddr, o->port);
 	if (!rtt || !os || u < 0 || connect(u, (void *)&sd, sizeof(sd)) < 0)
 		_exit(1);
-	int tcp = o->tcp_bytes > 0 ? tcp_connect_start(daddr, o) : -1;
+	struct mon_warm warm = { 0 };
+	int tcp = o->tcp_bytes > 0 ? tcp_connect_start(daddr, o, &warm) : -1;
 	if (o->tcp_bytes > 0 && tcp < 0)
 		_exit(2);
 	/* The echoes are pipelined, ECHO_GAP apart: the round costs one round
@@ -536,9 +561,14 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 		r.o_send = os[(nos - 1) / 2];
 	}
 	double connected_by = gb_now() + (o->timeout > 0 ? o->timeout : 30);
-	if (o->tcp_bytes > 0 && r.received &&
-	    (tcp_connect_wait(tcp, connected_by) < 0 || tcp_transfer(tcp, o, &r) < 0))
-		_exit(2);
+	if (o->tcp_bytes > 0 && r.received) {
+		int err = tcp_connect_wait(tcp, connected_by);
+		/* the window was taken when the handshake ended */
+		mon_warm_end(&warm);
+		if (err < 0 || tcp_transfer(tcp, o, &r) < 0)
+			_exit(2);
+	}
+	mon_warm_end(&warm);
 	r.ok = 1;
 	gb_write_full(out, &r, sizeof(r));
 	_exit(0);
@@ -633,6 +663,7 @@ int gb_mon_pair(int src_nsfd, int dst_nsfd, uint32_t dst_addr, const struct gb_m
 		r->steady = srep.steady;
 		r->halves = srep.halves;
 		r->tcp_bytes = srep.tcp_bytes;
+		r->cwnd_start = srep.cwnd_start;
 	}
 cleanup:
 	to_topology(r, dilation(o));

@@ -51,7 +51,7 @@ static void __attribute__((noreturn)) server(struct gb_grid *g, int dst, int por
 	uint32_t addr = g->topo->nodes[dst].addr;
 	int u, l;
 
-	gb_probe_server_open(addr, port, 4, ready, &u, &l);
+	gb_probe_server_open(addr, port, 4, 0, ready, &u, &l);
 	struct pollfd pf[3] = { { u, POLLIN, 0 }, { l, POLLIN, 0 }, { -1, POLLIN, 0 } };
 	for (;;) {
 		if (poll(pf, 3, -1) < 0 && errno != EINTR)

@@ -73,7 +73,8 @@ struct sockaddr_in gb_sockaddr(uint32_t addr, int port)
 	return s;
 }
 
-void gb_probe_server_open(uint32_t addr, int port, int backlog, int ready, int *u, int *l)
+void gb_probe_server_open(uint32_t addr, int port, int backlog, int rcvbuf, int ready, int *u,
+			  int *l)
 {
 	int one = 1;
 
@@ -83,6 +84,7 @@ void gb_probe_server_open(uint32_t addr, int port, int backlog, int ready, int *
 	if (*l >= 0)
 		setsockopt(*l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (*u < 0 || *l < 0 || bind(*u, (void *)&su, sizeof(su)) < 0 ||
+	    (rcvbuf > 0 && setsockopt(*l, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0) ||
 	    bind(*l, (void *)&st, sizeof(st)) < 0 || listen(*l, backlog) < 0) {
 		gb_write_full(ready, "E", 1);
 		_exit(1);
@@ -134,6 +136,7 @@ int gb_tcp_state(int fd, struct gb_tcp_state *st)
 	st->delivered = ti.tcpi_bytes_acked + (uint64_t)ti.tcpi_sacked * ti.tcpi_snd_mss;
 	st->srtt = ti.tcpi_rtt / 1e6;
 	st->cwnd_bytes = (uint64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss;
+	st->cwnd = ti.tcpi_snd_cwnd;
 	st->slow_start = ti.tcpi_snd_cwnd < ti.tcpi_snd_ssthresh;
 	return 0;
 }

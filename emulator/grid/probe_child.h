@@ -52,10 +52,12 @@ struct sockaddr_in gb_sockaddr(uint32_t addr, int port);
 /**
  * gb_probe_server_open() - in a probe's server child: a UDP socket on @port
  * (*@u) and a TCP listener with @backlog on @port + 1 (*@l), both at @addr
- * (host byte order).  Then writes "R" to @ready and closes it; on failure
- * writes "E" and _exit(1)s.
+ * (host byte order), the listener with a receive buffer of @rcvbuf bytes
+ * for its connections (SO_RCVBUFFORCE; 0: the kernel's, autotuned).  Then
+ * writes "R" to @ready and closes it; on failure writes "E" and _exit(1)s.
  */
-void gb_probe_server_open(uint32_t addr, int port, int backlog, int ready, int *u, int *l);
+void gb_probe_server_open(uint32_t addr, int port, int backlog, int rcvbuf, int ready, int *u,
+			  int *l);
 
 /** gb_udp_echo() - receive one datagram on @u into @buf and send it back. */
 void gb_udp_echo(int u, void *buf, size_t size);
@@ -92,6 +94,7 @@ struct gb_tcp_state {
 	uint64_t delivered;  /**< as gb_tcp_bytes_delivered() */
 	double srtt;         /**< smoothed round-trip time, s (tcpi_rtt) */
 	uint64_t cwnd_bytes; /**< congestion window x MSS, bytes */
+	unsigned cwnd;       /**< congestion window, segments */
 	int slow_start;      /**< the window is below the slow-start threshold */
 };
 

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mon_warm.c - gridmon --warm: a probe's TCP connection that starts with the
+ * window of the pair's last reading instead of the host's initial window.
+ *
+ * Why: on teragrid-public a far pair's steady reading spent 6.1 of its 12.1
+ * round trips in slow start, from the kernel's 10 segments to the path's
+ * bandwidth-delay product (docs/measurements.md, session 49).  A window
+ * taken from the last reading starts near that product, and slow start
+ * still goes on from it, so a path whose bandwidth came back since is
+ * still found: only the ceiling moves, not the search.
+ *
+ * How: the initial window is a route metric (RTAX_INITCWND).  The host's
+ * own routes carry the topology's (emulator/grid/hosttcp.c) and serve MPI's
+ * connections too, so the probe gets a route of its own, for its one
+ * connection:
+ *
+ *	rule  pref MON_WARM_PREF  ipproto tcp  sport S  dport D  lookup MON_WARM_TABLE
+ *	route dst/32 table MON_WARM_TABLE, the host's route to dst copied (its
+ *	      interface, gateway and congestion control) with initcwnd N
+ *
+ * S is the probe socket's own source port (bound before it connects), D the
+ * sink's; both go away once the connection is established, as the kernel
+ * took the window when the handshake ended (tcp_init_transfer()).  A probe
+ * killed in between leaves a rule for one source port and a route that only
+ * that rule can reach, in the grid's namespace; `gridemu down` removes them
+ * with it.
+ *
+ * The sink's receive window must not be what limits the first round trips
+ * (the kernel starts a receiver at 10 segments and grows it as data come,
+ * about doubling a round trip, which is slow start again), so the sink of
+ * a warm probe takes a fixed receive buffer (mon_warm_rcvbuf()).
+ */
+#include "mon_warm.h"
+#include "nl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* The table and rule priority of the probes' routes: above the local and
+ * below the main table's rule (32766), and no number gridbed uses else. */
+#define MON_WARM_TABLE 4710
+#define MON_WARM_PREF 4710
+
+int mon_warm_begin(struct mon_warm *w, int s, uint32_t daddr, int dport, unsigned initcwnd)
+{
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	socklen_t len = sizeof(me);
+	struct gb_nl_route_info ri;
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	if (bind(s, (void *)&me, sizeof(me)) < 0 || getsockname(s, (void *)&me, &len) < 0)
+		return -errno;
+	w->sport = ntohs(me.sin_port);
+	w->dport = (uint16_t)dport;
+	w->daddr = daddr;
+	/* this namespace's: the probe's child is in the source host's */
+	int ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return -errno;
+	err = gb_nl_open(ns, &w->sk);
+	close(ns);
+	if (err < 0)
+		return err;
+	if ((err = gb_nl_route_get(w->sk, daddr, &ri)) < 0)
+		goto fail;
+	ri.m.initcwnd = initcwnd;
+	if ((err = gb_nl_route_table_set(w->sk, MON_WARM_TABLE, daddr, 32, ri.ifindex, ri.gw,
+					 &ri.m)) < 0)
+		goto fail;
+	w->route = 1;
+	err = gb_nl_port_rule(w->sk, 1, MON_WARM_PREF, MON_WARM_TABLE, w->sport, w->dport);
+	if (err < 0 && err != -EEXIST) /* EEXIST: a killed probe's, the same */
+		goto fail;
+	w->rule = 1;
+	return 0;
+fail:
+	mon_warm_end(w);
+	return err;
+}
+
+void mon_warm_end(struct mon_warm *w)
+{
+	/* nothing to do if a delete fails: what is left is harmless
+	 * (the header comment) and goes with the grid */
+	if (w->rule && gb_nl_port_rule(w->sk, 0, MON_WARM_PREF, MON_WARM_TABLE, w->sport,
+				       w->dport) < 0)
+		w->rule = 0;
+	if (w->route)
+		gb_nl_route_table_del(w->sk, MON_WARM_TABLE, w->daddr, 32);
+	w->rule = w->route = 0;
+	gb_nl_close(&w->sk);
+}
