@@ -768,7 +768,8 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 {
 	static const char *const keys[] = { "period", "bytes_per_probe", "max_bytes_per_period",
 					    "rtt_count", "concurrency", "transfer",
-					    "publish_change", "oracle", "sites_free", "duplex", NULL };
+					    "publish_change", "oracle", "sites_free", "duplex", "warm",
+					    NULL };
 	struct gx_monitor *m = &c->c->monitor;
 	const yaml_node_t *x;
 	double sz;
@@ -820,6 +821,8 @@ static int parse_monitor(struct ctx *c, const yaml_node_t *v)
 	    (ret = get_bool(c, x, "sites_free", &m->sites_free)) < 0)
 		return ret;
 	if ((x = get(c, v, "duplex")) && (ret = get_bool(c, x, "duplex", &m->duplex)) < 0)
+		return ret;
+	if ((x = get(c, v, "warm")) && (ret = get_bool(c, x, "warm", &m->warm)) < 0)
 		return ret;
 	return 0;
 }

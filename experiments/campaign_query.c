@@ -294,6 +294,7 @@ json_t *gx_campaign_json(const struct gx_campaign *c)
 	json_object_set_new(j, "monitor_period_s", json_real(c->monitor.period));
 	json_object_set_new(j, "monitor_sites_free", json_boolean(c->monitor.sites_free));
 	json_object_set_new(j, "monitor_duplex", json_boolean(c->monitor.duplex));
+	json_object_set_new(j, "monitor_warm", json_boolean(c->monitor.warm));
 	json_object_set_new(j, "ranks", json_pack("{s:s,s:I}", "order",
 						   gx_order_name(c->ranks.order), "seed",
 						   (json_int_t)c->ranks.seed));

@@ -192,6 +192,8 @@ static void cal_monitor(const struct gx_campaign *c, double scale, FILE *f)
 		fprintf(f, ", sites_free: true");
 	if (m->duplex)
 		fprintf(f, ", duplex: true");
+	if (m->warm)
+		fprintf(f, ", warm: true");
 	fprintf(f, "}\n");
 }
 

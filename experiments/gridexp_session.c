@@ -360,6 +360,8 @@ static int monitor_start(struct runner *R)
 		argv[n++] = "--sites-free";
 	if (R->c.monitor.duplex)
 		argv[n++] = "--duplex";
+	if (R->c.monitor.warm)
+		argv[n++] = "--warm";
 	if (R->c.monitor.publish_change >= 0) {
 		snprintf(chg, sizeof(chg), "%.6g", R->c.monitor.publish_change);
 		argv[n++] = "--publish-change";

@@ -74,7 +74,7 @@ static void test_valid(void)
 		"        fraction: 0.5\n"
 		"        src: a-1\n"
 		"        dst: b-2\n"
-		"monitor: {period: 60s, bytes_per_probe: 128K}\n"
+		"monitor: {period: 60s, bytes_per_probe: 128K, warm: true}\n"
 		"advisor: {planner: mateescu}\n";
 	struct gx_campaign c;
 	struct gb_load_sched s;
@@ -123,6 +123,7 @@ static void test_valid(void)
 	gb_load_sched_release(&s);
 	is_double(c.monitor.period, 60, 0, "monitor period");
 	is_str(c.monitor.bytes_per_probe, "131072", "bytes per probe");
+	ok(c.monitor.warm && !c.monitor.duplex, "monitor warm: true (gridmon --warm), not duplex");
 	gx_run_id(&c, 1, 2, 2, id, sizeof(id));
 	is_str(id, "cut-adaptive_mostcrit-r2", "run ids are file names");
 	is_int(gx_campaign_algo(&c, "native"), 4, "algorithms by label");
@@ -212,6 +213,8 @@ static const struct bad bads[] = {
 	  "advisor planner 'best' is not a planner" },
 	{ HEAD "algorithms: [native]\nmonitor: {period: 0s}\n", 4, 19,
 	  "period must be positive" },
+	{ HEAD "algorithms: [native]\nmonitor: {warm: perhaps}\n", 4, 17,
+	  "warm must be true or false, got 'perhaps'" },
 	{ "", 1, 1, "empty campaign" },
 	{ HEAD "algorithms: [native]\nranks: {order: sorted}\n", 4, 16,
 	  "order 'sorted' is not topology, shuffle or interleave" },
