@@ -178,7 +178,7 @@ struct gx_monitor {
 	int duplex;               /**< `duplex: true`: gridmon --duplex (a pair holds only
 				       the link directions its data take; mon_sched.c) */
 	int warm;                 /**< `warm: true`: gridmon --warm (a pair's connection
-				       starts with its last reading's window; mon_warm.c) */
+				       starts with its last reading's window; emulator/grid/probe_warm.c) */
 	int oracle;               /**< 1: no gridmon; the emulator's configuration with the
 				       loads that are on (gridexp_oracle.c; issue 13's ablation) */
 };

@@ -129,7 +129,7 @@ is "$(jq -r .transfer "$tmp/cap.json")" fixed "the file says the transfer was fi
 ok $(jq -e '[.bw[][] | select(. != null)] | length > 0 and all(. > 0)' "$tmp/small.json" >/dev/null; echo $?) \
 	"--fixed with 64 KiB transfers: a matrix, every bandwidth above 0"
 
-# --warm (mon_warm.c): the first round starts cold, from the host's 10
+# --warm (emulator/grid/probe_warm.c): the first round starts cold, from the host's 10
 # segments; the second from the window the first read, bandwidth x round trip
 # (gridmon.c, warm_window()); then no rule and no route of the probes' are
 # left in any host.

@@ -58,7 +58,7 @@
  *     nothing is written before every pair has a value;
  *   - --warm (a labelled variant, not the campaigns' default): a pair's
  *     connection starts with the window of its last steady reading,
- *     bandwidth x round trip (mon_warm.c), so slow start begins near the
+ *     bandwidth x round trip (emulator/grid/probe_warm.c), so slow start begins near the
  *     path's bandwidth-delay product and goes on from there; a pair's
  *     first reading, and one after a failed attempt, is cold;
  *   - the probe budget: --max-bytes-per-period caps the round's bytes by

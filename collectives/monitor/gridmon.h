@@ -35,7 +35,8 @@ struct gb_mon_opts {
 	double steady_rtts;   /**< steady: round trips measured (>= 1) */
 	double warm_frac;     /**< share of tcp_bytes that is warm-up (0 .. 0.9) */
 	unsigned initcwnd;    /**< segments the TCP transfer's connection starts
-				   with (gridmon --warm: mon_warm.c); 0: the
+				   with (gridmon --warm: gb_probe_warm_begin(),
+				   emulator/grid/probe_child.h); 0: the
 				   host's, as every other connection */
 	int port;             /**< UDP port; TCP uses port + 1 */
 	double timeout;       /**< seconds of wall clock for the whole pair

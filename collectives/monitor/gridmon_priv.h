@@ -44,7 +44,7 @@ struct mon {
 	int avoid;            /* --avoid: a host no probe starts from or ends at while
 				 its cluster has others (gb_mon_rep()), or -1 */
 	long round;           /* the round being measured, from 1 */
-	int warm;             /* --warm: a pair starts with its last window (mon_warm.c) */
+	int warm;             /* --warm: a pair starts with its last window (emulator/grid/probe_warm.c) */
 	FILE *probelog;       /* --probe-log: one row per probe, or NULL */
 };
 

@@ -59,7 +59,6 @@
  * the network, and stays as it is.
  */
 #include "gridmon.h"
-#include "mon_warm.h"
 #include "probe_child.h"
 #include "gbutil.h"
 
@@ -114,7 +113,7 @@ static void to_topology(struct gb_mon_result *r, double k)
 }
 
 /*
- * A warm probe's receive buffer at the sink (mon_warm.c says why): 8 x the
+ * A warm probe's receive buffer at the sink (emulator/grid/probe_warm.c says why): 8 x the
  * window it starts with, so that the window the sink can announce (half
  * the buffer, tcp_adv_win_scale 1) is 4 x the path's last bandwidth-delay
  * product; at least 4 MiB, at most 64 MiB.
@@ -394,20 +393,20 @@ static int tcp_transfer_steady(int s, const struct gb_mon_opts *o, struct source
  * (gb_tcp_connect_wait(), probe_child.h) and makes the socket blocking
  * again (0 or -errno).
  */
-static int tcp_connect_start(uint32_t daddr, const struct gb_mon_opts *o, struct mon_warm *w)
+static int tcp_connect_start(uint32_t daddr, const struct gb_mon_opts *o, struct gb_probe_warm *w)
 {
 	struct sockaddr_in st = gb_sockaddr(daddr, o->port + 1);
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), err;
 
 	if (s < 0)
 		return -errno;
-	if (o->initcwnd && (err = mon_warm_begin(w, s, daddr, o->port + 1, o->initcwnd)) < 0) {
+	if (o->initcwnd && (err = gb_probe_warm_begin(w, s, daddr, o->port + 1, o->initcwnd)) < 0) {
 		close(s);
 		return err;
 	}
 	if (connect(s, (void *)&st, sizeof(st)) < 0 && errno != EINPROGRESS) {
 		err = -errno;
-		mon_warm_end(w);
+		gb_probe_warm_end(w);
 		close(s);
 		return err;
 	}
@@ -499,7 +498,7 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	struct sockaddr_in sd = gb_sockaddr(daddr, o->port);
 	if (!rtt || !os || u < 0 || connect(u, (void *)&sd, sizeof(sd)) < 0)
 		_exit(1);
-	struct mon_warm warm = { 0 };
+	struct gb_probe_warm warm = { 0 };
 	int tcp = o->tcp_bytes > 0 ? tcp_connect_start(daddr, o, &warm) : -1;
 	if (o->tcp_bytes > 0 && tcp < 0)
 		_exit(2);
@@ -564,11 +563,11 @@ static void __attribute__((noreturn)) source(uint32_t daddr, const struct gb_mon
 	if (o->tcp_bytes > 0 && r.received) {
 		int err = tcp_connect_wait(tcp, connected_by);
 		/* the window was taken when the handshake ended */
-		mon_warm_end(&warm);
+		gb_probe_warm_end(&warm);
 		if (err < 0 || tcp_transfer(tcp, o, &r) < 0)
 			_exit(2);
 	}
-	mon_warm_end(&warm);
+	gb_probe_warm_end(&warm);
 	r.ok = 1;
 	gb_write_full(out, &r, sizeof(r));
 	_exit(0);

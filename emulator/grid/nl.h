@@ -160,10 +160,11 @@ struct gb_nl_route_info {
 GB_WUR int gb_nl_route_get(struct nl_sock *sk, uint32_t dst, struct gb_nl_route_info *out);
 
 /**
- * gb_nl_port_rule() - add (@add != 0; -EEXIST if a rule has priority
- * @pref already) or delete the IPv4 routing rule at priority @pref that
- * looks TCP from source port @sport to destination port @dport up in
- * table @table.  Return: 0 or -errno.
+ * gb_nl_port_rule() - add (@add != 0; -EEXIST if the same rule is there
+ * already) or delete the IPv4 routing rule at priority @pref that looks
+ * TCP from source port @sport to destination port @dport up in table
+ * @table.  Rules of one priority may differ in their ports.
+ * Return: 0 or -errno.
  */
 GB_WUR int gb_nl_port_rule(struct nl_sock *sk, int add, uint32_t pref, uint32_t table,
 			   uint16_t sport, uint16_t dport);

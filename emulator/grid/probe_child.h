@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct nl_sock;
+
 /**
  * gb_child_fork() - fork a child that measures or loads from inside a host.
  * @nsfd:     the namespace the child enters (-1: it stays in the caller's)
@@ -48,6 +50,31 @@ pid_t gb_child_fork(int nsfd, const char *name, double hard_end);
 
 /** gb_sockaddr() - an IPv4 socket address; @addr in host byte order. */
 struct sockaddr_in gb_sockaddr(uint32_t addr, int port);
+
+/** A probe connection's own route while it opens (gb_probe_warm_begin()). */
+struct gb_probe_warm {
+	struct nl_sock *sk;
+	uint32_t daddr;
+	uint16_t sport, dport;
+	int rule, route; /* what is in place */
+};
+
+/**
+ * gb_probe_warm_begin() - bind the unconnected TCP socket @s to a source port
+ * of its own, and route its connection to @daddr:@dport (host order) as the
+ * namespace does, but with an initial window of @initcwnd segments: a rule
+ * for that port pair into a table of its own, whose route to @daddr copies
+ * the namespace's (interface, gateway, congestion control) with initcwnd
+ * @initcwnd (probe_warm.c says why).  Call it in the source host's
+ * namespace, before connect(), and gb_probe_warm_end() once the connection
+ * is established (the kernel takes the window when the handshake ends).
+ * Return: 0, or -errno with nothing left in place.
+ */
+int gb_probe_warm_begin(struct gb_probe_warm *w, int s, uint32_t daddr, int dport,
+			unsigned initcwnd);
+
+/** gb_probe_warm_end() - remove what gb_probe_warm_begin() put in place (idempotent). */
+void gb_probe_warm_end(struct gb_probe_warm *w);
 
 /**
  * gb_probe_server_open() - in a probe's server child: a UDP socket on @port

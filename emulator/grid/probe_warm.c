@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mon_warm.c - gridmon --warm: a probe's TCP connection that starts with the
- * window of the pair's last reading instead of the host's initial window.
+ * probe_warm.c - a probe's TCP connection that starts with a window of the
+ * caller's choosing instead of the host's initial window (probe_child.h,
+ * gb_probe_warm_begin()); gridmon --warm gives each pair the window of its
+ * last reading (collectives/monitor/gridmon.c).
  *
- * Why: on teragrid-public a far pair's steady reading spent 6.1 of its 12.1
+ * Why: on teragrid-public a far pair of gridmon's spent 6.1 of its 12.1
  * round trips in slow start, from the kernel's 10 segments to the path's
  * bandwidth-delay product (docs/measurements.md, session 49).  A window
  * taken from the last reading starts near that product, and slow start
@@ -15,8 +17,8 @@
  * connections too, so the probe gets a route of its own, for its one
  * connection:
  *
- *	rule  pref MON_WARM_PREF  ipproto tcp  sport S  dport D  lookup MON_WARM_TABLE
- *	route dst/32 table MON_WARM_TABLE, the host's route to dst copied (its
+ *	rule  pref WARM_PREF  ipproto tcp  sport S  dport D  lookup WARM_TABLE
+ *	route dst/32 table WARM_TABLE, the host's route to dst copied (its
  *	      interface, gateway and congestion control) with initcwnd N
  *
  * S is the probe socket's own source port (bound before it connects), D the
@@ -29,10 +31,11 @@
  * The sink's receive window must not be what limits the first round trips
  * (the kernel starts a receiver at 10 segments and grows it as data come,
  * about doubling a round trip, which is slow start again), so the sink of
- * a warm probe takes a fixed receive buffer (mon_warm_rcvbuf()).
+ * a warm probe takes a fixed receive buffer (gb_probe_server_open()'s
+ * @rcvbuf; gridmon's is 8 x the window, collectives/monitor/mon_probe.c).
  */
-#include "mon_warm.h"
 #include "nl.h"
+#include "probe_child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,10 +46,10 @@
 
 /* The table and rule priority of the probes' routes: above the local and
  * below the main table's rule (32766), and no number gridbed uses else. */
-#define MON_WARM_TABLE 4710
-#define MON_WARM_PREF 4710
+#define WARM_TABLE 4710
+#define WARM_PREF 4710
 
-int mon_warm_begin(struct mon_warm *w, int s, uint32_t daddr, int dport, unsigned initcwnd)
+int gb_probe_warm_begin(struct gb_probe_warm *w, int s, uint32_t daddr, int dport, unsigned initcwnd)
 {
 	struct sockaddr_in me = { .sin_family = AF_INET };
 	socklen_t len = sizeof(me);
@@ -70,29 +73,29 @@ int mon_warm_begin(struct mon_warm *w, int s, uint32_t daddr, int dport, unsigne
 	if ((err = gb_nl_route_get(w->sk, daddr, &ri)) < 0)
 		goto fail;
 	ri.m.initcwnd = initcwnd;
-	if ((err = gb_nl_route_table_set(w->sk, MON_WARM_TABLE, daddr, 32, ri.ifindex, ri.gw,
+	if ((err = gb_nl_route_table_set(w->sk, WARM_TABLE, daddr, 32, ri.ifindex, ri.gw,
 					 &ri.m)) < 0)
 		goto fail;
 	w->route = 1;
-	err = gb_nl_port_rule(w->sk, 1, MON_WARM_PREF, MON_WARM_TABLE, w->sport, w->dport);
+	err = gb_nl_port_rule(w->sk, 1, WARM_PREF, WARM_TABLE, w->sport, w->dport);
 	if (err < 0 && err != -EEXIST) /* EEXIST: a killed probe's, the same */
 		goto fail;
 	w->rule = 1;
 	return 0;
 fail:
-	mon_warm_end(w);
+	gb_probe_warm_end(w);
 	return err;
 }
 
-void mon_warm_end(struct mon_warm *w)
+void gb_probe_warm_end(struct gb_probe_warm *w)
 {
 	/* nothing to do if a delete fails: what is left is harmless
 	 * (the header comment) and goes with the grid */
-	if (w->rule && gb_nl_port_rule(w->sk, 0, MON_WARM_PREF, MON_WARM_TABLE, w->sport,
+	if (w->rule && gb_nl_port_rule(w->sk, 0, WARM_PREF, WARM_TABLE, w->sport,
 				       w->dport) < 0)
 		w->rule = 0;
 	if (w->route)
-		gb_nl_route_table_del(w->sk, MON_WARM_TABLE, w->daddr, 32);
+		gb_nl_route_table_del(w->sk, WARM_TABLE, w->daddr, 32);
 	w->rule = w->route = 0;
 	gb_nl_close(&w->sk);
 }
