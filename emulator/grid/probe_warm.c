@@ -39,17 +39,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
-/* The table and rule priority of the probes' routes: above the local and
- * below the main table's rule (32766), and no number gridbed uses else. */
+/* The table and rule priority of the probes' routes: after the local
+ * table's rule (0) and before the main table's (32766) and a split grid's
+ * metadata rule (GB_PART_META_PREF, 32765); no other table of gridbed's. */
 #define WARM_TABLE 4710
 #define WARM_PREF 4710
 
-int gb_probe_warm_begin(struct gb_probe_warm *w, int s, uint32_t daddr, int dport, unsigned initcwnd)
+int gb_probe_warm_begin(struct gb_probe_warm *w, int s, uint32_t daddr, int dport,
+			unsigned initcwnd)
 {
 	struct sockaddr_in me = { .sin_family = AF_INET };
 	socklen_t len = sizeof(me);
@@ -89,13 +91,15 @@ fail:
 
 void gb_probe_warm_end(struct gb_probe_warm *w)
 {
-	/* nothing to do if a delete fails: what is left is harmless
-	 * (the header comment) and goes with the grid */
-	if (w->rule && gb_nl_port_rule(w->sk, 0, WARM_PREF, WARM_TABLE, w->sport,
-				       w->dport) < 0)
-		w->rule = 0;
+	int err = 0;
+
+	/* a delete that fails leaves what is harmless (the header comment)
+	 * and goes with the grid: there is nothing more to do about it */
+	if (w->rule)
+		err = gb_nl_port_rule(w->sk, 0, WARM_PREF, WARM_TABLE, w->sport, w->dport);
 	if (w->route)
-		gb_nl_route_table_del(w->sk, WARM_TABLE, w->daddr, 32);
+		err = gb_nl_route_table_del(w->sk, WARM_TABLE, w->daddr, 32);
+	(void)err;
 	w->rule = w->route = 0;
 	gb_nl_close(&w->sk);
 }
