@@ -179,8 +179,8 @@ struct worker_msg {
 };
 
 /*
- * --warm: the window pair @p's connection starts with, in segments of 1448
- * bytes (a 1500-byte MTU less the IP and TCP headers with timestamps): its
+ * --warm: the window pair @p's connection starts with, in segments of
+ * GB_NM_MSS bytes (collectives/core/gbcore.h): its
  * last reading's bandwidth x round trip (both in the topology's units, a
  * product that dilation leaves as it is), at least the kernel's 10; 0
  * (cold) without a reading, or when the last attempt failed.
@@ -188,7 +188,7 @@ struct worker_msg {
 static unsigned warm_window(const struct mon *M, const struct gb_mon_pairref *p)
 {
 	int k = p->a * M->nc + p->b;
-	double w = M->cbw[k] * 2 * M->clat[k] / 1448;
+	double w = M->cbw[k] * 2 * M->clat[k] / GB_NM_MSS;
 
 	if (M->stale[k] || !(w > 0))
 		return 0;

@@ -58,6 +58,7 @@
  * place, to_topology().  The sampling period SAMPLE_S is about the CPU, not
  * the network, and stays as it is.
  */
+#include "gbcore.h"
 #include "gridmon.h"
 #include "probe_child.h"
 #include "gbutil.h"
@@ -120,7 +121,7 @@ static void to_topology(struct gb_mon_result *r, double k)
  */
 static int warm_rcvbuf(unsigned initcwnd)
 {
-	double b = 8.0 * initcwnd * 1448;
+	double b = 8.0 * initcwnd * GB_NM_MSS;
 
 	return b < 4 << 20 ? 4 << 20 : b > 64 << 20 ? 64 << 20 : (int)b;
 }

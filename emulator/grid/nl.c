@@ -74,10 +74,11 @@ int gb_nl_open(int nsfd, struct nl_sock **out)
 	if (!(sk = nl_socket_alloc()))
 		return -ENOMEM;
 	/* The socket belongs to the namespace it is created in, for good. */
-	if ((err = gb_nsguard_enter(&g, nsfd)) < 0)
+	if (nsfd >= 0 && (err = gb_nsguard_enter(&g, nsfd)) < 0)
 		goto cleanup;
 	err = nl_connect(sk, NETLINK_ROUTE);
-	gb_nsguard_leave(&g);
+	if (nsfd >= 0)
+		gb_nsguard_leave(&g);
 	if (err < 0) {
 		err = gb_nle2errno(err);
 		goto cleanup;
@@ -594,6 +595,19 @@ int gb_nl_route_table_del(struct nl_sock *sk, uint32_t table, uint32_t dst, int 
 	return gb_nle2errno(nl_send_sync(sk, msg));
 }
 
+/* The gridbed metrics of an RTA_METRICS nest @nest (NULL: none) into @out. */
+static void metrics_parse(struct nlattr *nest, struct gb_nl_route_metrics *out)
+{
+	struct nlattr *mx[RTAX_MAX + 1];
+
+	if (!nest || nla_parse_nested(mx, RTAX_MAX, nest, NULL) < 0)
+		return;
+	if (mx[RTAX_INITCWND])
+		out->initcwnd = nla_get_u32(mx[RTAX_INITCWND]);
+	if (mx[RTAX_CC_ALGO])
+		nla_strlcpy(out->congctl, mx[RTAX_CC_ALGO], sizeof(out->congctl));
+}
+
 /* What gb_nl_route_get()'s answer said. */
 struct route_get_query {
 	struct gb_nl_route_info *out;
@@ -605,7 +619,7 @@ static int route_get_cb(struct nl_msg *msg, void *arg)
 	struct route_get_query *q = arg;
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct rtmsg *r = nlmsg_data(h);
-	struct nlattr *tb[RTA_MAX + 1], *mx[RTAX_MAX + 1];
+	struct nlattr *tb[RTA_MAX + 1];
 
 	if (h->nlmsg_type != RTM_NEWROUTE || nlmsg_parse(h, sizeof(*r), tb, RTA_MAX, NULL) < 0)
 		return NL_OK;
@@ -616,12 +630,7 @@ static int route_get_cb(struct nl_msg *msg, void *arg)
 	q->err = 1;
 	q->out->ifindex = (int)nla_get_u32(tb[RTA_OIF]);
 	q->out->gw = tb[RTA_GATEWAY] ? ntohl(nla_get_u32(tb[RTA_GATEWAY])) : 0;
-	if (tb[RTA_METRICS] && nla_parse_nested(mx, RTAX_MAX, tb[RTA_METRICS], NULL) == 0) {
-		if (mx[RTAX_INITCWND])
-			q->out->m.initcwnd = nla_get_u32(mx[RTAX_INITCWND]);
-		if (mx[RTAX_CC_ALGO])
-			nla_strlcpy(q->out->m.congctl, mx[RTAX_CC_ALGO], sizeof(q->out->m.congctl));
-	}
+	metrics_parse(tb[RTA_METRICS], &q->out->m);
 	return NL_OK;
 }
 
@@ -722,7 +731,7 @@ static int metrics_cb(struct nl_msg *msg, void *arg)
 	struct metrics_query *q = arg;
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct rtmsg *r = nlmsg_data(h);
-	struct nlattr *tb[RTA_MAX + 1], *mx[RTAX_MAX + 1];
+	struct nlattr *tb[RTA_MAX + 1];
 
 	if (h->nlmsg_type != RTM_NEWROUTE || r->rtm_family != AF_INET ||
 	    r->rtm_table != RT_TABLE_MAIN || r->rtm_dst_len != q->plen ||
@@ -730,12 +739,7 @@ static int metrics_cb(struct nl_msg *msg, void *arg)
 	    ntohl(nla_get_u32(tb[RTA_DST])) != q->dst)
 		return NL_OK;
 	q->found = 1;
-	if (tb[RTA_METRICS] && nla_parse_nested(mx, RTAX_MAX, tb[RTA_METRICS], NULL) == 0) {
-		if (mx[RTAX_INITCWND])
-			q->out->initcwnd = nla_get_u32(mx[RTAX_INITCWND]);
-		if (mx[RTAX_CC_ALGO])
-			nla_strlcpy(q->out->congctl, mx[RTAX_CC_ALGO], sizeof(q->out->congctl));
-	}
+	metrics_parse(tb[RTA_METRICS], q->out);
 	return NL_OK;
 }
 

@@ -22,7 +22,7 @@ struct nl_sock;
 /** gb_nle2errno() - translate a negative libnl error into a negative errno. */
 int gb_nle2errno(int nle);
 
-/** gb_nl_open() - a NETLINK_ROUTE socket bound to the namespace @nsfd. */
+/** gb_nl_open() - a NETLINK_ROUTE socket bound to the namespace @nsfd (-1: the caller's). */
 GB_WUR int gb_nl_open(int nsfd, struct nl_sock **out);
 
 /** gb_nl_close() - close a socket from gb_nl_open(); *sk becomes NULL. */

@@ -38,11 +38,9 @@
 #include "probe_child.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 /* The table and rule priority of the probes' routes: after the local
  * table's rule (0) and before the main table's (32766) and a split grid's
@@ -65,12 +63,7 @@ int gb_probe_warm_begin(struct gb_probe_warm *w, int s, uint32_t daddr, int dpor
 	w->dport = (uint16_t)dport;
 	w->daddr = daddr;
 	/* this namespace's: the probe's child is in the source host's */
-	int ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (ns < 0)
-		return -errno;
-	err = gb_nl_open(ns, &w->sk);
-	close(ns);
-	if (err < 0)
+	if ((err = gb_nl_open(-1, &w->sk)) < 0)
 		return err;
 	if ((err = gb_nl_route_get(w->sk, daddr, &ri)) < 0)
 		goto fail;

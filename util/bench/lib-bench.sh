@@ -22,6 +22,14 @@
 #                        root", "CMD is not installed") and exit ST
 #   bench_prefix TAG     prints TAG and 4 random hex digits: a grid prefix
 #                        (GRIDBED_PREFIX) of the script's own
+#   bench_grid TAG       a grid of the script's own: exports GRIDBED_PREFIX
+#                        (bench_prefix TAG) and GRIDBED_RUNDIR
+#                        (/run/gridbed-bench), each unless set, and sets
+#                        $tmp to a new temporary folder
+#   bench_grid_down      the end of a script's exit trap: $GRIDEMU down, and
+#                        $tmp and the grid's run folder removed
+#   bench_stop PID       kill a background job (a load, a monitor) and reap
+#                        it; nothing for an empty PID
 
 bench_parse() {
 	local _bp_help=$1 _bp_spec=$2 _bp_w _bp_var
@@ -73,3 +81,19 @@ bench_need() {
 }
 
 bench_prefix() { printf '%s%04x\n' "$1" $(( ($$ ^ RANDOM) & 0xffff )); }
+
+bench_grid() {
+	export GRIDBED_PREFIX=${GRIDBED_PREFIX:-$(bench_prefix "$1")}
+	export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
+	tmp=$(mktemp -d)
+}
+
+bench_grid_down() {
+	"$GRIDEMU" down >/dev/null 2>&1
+	rm -rf "$tmp" "${GRIDBED_RUNDIR:?}/$GRIDBED_PREFIX"
+}
+
+bench_stop() {
+	[ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null
+	return 0
+}

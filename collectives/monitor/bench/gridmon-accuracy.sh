@@ -44,15 +44,12 @@ GRIDLOAD=$build/loadgen/gridload
 bench_built "$GRIDEMU" "$GRIDMON" "$GRIDLOAD"
 bench_need 2 jq root
 
-export GRIDBED_PREFIX=${GRIDBED_PREFIX:-$(bench_prefix gm)}
-export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
-tmp=$(mktemp -d)
+bench_grid gm
 load_pid=
 cleanup() {
-	[ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null && wait "$load_pid" 2>/dev/null
+	bench_stop "$load_pid"
 	"$GRIDLOAD" restore >/dev/null 2>&1
-	"$GRIDEMU" down >/dev/null 2>&1
-	rm -rf "$tmp" "${GRIDBED_RUNDIR:?}/$GRIDBED_PREFIX"
+	bench_grid_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

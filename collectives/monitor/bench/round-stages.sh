@@ -28,13 +28,8 @@ GRIDMON=$build/collectives/gridmon
 bench_built "$GRIDEMU" "$GRIDMON"
 bench_need 2 root
 
-export GRIDBED_PREFIX=${GRIDBED_PREFIX:-$(bench_prefix rs)}
-export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
-tmp=$(mktemp -d)
-cleanup() {
-	"$GRIDEMU" down >/dev/null 2>&1
-	rm -rf "$tmp" "${GRIDBED_RUNDIR:?}/$GRIDBED_PREFIX"
-}
+bench_grid rs
+cleanup() { bench_grid_down; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 

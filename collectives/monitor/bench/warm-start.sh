@@ -39,17 +39,14 @@ GRIDLOAD=$build/loadgen/gridload
 bench_built "$GRIDEMU" "$GRIDMON" "$GRIDLOAD"
 bench_need 2 jq root
 
-export GRIDBED_PREFIX=${GRIDBED_PREFIX:-$(bench_prefix ws)}
-export GRIDBED_RUNDIR=${GRIDBED_RUNDIR:-/run/gridbed-bench}
-tmp=$(mktemp -d)
+bench_grid ws
 load_pid=
 mon_pid=
 cleanup() {
-	[ -n "$mon_pid" ] && kill "$mon_pid" 2>/dev/null && wait "$mon_pid" 2>/dev/null
-	[ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null && wait "$load_pid" 2>/dev/null
+	bench_stop "$mon_pid"
+	bench_stop "$load_pid"
 	"$GRIDLOAD" restore >/dev/null 2>&1
-	"$GRIDEMU" down >/dev/null 2>&1
-	rm -rf "$tmp" "${GRIDBED_RUNDIR:?}/$GRIDBED_PREFIX"
+	bench_grid_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -82,7 +79,8 @@ variant() {
 	load_pid=$!
 	wait "$mon_pid"
 	mon_pid=
-	kill "$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null; load_pid=
+	bench_stop "$load_pid"
+	load_pid=
 	"$GRIDLOAD" restore >/dev/null 2>&1
 }
 # the number of stages of a round, from a cold round of its own
