@@ -52,7 +52,6 @@
  * one line per k tried, is printed, and `run --dilate auto` writes it into
  * the results as calibrate.json beside meta.json.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -239,8 +238,11 @@ static int cal_yaml(const struct gx_campaign *c, double scale, FILE *f, int *nal
 	return *nalgos ? 0 : -ENOENT;
 }
 
-/* What the runs of a calibration campaign said of themselves (cal_runs). */
+/* What the runs of a calibration campaign said of themselves: summary.json's
+ * "fidelity" (experiments/report_fidelity.c) and its slowest broadcast. */
 struct cal_runs {
+	int runs, rs, bc, bs;	/* runs monitored, strayed; broadcasts, strayed */
+	double tmax;		/* the slowest broadcast's completion time (s) */
 	double cpu;		/* the largest CPU pressure share of a run; -1: none says */
 	double steal;		/* the largest share the hypervisor took in a run; -1 */
 	char why[512];		/* "<run>: <why>" of each strayed run, and "<run>
@@ -248,73 +250,63 @@ struct cal_runs {
 				   a run that did not stray as a whole; "; " between */
 };
 
-/* Append "@run: @why", or "@run broadcast @bcast: @why" when @bcast is not
- * NULL, to @r->why, "; " after what it holds; what does not fit is cut. */
-static void why_add(struct cal_runs *r, const char *run, const char *bcast, const char *why)
+/* Append "@run: @why", or "@run broadcast @bcast: @why" when @bcast >= 0,
+ * to @r->why, "; " after what it holds; what does not fit is cut. */
+static void why_add(struct cal_runs *r, const char *run, int bcast, const char *why)
 {
 	size_t at = strlen(r->why);
 
-	snprintf(r->why + at, sizeof(r->why) - at, "%s%s%s%s: %s", at ? "; " : "", run,
-		 bcast ? " broadcast " : "", bcast ? bcast : "", why);
+	if (bcast >= 0)
+		snprintf(r->why + at, sizeof(r->why) - at, "%s%s broadcast %d: %s",
+			 at ? "; " : "", run, bcast, why);
+	else
+		snprintf(r->why + at, sizeof(r->why) - at, "%s%s: %s", at ? "; " : "", run, why);
 }
 
-/* Add each broadcast that runs/@run/fidelity.csv of @dir marks to @r->why. */
-static void cal_bcasts(const char *dir, const char *run, struct cal_runs *r)
+/* The larger of *@m and @o's number @key, when it has one. */
+static void max_of(double *m, json_t *o, const char *key)
 {
-	char path[PATH_MAX];
-	struct gx_csv t = { 0 };
-	int ci, cs, cw;
+	json_t *v = json_object_get(o, key);
 
-	snprintf(path, sizeof(path), "%s/runs/%s/fidelity.csv", dir, run);
-	if (gx_csv_read(path, &t) < 0)
-		return;
-	ci = gx_csv_col(&t, "index");
-	cs = gx_csv_col(&t, "strayed");
-	cw = gx_csv_col(&t, "why");
-	for (int i = 0; ci >= 0 && cs >= 0 && cw >= 0 && i < t.nrows; i++)
-		if (gx_csv_num(&t, i, cs) == 1)
-			why_add(r, run, gx_csv_str(&t, i, ci), gx_csv_str(&t, i, cw));
-	gx_csv_release(&t);
+	if (json_is_number(v) && json_number_value(v) > *m)
+		*m = json_number_value(v);
 }
 
-/* One pass over results directory @dir's runs (runs/<id>/run.json
- * "fidelity", and fidelity.csv where the run strayed only in some
- * broadcasts) into @r. */
-static void cal_runs(const char *dir, struct cal_runs *r)
+/* Results directory @dir's summary.json into @r.  Returns 0, -ENOENT (no
+ * summary), -EINVAL (no "fidelity" in it). */
+static int cal_read(const char *dir, struct cal_runs *r)
 {
 	char path[PATH_MAX];
-	struct dirent *e;
-	DIR *d;
+	json_t *j, *fj, *a, *run, *b;
+	const char *k;
+	size_t i, n;
 
+	memset(r, 0, sizeof(*r));
 	r->cpu = r->steal = -1;
-	r->why[0] = 0;
-	snprintf(path, sizeof(path), "%s/runs", dir);
-	if (!(d = opendir(path)))
-		return;
-	while ((e = readdir(d))) {
-		json_t *j, *f, *v;
-		const char *why;
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	if (!(j = json_load_file(path, 0, NULL)))
+		return -ENOENT;
+	fj = json_object_get(j, "fidelity");
+	r->runs = (int)json_integer_value(json_object_get(fj, "runs_monitored"));
+	r->rs = (int)json_integer_value(json_object_get(fj, "runs_strayed"));
+	r->bc = (int)json_integer_value(json_object_get(fj, "broadcasts_monitored"));
+	r->bs = (int)json_integer_value(json_object_get(fj, "broadcasts_strayed"));
+	json_array_foreach(json_object_get(fj, "runs"), i, run) {
+		const char *id = json_string_value(json_object_get(run, "run")) ?: "?";
 
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/runs/%s/run.json", dir, e->d_name);
-		if (!(j = json_load_file(path, 0, NULL)))
-			continue;
-		f = json_object_get(j, "fidelity");
-		v = json_object_get(f, "cpu_some_share");
-		if (json_is_number(v) && json_number_value(v) > r->cpu)
-			r->cpu = json_number_value(v);
-		v = json_object_get(f, "cpu_steal_share");
-		if (json_is_number(v) && json_number_value(v) > r->steal)
-			r->steal = json_number_value(v);
-		why = json_string_value(json_object_get(f, "why"));
-		if (json_is_true(json_object_get(f, "strayed")))
-			why_add(r, e->d_name, NULL, why ? why : "?");
-		else if (json_integer_value(json_object_get(f, "broadcasts_strayed")) > 0)
-			cal_bcasts(dir, e->d_name, r);
-		json_decref(j);
+		max_of(&r->cpu, run, "cpu_some_share");
+		max_of(&r->steal, run, "cpu_steal_share");
+		if (json_is_true(json_object_get(run, "strayed")))
+			why_add(r, id, -1, json_string_value(json_object_get(run, "why")) ?: "?");
+		else
+			json_array_foreach(json_object_get(run, "strayed_broadcasts"), n, b)
+				why_add(r, id, (int)json_integer_value(json_object_get(b, "index")),
+					json_string_value(json_object_get(b, "why")) ?: "?");
 	}
-	closedir(d);
+	json_object_foreach(json_object_get(j, "algorithms"), k, a)
+		max_of(&r->tmax, json_object_get(json_object_get(a, "completion"), "all"), "max");
+	json_decref(j);
+	return fj ? 0 : -EINVAL;
 }
 
 /* The link directions of results directory @dir's grid whose delay was
@@ -338,32 +330,6 @@ static int cal_below(const char *dir)
 	return below;
 }
 
-/* The fidelity counts of results directory @dir (its summary.json). */
-static int cal_read(const char *dir, int *runs, int *rs, int *bc, int *bs, double *tmax)
-{
-	char path[PATH_MAX];
-	json_error_t je;
-	json_t *j, *fj, *a, *v;
-	const char *k;
-
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	if (!(j = json_load_file(path, 0, &je)))
-		return -ENOENT;
-	fj = json_object_get(j, "fidelity");
-	*runs = (int)json_integer_value(json_object_get(fj, "runs_monitored"));
-	*rs = (int)json_integer_value(json_object_get(fj, "runs_strayed"));
-	*bc = (int)json_integer_value(json_object_get(fj, "broadcasts_monitored"));
-	*bs = (int)json_integer_value(json_object_get(fj, "broadcasts_strayed"));
-	*tmax = 0;
-	json_object_foreach(json_object_get(j, "algorithms"), k, a) {
-		v = json_object_get(json_object_get(json_object_get(a, "completion"), "all"), "max");
-		if (json_is_number(v) && json_number_value(v) > *tmax)
-			*tmax = json_number_value(v);
-	}
-	json_decref(j);
-	return fj ? 0 : -EINVAL;
-}
-
 /*
  * One calibration campaign at dilation @k in @tmpl, from the calibration
  * file @file; its row appended to @rows (again: 1 on the second try of @k),
@@ -376,8 +342,8 @@ static int cal_step(const char *prefix, const char *file, const char *tmpl, doub
 {
 	struct run_opts r = { .file = file, .files = NULL, .nfiles = 1, .out_root = tmpl,
 			      .prefix = prefix, .plots = 0, .task = -1, .dilate = k };
-	int st, runs = 0, rs = 0, bc = 0, bs = 0;
-	double t0 = gb_now(), tmax = 0;
+	int st;
+	double t0 = gb_now();
 	struct cal_runs rr;
 	char out[PATH_MAX];
 
@@ -386,25 +352,24 @@ static int cal_step(const char *prefix, const char *file, const char *tmpl, doub
 	st = do_run(&r, out, sizeof(out));
 	if (st >= 128)          /* interrupted: everything is torn down */
 		return st;
-	if (cal_read(out, &runs, &rs, &bc, &bs, &tmax) < 0 || runs == 0) {
+	if (cal_read(out, &rr) < 0 || rr.runs == 0) {
 		warnx("calibrate: k = %g: no fidelity figures (the runs failed: see the "
 		      "messages above)", k);
 		return 1;
 	}
-	cal_runs(out, &rr);
 	t->steal = rr.steal;
 	t->below = cal_below(out);
-	t->marked = rs || bs;
+	t->marked = rr.rs || rr.bs;
 	json_array_append_new(rows, json_pack("{s:f, s:b, s:i, s:i, s:i, s:i, s:f, s:o, s:o, "
-		"s:f, s:o, s:s}", "k", k, "again", again, "runs", runs, "runs_strayed", rs,
-		"broadcasts", bc, "broadcasts_strayed", bs, "max_completion_s", tmax,
+		"s:f, s:o, s:s}", "k", k, "again", again, "runs", rr.runs, "runs_strayed", rr.rs,
+		"broadcasts", rr.bc, "broadcasts_strayed", rr.bs, "max_completion_s", rr.tmax,
 		"max_cpu_some_share", rr.cpu >= 0 ? json_real(rr.cpu) : json_null(),
 		"max_cpu_steal_share", t->steal >= 0 ? json_real(t->steal) : json_null(),
 		"wall_s", gb_now() - t0, "links_below",
 		t->below >= 0 ? json_integer(t->below) : json_null(), "why", rr.why));
 	printf("calibrate: k = %-3g %d of %d broadcasts and %d of %d runs strayed, the "
 	       "slowest took %.3f s, CPU pressure at most %.0f %% of a run, %.0f s of wall "
-	       "clock", k, bs, bc, rs, runs, tmax, rr.cpu * 100, gb_now() - t0);
+	       "clock", k, rr.bs, rr.bc, rr.rs, rr.runs, rr.tmax, rr.cpu * 100, gb_now() - t0);
 	/* the machine's part: a vCPU the hypervisor did not run releases its
 	 * packets late, which marks a k the harness itself could hold */
 	if (t->steal >= 0)

@@ -41,7 +41,6 @@
 #include "gbyaml.h"
 #include "results.h"
 #include "report_priv.h"
-#include "fidelity.h"
 
 /* ------------------------------------------------------------------ */
 /* Collecting the rows (struct coll: report_priv.h)                   */
@@ -167,13 +166,8 @@ static int read_run(struct coll *C, struct run *r, struct gb_err *err)
 	if (!rj)
 		return rfail(err, "%s: %s", path, ret == -EINVAL ? je.text : strerror(-ret));
 	r->failed = strcmp(json_string_value(json_object_get(rj, "status")) ?: "", "ok") != 0;
+	gx_run_fidelity(C->dir, r, rj);
 	{
-		json_t *fj = json_object_get(rj, "fidelity");
-
-		r->fid_strayed = json_is_object(fj) ? json_is_true(json_object_get(fj, "strayed")) : -1;
-		r->fid_bcasts = (int)json_integer_value(json_object_get(fj, "broadcasts"));
-		r->fid_bcasts_strayed = (int)json_integer_value(json_object_get(fj,
-									"broadcasts_strayed"));
 		json_t *mj = json_object_get(rj, "monitor_share");
 
 		r->mon_share = json_is_number(json_object_get(mj, "max")) ?
@@ -301,6 +295,8 @@ static void coll_release(struct coll *C)
 {
 	json_decref(C->meta);
 	gb_topo_free(C->topo);
+	for (int k = 0; C->runs && k < C->nruns; k++)
+		gx_run_fidelity_release(&C->runs[k]);
 	free(C->runs);
 	free(C->rows);
 	memset(C, 0, sizeof(*C));
@@ -380,50 +376,6 @@ static json_t *incomplete_json(const struct coll *C, FILE *f)
 			fprintf(f, "%s%s: %s\n", n++ ? "" : "\nruns not complete:\n", r->id, why);
 	}
 	return a;
-}
-
-/* The fidelity monitor's counts over the complete runs (gridexp_fidelity.c). */
-static void fidelity_count(const struct coll *C, int *runs, int *rs, int *bc, int *bs)
-{
-	*runs = *rs = *bc = *bs = 0;
-	for (int k = 0; k < C->nruns; k++) {
-		const struct run *r = &C->runs[k];
-
-		if (!r->complete || r->fid_strayed < 0)
-			continue;
-		(*runs)++;
-		*rs += r->fid_strayed;
-		*bc += r->fid_bcasts;
-		*bs += r->fid_bcasts_strayed;
-	}
-}
-
-static json_t *fidelity_json(const struct coll *C)
-{
-	int runs, rs, bc, bs;
-
-	fidelity_count(C, &runs, &rs, &bc, &bs);
-	return json_pack("{s:i, s:i, s:i, s:i, s:f, s:f}", "runs_monitored", runs,
-			 "runs_strayed", rs, "broadcasts_monitored", bc, "broadcasts_strayed", bs,
-			 "max_late_share", GB_FID_MAX_LATE_SHARE, "max_cpu_some_share",
-			 GB_FID_MAX_CPU_SOME);
-}
-
-/* One line: how many runs and broadcasts the machine did not emulate faithfully. */
-static void fidelity_text(const struct coll *C, FILE *f)
-{
-	int runs, rs, bc, bs;
-
-	fidelity_count(C, &runs, &rs, &bc, &bs);
-	if (!runs) {
-		fprintf(f, "\nfidelity: no run was monitored\n");
-		return;
-	}
-	fprintf(f, "\nfidelity: %d of %d runs and %d of %d broadcasts strayed (more than %.0f %% "
-		"of the packets released late, a packet lost by the machine, or CPU pressure more "
-		"than %.0f %% of the time)%s\n", rs, runs, bs, bc, GB_FID_MAX_LATE_SHARE * 100,
-		GB_FID_MAX_CPU_SOME * 100, rs || bs ? ": their times are the machine's as much as "
-		"the network's; see runs/*/fidelity.csv and run.json \"fidelity\"" : "");
 }
 
 /* The time dilation the results were taken at (1 for results from before it existed). */
@@ -766,7 +718,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 		ret = -ENOMEM;
 		goto cleanup;
 	}
-	fidelity_text(&C, f);
+	gx_fidelity_text(&C, 1, f);
 	gaps_text(&C, meta_dilate(&C), f);
 	monitor_share_text(&C, f);
 	short_loads_text(&C, f);
@@ -779,7 +731,7 @@ int gx_report(const char *dir, int do_plots, FILE *out, struct gx_summary *sout,
 	}
 	j = summary_json(&C, &s, complete, failed);
 	if (j)
-		json_object_set_new(j, "fidelity", fidelity_json(&C));
+		json_object_set_new(j, "fidelity", gx_fidelity_json(&C));
 	if (j) {
 		int sg, of;
 		double x;
@@ -886,6 +838,7 @@ static int pool_add(struct coll *P, const struct coll *D, int repoff, int *maxre
 		struct run *r = &P->runs[P->nruns++];
 
 		*r = D->runs[k];
+		r->fid = NULL;  /* D's to release; the pooled text lists no run */
 		r->algo = amap[r->algo];
 		r->cond = cmap[r->cond];
 		if (D->runs[k].rep > *maxrep)
@@ -1036,7 +989,7 @@ int gx_report_pool(const char *const *dirs, int ndirs, FILE *out, struct gx_summ
 		gx_summary_write_text(&s, title, out);
 		gx_report_intervals(&s, out, &iv);
 		json_decref(iv);
-		fidelity_text(&P, out);
+		gx_fidelity_text(&P, 0, out);
 		gaps_text(&P, meta_dilate(&D[0]), out);
 		monitor_share_text(&P, out);
 		short_loads_text(&P, out);

@@ -23,6 +23,7 @@ struct run {
 	/* the fidelity monitor's verdict (run.json "fidelity"; gridexp_fidelity.c):
 	 * -1 not monitored, 0 faithful, 1 strayed; broadcasts judged and strayed */
 	int fid_strayed, fid_bcasts, fid_bcasts_strayed;
+	json_t *fid;                    /* its object in summary.json's fidelity.runs, or NULL */
 	/* run.json "monitor_share": the largest share of a wide-area direction
 	 * gridmon's probes took over the run, and where; NAN, "" when none */
 	double mon_share;
@@ -58,6 +59,31 @@ struct coll {
  */
 int gx_run_trees(const struct gb_topo *t, const char *ranks, int target,
 		 const struct gx_row *rows, int nrows, struct gx_tree_counts *out);
+
+/*
+ * gx_run_fidelity() - fill @r's fidelity fields (fid_strayed, fid_bcasts,
+ * fid_bcasts_strayed, fid) from its run.json @run_json and, when some of
+ * its broadcasts strayed, runs/<id>/fidelity.csv of results directory
+ * @dir (report_fidelity.c).  A run without "fidelity" gets fid_strayed -1
+ * and no fid.  Release with gx_run_fidelity_release().
+ */
+void gx_run_fidelity(const char *dir, struct run *r, json_t *run_json);
+
+/** gx_run_fidelity_release() - drop @r's fid; safe on a zeroed run and twice. */
+void gx_run_fidelity_release(struct run *r);
+
+/*
+ * gx_fidelity_json() - summary.json's "fidelity" of @C's complete runs:
+ * the counts, the monitor's lines and "runs" (report_fidelity.c's header).
+ * Return: a new object, or NULL without memory.
+ */
+json_t *gx_fidelity_json(const struct coll *C);
+
+/*
+ * gx_fidelity_text() - summary.txt's "fidelity:" line to @f and, when
+ * @each, one line a strayed run or broadcast under it.
+ */
+void gx_fidelity_text(const struct coll *C, int each, FILE *f);
 
 /*
  * gx_report_plots() - the campaign's gnuplot PNGs (report.c's header lists

@@ -40,7 +40,7 @@ gridexp_tmp 8017
 hogs=
 trap 'st=$?; [ -n "$hogs" ] && kill $hogs 2>/dev/null; wait 2>/dev/null; (exit $st); gridexp_cleanup' EXIT
 
-plan 17
+plan 19
 
 cat > "$tmp/c.yaml" <<EOF
 name: fid
@@ -118,7 +118,7 @@ hogged() {
 }
 
 if [ ! -r /proc/pressure/cpu ]; then
-	skip 11 "no /proc/pressure/cpu (a kernel without PSI): CPU starvation cannot be seen"
+	skip 13 "no /proc/pressure/cpu (a kernel without PSI): CPU starvation cannot be seen"
 	exit 0
 fi
 hogged starved -20
@@ -131,6 +131,11 @@ like "$(cat "$dir/summary.txt")" "^fidelity: 1 of 1 runs and [0-9]+ of 5 broadca
 	"summary.txt counts it and says what it means"
 is "$(jq -c '.fidelity | [.runs_monitored, .runs_strayed]' "$dir/summary.json")" "[1,1]" \
 	"summary.json too"
+rid=$(basename "$run")
+is "$(jq -r '.fidelity.runs[] | select(.strayed) | [.run, (.why | test("CPU pressure"))] | @tsv' "$dir/summary.json")" \
+	"$rid	true" "  and names the run and why in fidelity.runs (report_fidelity.c)"
+like "$(cat "$dir/summary.txt")" "
+  $rid: CPU pressure [0-9]+ % of the time" "  summary.txt lists it under its fidelity line"
 
 # hogs at nice 19, outside the experiment's cgroup
 if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
