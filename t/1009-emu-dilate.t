@@ -4,7 +4,9 @@
 # wire (the delay line's parameters, the kernel's TBF), while status, link
 # show and link set keep the topology's units and gb_probe reports
 # undilated times; a bad factor is refused with one line, exit 2, and
-# nothing is created.  The one timed check is coarse on purpose: a WAN echo
+# nothing is created.  TCP's minimum retransmission timeout is dilated too
+# (emulator/grid/hosttcp.c): the hosts' routes carry rto_min 200 ms x 10,
+# and a connection's RTO, read with ss, is at least that.  The one timed check is coarse on purpose: a WAN echo
 # of 10.28 ms configured must come back as ~10 ms, not ~100 ms or ~1 ms.
 source "$(dirname "$0")/lib-netns.sh"
 require_netns
@@ -17,7 +19,7 @@ ctl=$GRIDBED_RUNDIR/$GB_PREFIX/tapd.sock
 tmp=$(mktemp -d /tmp/gb-1009.XXXXXX)
 trap 'st=$?; rm -rf "$tmp"; (exit $st); gb_cleanup' EXIT
 
-plan 17
+plan 20
 
 for k in 0.5 abc 2000 ""; do
 	out=$("$GRIDEMU" up --dilate "$k" "$TOPOS/two-clusters.yaml" 2>&1); st=$?
@@ -48,3 +50,23 @@ t "link set siteA-siteB delay 5ms" "$GRIDEMU" link set siteA-siteB delay 5ms
 p50=$("$GRIDEMU" probe a-1 b-4 --count 10 --tcp 0 | sed -n 's|.*rtt min/p50/p99/max [0-9.]*/\([0-9.]*\)/.*|\1|p')
 awk -v v="${p50:-0}" 'BEGIN { exit !(v >= 9.5 && v <= 12) }'
 ok $? "probe a-1 b-4 reports the undilated RTT: p50 $p50 ms for 10.28 ms configured"
+
+# TCP's RTO floor: 200 ms of the topology's time, 2 s on the wire
+like "$(ip -n "$GB_PREFIX-a-1" route show 10.250.0.0/16)" "rto_min lock (2000ms|2s)" \
+	"a host's data route carries rto_min 2000ms (200 ms x 10), locked"
+like "$("$GRIDEMU" status | grep '^tcp: ')" "rto_min 2000 ms" "  status says it"
+dst=$("$GRIDEMU" status --json | jq -r '.hosts[] | select(.name == "a-2") | .data')
+ip netns exec "$GB_PREFIX-a-2" timeout 20 python3 -c '
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 5302)); s.listen(1); c, _ = s.accept(); c.recv(16); time.sleep(2)' &
+srv=$!
+sleep 0.5
+rto=$(ip netns exec "$GB_PREFIX-a-1" timeout 20 python3 -c '
+import socket, subprocess, sys, time
+c = socket.create_connection((sys.argv[1], 5302)); c.send(b"x" * 16); time.sleep(0.5)
+print(subprocess.run(["ss", "-tin", "dst", sys.argv[1]], capture_output=True, text=True).stdout)' \
+	"$dst" | grep -o 'rto:[0-9.]*' | head -1)
+wait "$srv"
+awk -v v="${rto#rto:}" 'BEGIN { exit !(v + 0 >= 2000) }'
+ok $? "a connection a-1 -> a-2 has an RTO of at least 2 s on the wire (ss: ${rto:-none})"

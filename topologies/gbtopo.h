@@ -101,6 +101,10 @@ struct gb_tcp {
 	int slow_start_after_idle;  /**< net.ipv4.tcp_slow_start_after_idle: 0 or 1 */
 	uint64_t buf_max;           /**< bytes: the maximum of tcp_rmem and tcp_wmem */
 	uint32_t initcwnd;          /**< segments, on the host's routes; 0 = the kernel's */
+	/** TCP's minimum retransmission timeout on the host's routes, ms of the
+	 *  wire; 0 = the kernel's (200 ms).  Not a key of the file: gridemu up
+	 *  sets it to 200 ms x k on a dilated grid (emulator/grid/hosttcp.c) */
+	uint32_t rto_min_ms;
 	int cc_line, cc_col;        /**< where the file set congestion (0: the default) */
 };
 
@@ -117,7 +121,8 @@ void gb_tcp_defaults(struct gb_tcp *t);
 
 /**
  * gb_tcp_format() - one line for people: "cubic, slow start after idle on,
- * buffers 64 MiB, initcwnd kernel's".  Returns @buf.
+ * buffers 64 MiB, initcwnd kernel's", and ", rto_min 800 ms" when the
+ * grid set one (a dilated grid).  Returns @buf.
  */
 const char *gb_tcp_format(const struct gb_tcp *t, char *buf, size_t len);
 

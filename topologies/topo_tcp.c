@@ -60,6 +60,11 @@ const char *gb_tcp_format(const struct gb_tcp *t, char *buf, size_t len)
 		snprintf(buf, len, "%s, slow start after idle %s, buffers %" PRIu64 " B, "
 			 "initcwnd %s", t->congestion, t->slow_start_after_idle ? "on" : "off",
 			 t->buf_max, iw);
+	if (t->rto_min_ms) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len - at, ", rto_min %" PRIu32 " ms", t->rto_min_ms);
+	}
 	return buf;
 }
 
@@ -67,7 +72,8 @@ int gb_tcp_equal(const struct gb_tcp *a, const struct gb_tcp *b)
 {
 	return !strcmp(a->congestion, b->congestion) &&
 	       a->slow_start_after_idle == b->slow_start_after_idle &&
-	       a->buf_max == b->buf_max && a->initcwnd == b->initcwnd;
+	       a->buf_max == b->buf_max && a->initcwnd == b->initcwnd &&
+	       a->rto_min_ms == b->rto_min_ms;
 }
 
 /* A congestion control name as the kernel spells them: [a-z0-9_]. */

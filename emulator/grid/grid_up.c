@@ -147,10 +147,10 @@ static int node_routes(struct gb_grid *g, int i, struct gb_nl_batch *b)
 	int *cnt = calloc((size_t)ndl, sizeof(int));
 	struct gb_nl_route_metrics m, *mp = NULL;
 
-	/* a host's data routes carry its congestion control and initial
-	 * window (hosttcp.c) */
+	/* a host's data routes carry its congestion control, initial window
+	 * and, on a dilated grid, TCP's minimum RTO (hosttcp.c) */
 	if (t->nodes[i].kind == GB_NODE_HOST)
-		mp = gb_tcp_route_metrics(&t->nodes[i].tcp, &m);
+		mp = gb_tcp_route_metrics(&t->nodes[i].tcp, g->dilate, &m);
 	if (!cnt)
 		return -ENOMEM;
 	for (int j = 0; j < n; j++) {

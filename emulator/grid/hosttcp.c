@@ -20,10 +20,28 @@
  * where it refuses, it keeps the inherited one, and only the management
  * network (MPI launch, never experiment traffic) uses it.  The root
  * namespace is only read (its list of available algorithms), never written.
+ *
+ * Time dilation and TCP's own clocks: a grid at k puts every delay x k on
+ * the wire, so round trips, and the retransmission timeout TCP computes
+ * from them, stretch with it; but the kernel's floor under that timeout,
+ * TCP_RTO_MIN (200 ms of the machine's clock), does not.  At k = 4 a
+ * timeout that the floor sets (every one inside a cluster, whose round
+ * trips are far below 200 ms) lasted 50 ms of the topology's time instead
+ * of 200, so a lossy broadcast recovered k times sooner than on the
+ * network it emulates, the more so the more timeouts its algorithm met
+ * (session 50, docs/measurements.md).  So on a dilated grid the hosts'
+ * data routes carry RTAX_RTO_MIN = 200 ms x k, locked (the kernel reads
+ * only a locked one), and the floor is the kernel's 200 ms of topology
+ * time again; the tail-loss probe's timer for a lone packet, which adds
+ * the floor, follows.  The route metric, not the namespace's
+ * tcp_rto_min_us, because that sysctl is 6.11's and Debian 12 runs 6.1.
+ * The delayed ACK's 40 ms floor has no setting and stays undilated: 10 ms
+ * of topology time at k = 4.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +161,12 @@ int gb_tcp_write_ns(int nsfd, const struct gb_tcp *t, char *what, size_t whatlen
 	return 0;
 }
 
-struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t,
+unsigned gb_tcp_rto_min_ms(double dilate)
+{
+	return dilate > 1 ? (unsigned)lround(GB_TCP_KERNEL_RTO_MIN_MS * dilate) : 0;
+}
+
+struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t, double dilate,
 						 struct gb_nl_route_metrics *m)
 {
 	struct gb_tcp buf;
@@ -152,6 +175,7 @@ struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t,
 	memset(m, 0, sizeof(*m));
 	m->initcwnd = tcp->initcwnd;
 	snprintf(m->congctl, sizeof(m->congctl), "%s", tcp->congestion);
+	m->rto_min_ms = gb_tcp_rto_min_ms(dilate);
 	return m;
 }
 
@@ -190,6 +214,7 @@ int gb_grid_tcp_read(struct gb_grid *g, int host, struct gb_tcp *out)
 	if (err < 0 && err != -ENOENT)
 		return err;
 	out->initcwnd = m.initcwnd;
+	out->rto_min_ms = m.rto_min_ms;
 	if (m.congctl[0])
 		snprintf(out->congestion, sizeof(out->congestion), "%s", m.congctl);
 	return 0;
@@ -218,7 +243,7 @@ int gb_grid_tcp_set(struct gb_grid *g, const struct gb_tcp_set *over, struct gb_
 			return err;
 		}
 		err = gb_nl_routes_set_metrics(g->sk[i], t->data.addr, t->data.len,
-					       gb_tcp_route_metrics(&tcp, &m));
+					       gb_tcp_route_metrics(&tcp, g->dilate, &m));
 		if (err < 0) {
 			gb_err_set(e, "host '%s': cannot set its routes' congestion control and "
 				   "initial window: %s", t->nodes[i].name, strerror(-err));
@@ -253,9 +278,11 @@ json_t *gb_grid_tcp_json(struct gb_grid *g)
 		for (int j = i; j < t->nhosts; j++)
 			if (gb_grid_local(g, j) && gb_tcp_equal(&s[i], &s[j]))
 				json_array_append_new(hosts, json_string(t->nodes[j].name));
-		o = json_pack("{s:s, s:b, s:I, s:i, s:s, s:o}", "congestion", s[i].congestion,
-			      "slow_start_after_idle", s[i].slow_start_after_idle, "buffers",
-			      (json_int_t)s[i].buf_max, "initcwnd", (int)s[i].initcwnd, "text",
+		o = json_pack("{s:s, s:b, s:I, s:i, s:i, s:s, s:o}", "congestion",
+			      s[i].congestion, "slow_start_after_idle",
+			      s[i].slow_start_after_idle, "buffers", (json_int_t)s[i].buf_max,
+			      "initcwnd", (int)s[i].initcwnd, "rto_min_ms", (int)s[i].rto_min_ms,
+			      "text",
 			      gb_tcp_format(&s[i], text, sizeof(text)), "hosts", hosts);
 		if (!o || json_array_append_new(arr, o) < 0)
 			goto fail;

@@ -486,10 +486,12 @@ static int route_msg(struct rtnl_route *rt, const struct gb_nl_route_metrics *m,
 
 	if ((err = rtnl_route_build_add_request(rt, flags, &msg)) < 0)
 		return gb_nle2errno(err);
-	if (m && (m->initcwnd || m->congctl[0])) {
+	if (m && (m->initcwnd || m->congctl[0] || m->rto_min_ms)) {
 		if (!(nest = nla_nest_start(msg, RTA_METRICS)) ||
 		    (m->initcwnd && nla_put_u32(msg, RTAX_INITCWND, m->initcwnd) < 0) ||
-		    (m->congctl[0] && nla_put_string(msg, RTAX_CC_ALGO, m->congctl) < 0)) {
+		    (m->congctl[0] && nla_put_string(msg, RTAX_CC_ALGO, m->congctl) < 0) ||
+		    (m->rto_min_ms && (nla_put_u32(msg, RTAX_LOCK, 1u << RTAX_RTO_MIN) < 0 ||
+				       nla_put_u32(msg, RTAX_RTO_MIN, m->rto_min_ms) < 0))) {
 			nlmsg_free(msg);
 			return -EMSGSIZE;
 		}
@@ -606,6 +608,9 @@ static void metrics_parse(struct nlattr *nest, struct gb_nl_route_metrics *out)
 		out->initcwnd = nla_get_u32(mx[RTAX_INITCWND]);
 	if (mx[RTAX_CC_ALGO])
 		nla_strlcpy(out->congctl, mx[RTAX_CC_ALGO], sizeof(out->congctl));
+	if (mx[RTAX_RTO_MIN] && mx[RTAX_LOCK] &&
+	    (nla_get_u32(mx[RTAX_LOCK]) & (1u << RTAX_RTO_MIN)))
+		out->rto_min_ms = nla_get_u32(mx[RTAX_RTO_MIN]);
 }
 
 /* What gb_nl_route_get()'s answer said. */

@@ -121,6 +121,8 @@ GB_WUR int gb_nl_addr_add(struct nl_sock *sk, int ifindex, uint32_t addr, int pl
 struct gb_nl_route_metrics {
 	unsigned initcwnd;     /**< RTAX_INITCWND, segments; 0 = none */
 	char congctl[16];      /**< RTAX_CC_ALGO; "" = none */
+	unsigned rto_min_ms;   /**< RTAX_RTO_MIN, ms, locked (the kernel reads
+				    only a locked one); 0 = none */
 };
 
 /**

@@ -94,9 +94,10 @@ static json_t *dir_json(const struct gb_linkdir *p)
 
 static json_t *tcp_json(const struct gb_tcp *t)
 {
-	return json_pack("{s:s, s:b, s:I, s:i}", "congestion", t->congestion,
+	return json_pack("{s:s, s:b, s:I, s:i, s:i}", "congestion", t->congestion,
 			 "slow_start_after_idle", t->slow_start_after_idle,
-			 "buffers", (json_int_t)t->buf_max, "initcwnd", (int)t->initcwnd);
+			 "buffers", (json_int_t)t->buf_max, "initcwnd", (int)t->initcwnd,
+			 "rto_min_ms", (int)t->rto_min_ms);
 }
 
 /*
