@@ -5,18 +5,24 @@
 # (the kernel's TCP_RTO_MIN); a grid at k stretches round trips, not that
 # floor, unless the hosts' routes carry rto_min 200 ms x k (hosttcp.c).
 #
-# For each gridemu in --gridemu and each k in --dilate, in turn, it brings
-# topologies/two-clusters.yaml up, sets --loss on the link into a-2 (data
-# a-1 -> a-2 crosses it; the ACKs do not), opens one TCP connection a-1 ->
-# a-2 and times --count exchanges on it: --size bytes sent, a 1-byte reply.
-# It prints, per variant, the exchanges' time in the topology's time (the
-# wall clock / k): median, mean, p90 and max, and the sender's
+# For each gridemu in --gridemu, each congestion control in --congestion
+# and each k in --dilate, in turn, it brings topologies/two-clusters.yaml
+# up (with `tcp: {congestion: CC}` when --congestion names one), sets
+# --loss on one direction of a link (--lossy "LINK DIR", default the one
+# into a-2: data a-1 -> a-2 crosses it, the ACKs do not), opens one TCP
+# connection a-1 -> --dst (default a-2; b-1 is across the 5 ms wide-area
+# link, whose one-way delay --wan-delay sets) and times --count exchanges on it: --size bytes sent, a 1-byte
+# reply.  It prints, per variant, the exchanges' time in the topology's
+# time (the wall clock / k): median, mean, p90 and max, and the sender's
 # retransmission timeouts and tail-loss probes over them (nstat).
 #
 # usage: rto-dilation.sh [--dilate "K ..."] [--loss P%] [--size BYTES]
-#                        [--count N] [--gridemu "GRIDEMU ..."]
+#                        [--count N] [--gridemu "GRIDEMU ..."] [--dst HOST]
+#                        [--lossy "LINK DIR"] [--congestion "CC ..."]
+#                        [--wan-delay T]
 # Defaults: k = "1 4", loss 5%, 262144 bytes, 40 exchanges, the build's
-# gridemu.  Needs root and python3.  Leaves nothing behind.
+# gridemu, the topology's congestion control (cubic).  Needs root and
+# python3.  Leaves nothing behind.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -24,7 +30,9 @@ build=${GRIDBED_BUILD:-$src/build}
 me=rto-dilation.sh
 . "$src/util/bench/lib-bench.sh"
 ks="1 4"; loss=5%; size=262144; count=40; gridemus=$build/emulator/gridemu
-bench_parse "19 strip" "dilate=ks loss size count gridemu=gridemus" "$@"
+dst_host=a-2; lossy="a-2-a a>a-2"; ccs=-
+wan_delay=
+bench_parse "25 strip" "dilate=ks loss size count gridemu=gridemus dst=dst_host lossy congestion=ccs wan-delay=wan_delay" "$@"
 # shellcheck disable=SC2086 # lists of words
 bench_built $gridemus
 bench_need 2 root python3 nstat
@@ -67,21 +75,32 @@ for _ in range(count):
     print("%.6f" % (time.monotonic() - t))
 EOF
 
-echo "rto-dilation: two-clusters, loss $loss into a-2, $count exchanges of $size bytes a-1 -> a-2;" \
+echo "rto-dilation: two-clusters${wan_delay:+ (wide area $wan_delay)}, loss $loss on $lossy, $count exchanges of $size bytes a-1 -> $dst_host;" \
 	"$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-34s %4s %10s %10s %10s %10s %9s %6s %s\n' gridemu k "median ms" "mean ms" "p90 ms" \
 	"max ms" timeouts probes "host's tcp"
 for g in $gridemus; do
+	for cc in $ccs; do
+	topo=$src/topologies/two-clusters.yaml
+	if [ "$cc" != - ]; then
+		topo=$tmp/two-clusters-$cc.yaml
+		sed "s/^sites:/tcp: {congestion: $cc}\nsites:/" "$src/topologies/two-clusters.yaml" >"$topo"
+	fi
 	for k in $ks; do
 		GRIDEMU=$g
-		"$GRIDEMU" up "$src/topologies/two-clusters.yaml" --dilate "$k" --quiet ||
+		"$GRIDEMU" up "$topo" --dilate "$k" --quiet ||
 			{ echo "$me: cannot bring the grid up" >&2; exit 1; }
-		"$GRIDEMU" link set a-2-a dir "a>a-2" loss "$loss" >/dev/null ||
-			{ echo "$me: cannot set the loss" >&2; exit 1; }
+		# shellcheck disable=SC2086 # "LINK DIR"
+		"$GRIDEMU" link set ${lossy%% *} dir "${lossy#* }" loss "$loss" >/dev/null ||
+			{ echo "$me: cannot set the loss on $lossy" >&2; exit 1; }
+		if [ -n "$wan_delay" ]; then
+			"$GRIDEMU" link set siteA-siteB delay "$wan_delay" >/dev/null ||
+				{ echo "$me: cannot set the wide-area delay to $wan_delay" >&2; exit 1; }
+		fi
 		dst=$("$GRIDEMU" status --json | python3 -c \
-			'import json,sys; print([h["data"] for h in json.load(sys.stdin)["hosts"] if h["name"]=="a-2"][0])')
+			'import json,sys; print([h["data"] for h in json.load(sys.stdin)["hosts"] if h["name"]==sys.argv[1]][0])' "$dst_host")
 		rm -f "$tmp/ready"
-		"$GRIDEMU" exec a-2 -- python3 "$tmp/rx.py" "$size" "$count" "$tmp/ready" &
+		"$GRIDEMU" exec "$dst_host" -- python3 "$tmp/rx.py" "$size" "$count" "$tmp/ready" &
 		rx=$!
 		for _ in $(seq 50); do [ -e "$tmp/ready" ] && break; sleep 0.1; done
 		"$GRIDEMU" exec a-1 -- nstat -n >/dev/null
@@ -102,5 +121,6 @@ for g in $gridemus; do
 					a[1], a[2], stack
 			}'
 		"$GRIDEMU" down >/dev/null 2>&1
+	done
 	done
 done

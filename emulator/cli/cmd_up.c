@@ -38,6 +38,20 @@ static int usage_up(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+/* The first congestion control of @t's hosts that runs on the kernel's
+ * clock (cubic, bbr), or NULL when every host runs one that does not. */
+static const char *clock_cc(const struct gb_topo *t)
+{
+	for (int i = 0; i < t->nhosts; i++) {
+		const char *cc = t->nodes[i].tcp.congestion[0] ? t->nodes[i].tcp.congestion :
+								 GB_TCP_DEFAULT_CC;
+
+		if (!strcmp(cc, "cubic") || !strcmp(cc, "bbr"))
+			return cc;
+	}
+	return NULL;
+}
+
 int up_main(int argc, char **argv)
 {
 	static const struct option lo[] = { { "backend", required_argument, 0, 'b' },
@@ -125,6 +139,17 @@ int up_main(int argc, char **argv)
 			if (warn[0])
 				fprintf(stderr, "gridemu: warning: %s\n", warn);
 		}
+	}
+	/* a congestion control that runs on the machine's clock is not dilated
+	 * with the wire (docs/topology-format.md, "The hosts' TCP stack") */
+	if (g.dilate > 1.0 && !quiet) {
+		const char *cc = clock_cc(g.topo);
+
+		if (cc)
+			printf("note: hosts run %s, whose window grows on this machine's clock, not "
+			       "the topology's: at x%g a path with losses recovers faster than the "
+			       "network emulated (reno does not; docs/topology-format.md)\n", cc,
+			       g.dilate);
 	}
 	/* heterogeneous CPUs asked for but not enforceable: say so, always */
 	{
