@@ -3,7 +3,8 @@
  * report.c - a campaign's summary and plots from its results directory
  * alone (`gridexp report DIR`; `gridexp run` ends with the same call, so
  * the two give the same bytes).  This file collects the rows and writes the
- * summaries; report_plots.c draws the plots, results.c reads the CSVs.
+ * summaries; report_fidelity.c says what the fidelity monitor marked,
+ * report_plots.c draws the plots, results.c reads the CSVs.
  *
  * Inputs: meta.json (the campaign's algorithms, conditions, runs) and, per
  * complete run (runs/<id>/complete exists), run.json, broadcasts.csv,

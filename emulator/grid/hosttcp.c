@@ -245,8 +245,9 @@ int gb_grid_tcp_set(struct gb_grid *g, const struct gb_tcp_set *over, struct gb_
 		err = gb_nl_routes_set_metrics(g->sk[i], t->data.addr, t->data.len,
 					       gb_tcp_route_metrics(&tcp, g->dilate, &m));
 		if (err < 0) {
-			gb_err_set(e, "host '%s': cannot set its routes' congestion control and "
-				   "initial window: %s", t->nodes[i].name, strerror(-err));
+			gb_err_set(e, "host '%s': cannot set its routes' congestion control, "
+				   "initial window and minimum RTO: %s", t->nodes[i].name,
+				   strerror(-err));
 			return err;
 		}
 	}
