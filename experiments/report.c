@@ -540,6 +540,7 @@ static void write_setup_text(const struct coll *C, FILE *f)
 		/* the hosts' TCP stack (issue 18), read back from the grid */
 		json_array_foreach(tcp, k, st) {
 			size_t nh = json_array_size(json_object_get(st, "hosts"));
+			const char *cc = json_string_value(json_object_get(st, "congestion")) ?: "";
 
 			fprintf(f, "tcp (session %zu): %s (", i + 1,
 				json_string_value(json_object_get(st, "text")) ?: "?");
@@ -549,6 +550,13 @@ static void write_setup_text(const struct coll *C, FILE *f)
 				fprintf(f, "%zu host%s, first %s)\n", nh, nh == 1 ? "" : "s",
 					json_string_value(json_array_get(json_object_get(st, "hosts"),
 									  0)) ?: "?");
+			/* CUBIC and BBR run on the hosts' clock, which dilation does
+			 * not slow (docs/topology-format.md, "The hosts' TCP stack") */
+			if (meta_dilate(C) > 1 && (!strcmp(cc, "cubic") || !strcmp(cc, "bbr")))
+				fprintf(f, "  note: %s grows its window on the hosts' clock, not the "
+					"topology's: at x%g a transfer that loses packets recovers "
+					"faster than on the network emulated (reno does not; "
+					"docs/topology-format.md)\n", cc, meta_dilate(C));
 		}
 		if (!p)
 			continue;
