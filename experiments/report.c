@@ -521,6 +521,7 @@ static void write_setup_text(const struct coll *C, FILE *f)
 	json_t *camp = json_object_get(C->meta, "campaign");
 	json_t *ranks = json_object_get(camp, "ranks"), *ss = json_object_get(C->meta, "sessions");
 	const char *order = json_string_value(json_object_get(ranks, "order"));
+	double k_run = meta_dilate(C);
 	json_t *se;
 	size_t i;
 
@@ -552,11 +553,11 @@ static void write_setup_text(const struct coll *C, FILE *f)
 									  0)) ?: "?");
 			/* CUBIC and BBR run on the hosts' clock, which dilation does
 			 * not slow (docs/topology-format.md, "The hosts' TCP stack") */
-			if (meta_dilate(C) > 1 && (!strcmp(cc, "cubic") || !strcmp(cc, "bbr")))
+			if (k_run > 1 && gb_tcp_cc_clocked(cc))
 				fprintf(f, "  note: %s grows its window on the hosts' clock, not the "
 					"topology's: at x%g a transfer that loses packets recovers "
 					"faster than on the network emulated (reno does not; "
-					"docs/topology-format.md)\n", cc, meta_dilate(C));
+					"docs/topology-format.md)\n", cc, k_run);
 		}
 		if (!p)
 			continue;

@@ -126,6 +126,15 @@ void gb_tcp_defaults(struct gb_tcp *t);
  */
 const char *gb_tcp_format(const struct gb_tcp *t, char *buf, size_t len);
 
+/**
+ * gb_tcp_cc_clocked() - 1 if congestion control @cc grows its window on the
+ * kernel's clock (cubic, bbr), which time dilation does not slow, so that on
+ * a dilated grid it recovers from losses faster than on the network
+ * emulated (docs/topology-format.md, "The hosts' TCP stack"); 0 for one
+ * counted in ACKs (reno).  "" is the default, GB_TCP_DEFAULT_CC.
+ */
+int gb_tcp_cc_clocked(const char *cc);
+
 /** gb_tcp_equal() - 1 if @a and @b are the same stack. */
 int gb_tcp_equal(const struct gb_tcp *a, const struct gb_tcp *b);
 

@@ -68,6 +68,13 @@ const char *gb_tcp_format(const struct gb_tcp *t, char *buf, size_t len)
 	return buf;
 }
 
+int gb_tcp_cc_clocked(const char *cc)
+{
+	if (!cc || !cc[0])
+		cc = GB_TCP_DEFAULT_CC;
+	return !strcmp(cc, "cubic") || !strcmp(cc, "bbr");
+}
+
 int gb_tcp_equal(const struct gb_tcp *a, const struct gb_tcp *b)
 {
 	return !strcmp(a->congestion, b->congestion) &&

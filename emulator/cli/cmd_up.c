@@ -39,15 +39,14 @@ static int usage_up(FILE *f)
 }
 
 /* The first congestion control of @t's hosts that runs on the kernel's
- * clock (cubic, bbr), or NULL when every host runs one that does not. */
+ * clock (gb_tcp_cc_clocked()), or NULL when none does. */
 static const char *clock_cc(const struct gb_topo *t)
 {
 	for (int i = 0; i < t->nhosts; i++) {
-		const char *cc = t->nodes[i].tcp.congestion[0] ? t->nodes[i].tcp.congestion :
-								 GB_TCP_DEFAULT_CC;
+		const char *cc = t->nodes[i].tcp.congestion;
 
-		if (!strcmp(cc, "cubic") || !strcmp(cc, "bbr"))
-			return cc;
+		if (gb_tcp_cc_clocked(cc))
+			return cc[0] ? cc : GB_TCP_DEFAULT_CC;
 	}
 	return NULL;
 }

@@ -223,26 +223,15 @@ int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e);
 int gb_tcp_write_ns(int nsfd, const struct gb_tcp *t, char *what, size_t whatlen);
 
 struct gb_nl_route_metrics;
-/** The kernel's minimum retransmission timeout, TCP_RTO_MIN (HZ / 5). */
-#define GB_TCP_KERNEL_RTO_MIN_MS 200
-
-/**
- * gb_tcp_rto_min_ms() - the minimum RTO a grid at time dilation @dilate
- * puts on its hosts' routes: GB_TCP_KERNEL_RTO_MIN_MS x @dilate, so that
- * the floor is the kernel's 200 ms of the topology's time, as the delays
- * are; 0 (the kernel's own) when @dilate <= 1.  The kernel's other TCP
- * timer floors (the delayed ACK's 40 ms) have no setting and stay
- * undilated (hosttcp.c).
- */
-unsigned gb_tcp_rto_min_ms(double dilate);
-
 /**
  * gb_tcp_route_metrics() - the route metrics that carry @t (a zeroed @t
- * means the defaults) on a grid at time dilation @dilate (its
- * gb_tcp_rto_min_ms()) into @m; returns @m.
+ * means the defaults) on a grid at time dilation @dilate into @m: its
+ * congestion control, its initial window and, when @dilate > 1, TCP's
+ * minimum RTO 200 ms x @dilate (hosttcp.c says why); returns @m.
  */
 struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t, double dilate,
 						 struct gb_nl_route_metrics *m);
+
 
 /**
  * gb_grid_tcp_read() - the stack host @host really runs, read back from its
@@ -270,6 +259,13 @@ struct json_t;
  * (a namespace could not be read, no memory).
  */
 struct json_t *gb_grid_tcp_json(struct gb_grid *g);
+
+/**
+ * gb_tcp_json() - @t as a JSON object: congestion, slow_start_after_idle,
+ * buffers, initcwnd, rto_min_ms (docs/formats.md); gb_grid_tcp_json() adds
+ * text and hosts to each.  NULL without memory.
+ */
+struct json_t *gb_tcp_json(const struct gb_tcp *t);
 
 /** gb_grid_link_show() - one line per directed link with live parameters. */
 int gb_grid_link_show(struct gb_grid *g, FILE *out);

@@ -161,10 +161,8 @@ int gb_tcp_write_ns(int nsfd, const struct gb_tcp *t, char *what, size_t whatlen
 	return 0;
 }
 
-unsigned gb_tcp_rto_min_ms(double dilate)
-{
-	return dilate > 1 ? (unsigned)lround(GB_TCP_KERNEL_RTO_MIN_MS * dilate) : 0;
-}
+/* The kernel's minimum retransmission timeout, TCP_RTO_MIN (HZ / 5). */
+#define KERNEL_RTO_MIN_MS 200
 
 struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t, double dilate,
 						 struct gb_nl_route_metrics *m)
@@ -175,7 +173,8 @@ struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t, double 
 	memset(m, 0, sizeof(*m));
 	m->initcwnd = tcp->initcwnd;
 	snprintf(m->congctl, sizeof(m->congctl), "%s", tcp->congestion);
-	m->rto_min_ms = gb_tcp_rto_min_ms(dilate);
+	/* 0: the kernel's own floor, undilated grids need no other */
+	m->rto_min_ms = dilate > 1 ? (unsigned)lround(KERNEL_RTO_MIN_MS * dilate) : 0;
 	return m;
 }
 
@@ -254,6 +253,14 @@ int gb_grid_tcp_set(struct gb_grid *g, const struct gb_tcp_set *over, struct gb_
 	return 0;
 }
 
+json_t *gb_tcp_json(const struct gb_tcp *t)
+{
+	return json_pack("{s:s, s:b, s:I, s:i, s:i}", "congestion", t->congestion,
+			 "slow_start_after_idle", t->slow_start_after_idle,
+			 "buffers", (json_int_t)t->buf_max, "initcwnd", (int)t->initcwnd,
+			 "rto_min_ms", (int)t->rto_min_ms);
+}
+
 json_t *gb_grid_tcp_json(struct gb_grid *g)
 {
 	const struct gb_topo *t = g->topo;
@@ -279,13 +286,15 @@ json_t *gb_grid_tcp_json(struct gb_grid *g)
 		for (int j = i; j < t->nhosts; j++)
 			if (gb_grid_local(g, j) && gb_tcp_equal(&s[i], &s[j]))
 				json_array_append_new(hosts, json_string(t->nodes[j].name));
-		o = json_pack("{s:s, s:b, s:I, s:i, s:i, s:s, s:o}", "congestion",
-			      s[i].congestion, "slow_start_after_idle",
-			      s[i].slow_start_after_idle, "buffers", (json_int_t)s[i].buf_max,
-			      "initcwnd", (int)s[i].initcwnd, "rto_min_ms", (int)s[i].rto_min_ms,
-			      "text",
-			      gb_tcp_format(&s[i], text, sizeof(text)), "hosts", hosts);
-		if (!o || json_array_append_new(arr, o) < 0)
+		/* arr owns o from here; each set_new owns its value even when it fails */
+		o = gb_tcp_json(&s[i]);
+		if (!o || json_array_append_new(arr, o) < 0 ||
+		    json_object_set_new(o, "text", json_string(gb_tcp_format(&s[i], text,
+										 sizeof(text)))) < 0) {
+			json_decref(hosts);
+			goto fail;
+		}
+		if (json_object_set_new(o, "hosts", hosts) < 0)
 			goto fail;
 	}
 	free(s);

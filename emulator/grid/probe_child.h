@@ -64,7 +64,7 @@ struct gb_probe_warm {
  * of its own, and route its connection to @daddr:@dport (host order) as the
  * namespace does, but with an initial window of @initcwnd segments: a rule
  * for that port pair into a table of its own, whose route to @daddr copies
- * the namespace's (interface, gateway, congestion control) with initcwnd
+ * the namespace's (interface, gateway, route metrics) with initcwnd
  * @initcwnd (probe_warm.c says why).  Call it in the source host's
  * namespace, before connect(), and gb_probe_warm_end() once the connection
  * is established (the kernel takes the window when the handshake ends).

@@ -19,7 +19,8 @@
  *
  *	rule  pref WARM_PREF  ipproto tcp  sport S  dport D  lookup WARM_TABLE
  *	route dst/32 table WARM_TABLE, the host's route to dst copied (its
- *	      interface, gateway and congestion control) with initcwnd N
+ *	      interface, gateway and metrics: congestion control, and a
+ *	      dilated grid's minimum RTO) with initcwnd N
  *
  * S is the probe socket's own source port (bound before it connects), D the
  * sink's; both go away once the connection is established, as the kernel

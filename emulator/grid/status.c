@@ -92,14 +92,6 @@ static json_t *dir_json(const struct gb_linkdir *p)
 	return j;
 }
 
-static json_t *tcp_json(const struct gb_tcp *t)
-{
-	return json_pack("{s:s, s:b, s:I, s:i, s:i}", "congestion", t->congestion,
-			 "slow_start_after_idle", t->slow_start_after_idle,
-			 "buffers", (json_int_t)t->buf_max, "initcwnd", (int)t->initcwnd,
-			 "rto_min_ms", (int)t->rto_min_ms);
-}
-
 /*
  * The hosts' TCP stacks as read back from their namespaces
  * (gb_grid_tcp_json(), which groups them): one line when they all run the
@@ -161,7 +153,7 @@ int gb_grid_status(struct gb_grid *g, FILE *out, int json)
 				"site", t->sites[n->site].name,
 				"netns", gb_grid_node_nsname(g, i, ns, sizeof(ns)),
 				"data", gb_fmt_ip(n->addr, a1), "mgmt", gb_fmt_ip(n->mgmt, a2),
-				"tcp", terr < 0 ? json_null() : tcp_json(&tcp)));
+				"tcp", terr < 0 ? json_null() : gb_tcp_json(&tcp)));
 		}
 		for (int k = 0; k < t->nlinks; k++) {
 			struct gb_linkdir ab, ba;
