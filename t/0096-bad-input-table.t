@@ -202,6 +202,7 @@ done <<'TABLE'
 ^gridemu: cannot read topology '[^']*/loop': Too many levels	"$GRIDEMU" up "$W/loop"
 ^gridemu: unknown backend 'nope'	"$GRIDEMU" up "$TC" --backend nope
 ^gridemu: up: --dilate '0.5' is not	"$GRIDEMU" up "$TC" --dilate 0.5
+^gridemu: up: --kernel-cubic is for a dilated grid	"$GRIDEMU" up "$TC" --kernel-cubic
 ^gridemu: up: unknown option '--frob'	"$GRIDEMU" up "$TC" --frob
 ^gridemu: up: option needs a value: '--backend'	"$GRIDEMU" up "$TC" --backend
 ^gridemu: up: which topology file	"$GRIDEMU" up

@@ -291,6 +291,12 @@ void gb_topo_free(struct gb_topo *t);
 /** gb_topo_find_node() - node index by name, or -1. */
 int gb_topo_find_node(const struct gb_topo *t, const char *name);
 
+/**
+ * gb_tcp_hosts_run() - 1 if a host of @t runs congestion control @cc (a
+ * host without `congestion:` runs GB_TCP_DEFAULT_CC).
+ */
+int gb_tcp_hosts_run(const struct gb_topo *t, const char *cc);
+
 /** gb_topo_find_link() - link index by name ("A-B", or "B-A" too), or -1. */
 int gb_topo_find_link(const struct gb_topo *t, const char *name);
 

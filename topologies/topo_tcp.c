@@ -75,6 +75,17 @@ int gb_tcp_cc_clocked(const char *cc)
 	return !strcmp(cc, "cubic") || !strcmp(cc, "bbr");
 }
 
+int gb_tcp_hosts_run(const struct gb_topo *t, const char *cc)
+{
+	for (int i = 0; i < t->nhosts; i++) {
+		const char *c = t->nodes[i].tcp.congestion;
+
+		if (!strcmp(c[0] ? c : GB_TCP_DEFAULT_CC, cc))
+			return 1;
+	}
+	return 0;
+}
+
 int gb_tcp_equal(const struct gb_tcp *a, const struct gb_tcp *b)
 {
 	return !strcmp(a->congestion, b->congestion) &&

@@ -7,7 +7,9 @@
 #
 # For each gridemu in --gridemu, each congestion control in --congestion
 # and each k in --dilate, in turn, it brings topologies/two-clusters.yaml
-# up (with `tcp: {congestion: CC}` when --congestion names one), sets
+# up (with `tcp: {congestion: CC}` when --congestion names one; CC
+# "kernel-cubic" is cubic with `up --kernel-cubic`, the kernel's own cubic
+# where a dilated grid would run gbcubic, emulator/grid/gbcubic.h), sets
 # --loss on one direction of a link (--lossy "LINK DIR", default the one
 # into a-2: data a-1 -> a-2 crosses it, the ACKs do not), opens one TCP
 # connection a-1 -> --dst (default a-2; b-1 is across the 5 ms wide-area
@@ -82,13 +84,18 @@ printf '%-34s %4s %10s %10s %10s %10s %9s %6s %s\n' gridemu k "median ms" "mean 
 for g in $gridemus; do
 	for cc in $ccs; do
 	topo=$src/topologies/two-clusters.yaml
-	if [ "$cc" != - ]; then
-		topo=$tmp/two-clusters-$cc.yaml
-		sed "s/^sites:/tcp: {congestion: $cc}\nsites:/" "$src/topologies/two-clusters.yaml" >"$topo"
+	name=$cc
+	[ "$cc" = kernel-cubic ] && name=cubic
+	if [ "$name" != - ]; then
+		topo=$tmp/two-clusters-$name.yaml
+		sed "s/^sites:/tcp: {congestion: $name}\nsites:/" "$src/topologies/two-clusters.yaml" >"$topo"
 	fi
 	for k in $ks; do
 		GRIDEMU=$g
-		"$GRIDEMU" up "$topo" --dilate "$k" --quiet ||
+		kflag=
+		[ "$cc" = kernel-cubic ] && awk -v k="$k" 'BEGIN { exit !(k > 1) }' && kflag=--kernel-cubic
+		# shellcheck disable=SC2086 # none or one flag
+		"$GRIDEMU" up "$topo" --dilate "$k" $kflag --quiet ||
 			{ echo "$me: cannot bring the grid up" >&2; exit 1; }
 		# shellcheck disable=SC2086 # "LINK DIR"
 		"$GRIDEMU" link set ${lossy%% *} dir "${lossy#* }" loss "$loss" >/dev/null ||

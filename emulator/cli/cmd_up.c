@@ -18,8 +18,8 @@
 
 static int usage_up(FILE *f)
 {
-	fprintf(f, "usage: gridemu up FILE [--backend auto|netem|tap] [--dilate K] [--no-calibrate]\n"
-		"                 [--recalibrate]\n"
+	fprintf(f, "usage: gridemu up FILE [--backend auto|netem|tap] [--dilate K [--kernel-cubic]]\n"
+		"                 [--no-calibrate] [--recalibrate]\n"
 		"                 [--part SITE|HUB,... --peer ADDR [--peer-prefix P]] [--quiet]\n"
 		"  Build the grid described by topology FILE (see docs/topology-format.md).\n"
 		"  auto picks netem when the kernel has sch_netem, else the tap delay line.\n"
@@ -29,6 +29,9 @@ static int usage_up(FILE *f)
 		"  at about today's load, is reused, with its age; --recalibrate measures afresh.\n"
 		"  --dilate K: time dilation (K >= 1): the wire carries every delay x K and every\n"
 		"  rate / K, so the CPUs look K times faster; gridbed's tools report times / K.\n"
+		"  There, hosts that run cubic run gbcubic, CUBIC on the topology's clock, loaded\n"
+		"  into the kernel until the last dilated grid is down; --kernel-cubic keeps the\n"
+		"  kernel's cubic, whose clock is this machine's (for comparisons).\n"
 		"  --part, --peer: one grid across two machines (docs/scale-out.md): build only\n"
 		"  these sites (with their clusters and hosts) and hubs; the rest is built by\n"
 		"  the machine at ADDR, whose grid has prefix P (default: ours).  Links between\n"
@@ -38,15 +41,18 @@ static int usage_up(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-/* The first congestion control of @t's hosts that runs on the kernel's
- * clock (gb_tcp_cc_clocked()), or NULL when none does. */
-static const char *clock_cc(const struct gb_topo *t)
+/* The first congestion control of @g's hosts that runs on the kernel's
+ * clock (gb_tcp_cc_clocked()) on this grid, or NULL when none does: cubic
+ * does not where the grid runs gbcubic for it. */
+static const char *clock_cc(const struct gb_grid *g)
 {
-	for (int i = 0; i < t->nhosts; i++) {
-		const char *cc = t->nodes[i].tcp.congestion;
+	for (int i = 0; i < g->topo->nhosts; i++) {
+		const char *cc = g->topo->nodes[i].tcp.congestion;
 
-		if (gb_tcp_cc_clocked(cc))
-			return cc[0] ? cc : GB_TCP_DEFAULT_CC;
+		if (!cc[0])
+			cc = GB_TCP_DEFAULT_CC;
+		if (gb_tcp_cc_clocked(cc) && !(g->cubic_as[0] && !strcmp(cc, "cubic")))
+			return cc;
 	}
 	return NULL;
 }
@@ -57,6 +63,7 @@ int up_main(int argc, char **argv)
 					    { "no-calibrate", no_argument, 0, 'C' },
 					    { "recalibrate", no_argument, 0, 'F' },
 					    { "dilate", required_argument, 0, 'd' },
+					    { "kernel-cubic", no_argument, 0, 'K' },
 					    { "quiet", no_argument, 0, 'q' },
 					    { "help", no_argument, 0, 'h' },
 					    { "part", required_argument, 0, 'P' },
@@ -83,6 +90,8 @@ int up_main(int argc, char **argv)
 				return 2;
 			}
 		}
+		else if (c == 'K')
+			o.kernel_cubic = 1;
 		else if (c == 'q')
 			quiet = 1;
 		else if (c == 'P')
@@ -101,6 +110,8 @@ int up_main(int argc, char **argv)
 	}
 	if (o.no_calibrate && o.recalibrate)
 		return gb_refuse("gridemu", "up: --recalibrate and --no-calibrate exclude each other");
+	if (o.kernel_cubic && !(o.dilate > 1))
+		return gb_refuse("gridemu", "up: --kernel-cubic is for a dilated grid (--dilate K > 1)");
 	if (optind != argc - 1)
 		return gb_refuse("gridemu", "up: %s (see gridemu up --help)", optind == argc ?
 				 "which topology file?" : "one topology file only");
@@ -142,13 +153,17 @@ int up_main(int argc, char **argv)
 	/* a congestion control that runs on the machine's clock is not dilated
 	 * with the wire (docs/topology-format.md, "The hosts' TCP stack") */
 	if (g.dilate > 1.0 && !quiet) {
-		const char *cc = clock_cc(g.topo);
+		const char *cc = clock_cc(&g);
+		int cubic = cc && !strcmp(cc, "cubic");
 
 		if (cc)
 			printf("note: hosts run %s, whose window grows on this machine's clock, not "
 			       "the topology's: at x%g a path with losses recovers faster than the "
-			       "network emulated (reno does not; docs/topology-format.md)\n", cc,
-			       g.dilate);
+			       "network emulated (reno does not; docs/topology-format.md)%s%s\n",
+			       cc, g.dilate, cubic && g.cubic_why[0] ? "; not gbcubic: " : "",
+			       cubic ? g.cubic_why : "");
+		else if (g.cubic_as[0] && gb_tcp_hosts_run(g.topo, "cubic"))
+			printf("hosts' cubic runs as %s, on the topology's clock\n", g.cubic_as);
 	}
 	/* heterogeneous CPUs asked for but not enforceable: say so, always */
 	{

@@ -63,6 +63,14 @@ struct gb_grid {
 	 * divides by k.
 	 */
 	double dilate;
+	/**
+	 * What the hosts' `cubic` runs as on the data routes: "gbcubic", CUBIC on
+	 * the topology's clock (gbcubic.h), on a dilated grid that could load
+	 * it; "" for the kernel's own.  Kept in state.json.  When a dilated
+	 * grid runs the kernel's, @cubic_why says why (up only).
+	 */
+	char cubic_as[16];
+	char cubic_why[256];
 	int verbose;
 	/**
 	 * One grid across two machines (partition.h): NULL when this machine
@@ -92,6 +100,8 @@ struct gb_up_opts {
 	int recalibrate;           /**< measure it afresh: reuse no recent calibration
 				        (calib_cache.h) */
 	double dilate;             /**< time dilation k (0 or 1: none); see struct gb_grid */
+	int kernel_cubic;          /**< a dilated grid keeps the kernel's cubic, whose clock
+				        is the machine's (for comparisons; gbcubic.h) */
 	int verbose;
 	const char *part;          /**< --part SITE|HUB,...: build only these (partition.h) */
 	const char *peer;          /**< --peer ADDR: the machine with the rest of the grid */
@@ -226,10 +236,12 @@ struct gb_nl_route_metrics;
 /**
  * gb_tcp_route_metrics() - the route metrics that carry @t (a zeroed @t
  * means the defaults) on a grid at time dilation @dilate into @m: its
- * congestion control, its initial window and, when @dilate > 1, TCP's
- * minimum RTO 200 ms x @dilate (hosttcp.c says why); returns @m.
+ * congestion control (@cubic_as for cubic when not NULL or "", see struct
+ * gb_grid), its initial window and, when @dilate > 1, TCP's minimum RTO
+ * 200 ms x @dilate (hosttcp.c says why); returns @m.
  */
 struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t, double dilate,
+						 const char *cubic_as,
 						 struct gb_nl_route_metrics *m);
 
 

@@ -22,6 +22,7 @@
 #include "gbutil.h"
 #include "grid_priv.h"
 #include "partition.h"
+#include "gbcubic.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -228,6 +229,9 @@ int gb_grid_write_state(const struct gb_grid *g, const char *status, const char 
 				 "backend", g->shaper ? g->shaper->name : "", "created_unix",
 				 (json_int_t)time(NULL), "netns", ns, "links", links);
 	json_object_set_new(root, "dilate", json_real(g->dilate >= 1.0 ? g->dilate : 1.0));
+	/* what the hosts' cubic runs as (gbcubic.h); absent: the kernel's */
+	if (g->cubic_as[0])
+		json_object_set_new(root, "cubic_as", json_string(g->cubic_as));
 	/* heterogeneous CPUs: which interface enforces the clusters' shares */
 	json_object_set_new(root, "cpu_control",
 			    json_string(gb_cgroup_describe(t, buf, sizeof(buf))));
@@ -367,6 +371,16 @@ int gb_grid_down(struct gb_grid *g, int *removed, struct gb_err *e)
 	if (!err) {
 		gb_rmtree(g->rundir);
 	}
+	/* gbcubic forgets the namespaces just deleted, and leaves the kernel
+	 * with the last grid that used it (gbcubic.h) */
+	{
+		int r = gb_gbcubic_prune();
+
+		if (r < 0 && !err) {
+			err = r;
+			gb_err_set(e, "cannot unregister gbcubic: %s", strerror(-r));
+		}
+	}
 cleanup:
 	if (removed)
 		*removed = nrem;
@@ -433,6 +447,8 @@ int gb_grid_attach(struct gb_grid *g, struct gb_err *e)
 	/* before the links: the backends read them back through it */
 	g->dilate = json_is_number(json_object_get(st, "dilate"))
 		? json_number_value(json_object_get(st, "dilate")) : 1.0;
+	const char *cubic_as = json_string_value(json_object_get(st, "cubic_as"));
+	snprintf(g->cubic_as, sizeof(g->cubic_as), "%s", cubic_as ? cubic_as : "");
 	json_t *links = json_object_get(st, "links");
 	size_t i;
 	json_t *lj;

@@ -12,6 +12,7 @@
 #include "gbutil.h"
 #include "calibrate.h"
 #include "dilate.h"
+#include "gbcubic.h"
 #include "grid_priv.h"
 #include "partition.h"
 
@@ -150,7 +151,7 @@ static int node_routes(struct gb_grid *g, int i, struct gb_nl_batch *b)
 	/* a host's data routes carry its congestion control, initial window
 	 * and, on a dilated grid, TCP's minimum RTO (hosttcp.c) */
 	if (t->nodes[i].kind == GB_NODE_HOST)
-		mp = gb_tcp_route_metrics(&t->nodes[i].tcp, g->dilate, &m);
+		mp = gb_tcp_route_metrics(&t->nodes[i].tcp, g->dilate, g->cubic_as, &m);
 	if (!cnt)
 		return -ENOMEM;
 	for (int j = 0; j < n; j++) {
@@ -174,6 +175,34 @@ static int node_routes(struct gb_grid *g, int i, struct gb_nl_batch *b)
 			gb_nl_batch_route_add(b, t->nodes[j].addr, 32, ifi, gw, mp);
 	}
 	free(cnt);
+	return 0;
+}
+
+/*
+ * On a dilated grid, what the hosts' cubic runs as: gbcubic, CUBIC on the
+ * topology's clock (gbcubic.h), unless --kernel-cubic asks for the
+ * kernel's or gbcubic cannot load; then the kernel's cubic, and
+ * g->cubic_why says why (up prints it).  Every dilated grid gets it, not
+ * only one whose topology runs cubic: a campaign's condition may set cubic
+ * later (gb_grid_tcp_set()).  A topology that names gbcubic itself gets
+ * it at any k, or the grid does not come up.
+ */
+static int choose_cubic(struct gb_grid *g, const struct gb_up_opts *o, struct gb_err *e)
+{
+	struct gb_err why = { "" };
+	int named = gb_tcp_hosts_run(g->topo, GB_GBCUBIC_NAME), err;
+
+	g->cubic_as[0] = g->cubic_why[0] = '\0';
+	if (named && (err = gb_gbcubic_attach(g->nsfd, g->topo->nhosts, g->dilate, e)) < 0)
+		return err;
+	if (g->dilate <= 1.0)
+		return 0;
+	if (o && o->kernel_cubic)
+		snprintf(g->cubic_why, sizeof(g->cubic_why), "--kernel-cubic");
+	else if (!named && gb_gbcubic_attach(g->nsfd, g->topo->nhosts, g->dilate, &why) < 0)
+		snprintf(g->cubic_why, sizeof(g->cubic_why), "%s", why.msg);
+	else
+		snprintf(g->cubic_as, sizeof(g->cubic_as), "%s", GB_GBCUBIC_NAME);
 	return 0;
 }
 
@@ -617,6 +646,8 @@ int gb_grid_up(struct gb_grid *g, const char *path, const struct gb_up_opts *o,
 		goto undo;
 
 	if ((err = gb_grid_alloc_ns(g)) < 0 || (err = create_namespaces(g, e)) < 0)
+		goto undo;
+	if ((err = choose_cubic(g, o, e)) < 0)   /* before the routes, which name it */
 		goto undo;
 	/* the management veths first: the hosts' ends are configured with the rest */
 	if ((err = build_mgmt(g, e)) < 0)

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gbcubic.h"
 #include "gbemu.h"
 #include "netns.h"
 #include "nl.h"
@@ -114,7 +115,9 @@ int gb_tcp_check_kernel(const struct gb_topo *t, struct gb_err *e)
 		struct gb_tcp buf;
 		const struct gb_tcp *tcp = effective(&n->tcp, &buf);
 
-		if (in_list(avail, tcp->congestion))
+		/* gbcubic is in the list once a grid has loaded it */
+		if (in_list(avail, tcp->congestion) ||
+		    (!strcmp(tcp->congestion, GB_GBCUBIC_NAME) && gb_gbcubic_built()))
 			continue;
 		/* the place of the `congestion:` that chose it, else the host's */
 		gb_err_set(e, "%s:%d:%d: host '%s': congestion control '%s' is not in this "
@@ -165,14 +168,16 @@ int gb_tcp_write_ns(int nsfd, const struct gb_tcp *t, char *what, size_t whatlen
 #define KERNEL_RTO_MIN_MS 200
 
 struct gb_nl_route_metrics *gb_tcp_route_metrics(const struct gb_tcp *t, double dilate,
+						 const char *cubic_as,
 						 struct gb_nl_route_metrics *m)
 {
 	struct gb_tcp buf;
 	const struct gb_tcp *tcp = effective(t, &buf);
+	int as = cubic_as && cubic_as[0] && !strcmp(tcp->congestion, "cubic");
 
 	memset(m, 0, sizeof(*m));
 	m->initcwnd = tcp->initcwnd;
-	snprintf(m->congctl, sizeof(m->congctl), "%s", tcp->congestion);
+	snprintf(m->congctl, sizeof(m->congctl), "%s", as ? cubic_as : tcp->congestion);
 	/* 0: the kernel's own floor, undilated grids need no other */
 	m->rto_min_ms = dilate > 1 ? (unsigned)lround(KERNEL_RTO_MIN_MS * dilate) : 0;
 	return m;
@@ -242,7 +247,7 @@ int gb_grid_tcp_set(struct gb_grid *g, const struct gb_tcp_set *over, struct gb_
 			return err;
 		}
 		err = gb_nl_routes_set_metrics(g->sk[i], t->data.addr, t->data.len,
-					       gb_tcp_route_metrics(&tcp, g->dilate, &m));
+					       gb_tcp_route_metrics(&tcp, g->dilate, g->cubic_as, &m));
 		if (err < 0) {
 			gb_err_set(e, "host '%s': cannot set its routes' congestion control, "
 				   "initial window and minimum RTO: %s", t->nodes[i].name,
