@@ -128,6 +128,7 @@ for g in $gridemus; do
 					a[1], a[2], stack
 			}'
 		"$GRIDEMU" down >/dev/null 2>&1
+		GRIDEMU=        # down: nothing left for the exit trap
 	done
 	done
 done
