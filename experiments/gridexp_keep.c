@@ -156,7 +156,7 @@ static int keep_runs(struct keep *k)
 int cmd_keep(int argc, char **argv)
 {
 	struct keep k = { 0 };
-	char meta[PATH_MAX];
+	char meta[PATH_MAX], dbuf[PATH_MAX];
 	const char *dest;
 	struct stat st;
 	int ret = 0;
@@ -174,10 +174,16 @@ int cmd_keep(int argc, char **argv)
 		return refuse("keep: usage: gridexp keep DIR DEST");
 	}
 	k.dir = argv[1];
-	dest = argv[2];
-	if (!*dest) {
+	if (!*argv[2]) {
 		return refuse("keep: DEST '' is empty (give a new directory)");
 	}
+	/* "DIR/" is DIR: the temporary copy goes beside it, not inside it */
+	if ((size_t)snprintf(dbuf, sizeof(dbuf), "%s", argv[2]) >= sizeof(dbuf)) {
+		return refuse("keep: %s: path too long", argv[2]);
+	}
+	for (size_t n = strlen(dbuf); n > 1 && dbuf[n - 1] == '/'; n--)
+		dbuf[n - 1] = '\0';
+	dest = dbuf;
 	snprintf(meta, sizeof(meta), "%s/meta.json", k.dir);
 	if (stat(meta, &st) < 0) {
 		return refuse("keep: %s: not a results directory (no meta.json)", k.dir);
@@ -190,7 +196,7 @@ int cmd_keep(int argc, char **argv)
 		return refuse("keep: %s: path too long", dest);
 	}
 	if ((ret = gx_dir_creatable(dest, k.err, sizeof(k.err))) < 0) {
-		return refuse("keep: DEST '%s': '%s' %s", dest, k.err,
+		return refuse("keep: DEST '%s': '%s' %s", argv[2], k.err,
 			      ret == -ENOTDIR ? "is not a directory" : strerror(-ret));
 	}
 	ret = 0;

@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib-netns.sh"
 source "$(dirname "$0")/lib-results.sh"
 results_setup 8022
 
-plan 24
+plan 26
 
 R=$tmp/results
 make_results "$R" fig8 9 "{'mpich-g2': [(2.0, 1, 10000), (1.0, 0, 10000)],
@@ -84,6 +84,12 @@ for d in "" "$R/meta.json/x" "$R/meta.json/x/y/"; do
 	ok "$(ls -a "$tmp" | grep -c '\.tmp-')" "  no temporary directory made"
 done
 cd - >/dev/null || bail "cd -"
+# DEST with a trailing slash is the same directory (session 51: it used to
+# put the temporary copy inside it and leave it empty)
+out=$("$GX" keep "$R" "$tmp/kept/slash/" 2>&1)
+ok "$([ -f "$tmp/kept/slash/meta.json" ]; echo $?)" "DEST 'DIR/': the copy is DIR ($out)"
+ok "$(ls -a "$tmp/kept/slash" | grep -c '\.tmp-')" "  with no temporary directory inside"
+rm -rf "$tmp/kept/slash"
 rm "$R/campaign.yaml"
 out=$("$GX" keep "$R" "$tmp/kept/y" 2>&1)
 st=$?
