@@ -126,6 +126,9 @@ extern unsigned long CONFIG_HZ __kconfig __weak;
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	/* entries allocated as written: an unregistered gbcubic that a
+	 * lingering socket still holds keeps only what it used */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, __u32);

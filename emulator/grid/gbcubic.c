@@ -213,6 +213,7 @@ static int ns_alive(__u32 key)
 	return alive;
 }
 
+/* gb_gbcubic_prune() under the lock; the newest maps are the registered ones */
 static int prune_locked(void)
 {
 	__u32 *keys = NULL, key, next, zero = 0;
@@ -240,19 +241,26 @@ static int prune_locked(void)
 		return 0;       /* another grid runs it */
 	if ((ops = map_by_name(MAP_OPS, BPF_MAP_TYPE_STRUCT_OPS)) < 0)
 		return 0;
-	if (bpf_map_delete_elem(ops, &zero) < 0 && errno != ENOENT)
-		err = -errno;
+	/*
+	 * -EINPROGRESS: this one is unregistered already and waits for the
+	 * last socket that holds it (those of deleted namespaces linger), as
+	 * -ENOENT: never registered.  Either way there is nothing to undo.
+	 */
+	if ((err = bpf_map_delete_elem(ops, &zero)) == -EINPROGRESS || err == -ENOENT)
+		err = 0;
 	close(ops);
 	return err;
 }
 
 int gb_gbcubic_prune(void)
 {
-	int r, lk = map_by_name(MAP_OPS, BPF_MAP_TYPE_STRUCT_OPS);
+	char avail[512];
+	int r, lk;
 
-	if (lk < 0)
-		return 0;       /* no gbcubic: nothing to prune, and no lock file made */
-	close(lk);
+	/* not registered: nothing to prune (what an unregistered gbcubic left
+	 * dies with its last socket), and no lock file made */
+	if (gb_tcp_cc_available(GB_GBCUBIC_NAME, avail, sizeof(avail)) <= 0)
+		return 0;
 	if ((lk = lock_machine()) < 0)
 		return lk;
 	r = prune_locked();
