@@ -194,43 +194,58 @@ int gb_gbcubic_attach(const int *nsfd, int n, double dilate, struct gb_err *e)
 	return r;
 }
 
-/* 1 if @key is the inode of a namespace in /run/netns (every grid's). */
-static int ns_alive(__u32 key)
+/*
+ * The inode numbers of the namespaces in /run/netns (every grid's), read
+ * once for a prune, into @ino (at most @max); their count.
+ */
+static int live_inodes(__u32 *ino, int max)
 {
 	DIR *d = opendir("/run/netns");
 	struct dirent *de;
-	int alive = 0;
+	int n = 0;
 
-	while (d && !alive && (de = readdir(d))) {
+	while (d && n < max && (de = readdir(d))) {
 		char p[300];
 		struct stat st;
 
 		snprintf(p, sizeof(p), "/run/netns/%s", de->d_name);
-		alive = de->d_name[0] != '.' && stat(p, &st) == 0 && (__u32)st.st_ino == key;
+		if (de->d_name[0] != '.' && stat(p, &st) == 0)
+			ino[n++] = (__u32)st.st_ino;
 	}
 	if (d)
 		closedir(d);
-	return alive;
+	return n;
+}
+
+/* 1 if @key is one of @ino[0..@n-1]. */
+static int in_set(__u32 key, const __u32 *ino, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ino[i] == key)
+			return 1;
+	return 0;
 }
 
 /* gb_gbcubic_prune() under the lock; the newest maps are the registered ones */
 static int prune_locked(void)
 {
-	__u32 *keys = NULL, key, next, zero = 0;
-	int fd, ops, nkeys = 0, left = 0, err = 0;
+	__u32 *keys = NULL, *live, key, next, zero = 0;
+	int fd, ops, nkeys = 0, nlive, left = 0, err = 0;
 
 	if ((fd = map_by_name(MAP_DILATE, BPF_MAP_TYPE_HASH)) < 0)
 		return 0;       /* no gbcubic on this machine */
 	/* the keys first, then the deletions: a walk does not survive them */
-	if (!(keys = malloc(MAX_KEYS * sizeof(*keys)))) {
+	if (!(keys = malloc(2 * MAX_KEYS * sizeof(*keys)))) {
 		close(fd);
 		return -ENOMEM;
 	}
+	live = keys + MAX_KEYS;
+	nlive = live_inodes(live, MAX_KEYS);
 	for (int r = bpf_map_get_next_key(fd, NULL, &next); r == 0 && nkeys < MAX_KEYS;
 	     r = bpf_map_get_next_key(fd, &key, &next))
 		keys[nkeys++] = key = next;
 	for (int i = 0; i < nkeys; i++) {
-		if (ns_alive(keys[i]))
+		if (in_set(keys[i], live, nlive))
 			left++;
 		else
 			bpf_map_delete_elem(fd, &keys[i]);

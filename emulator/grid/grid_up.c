@@ -193,15 +193,18 @@ static int choose_cubic(struct gb_grid *g, const struct gb_up_opts *o, struct gb
 	int named = gb_tcp_hosts_run(g->topo, GB_GBCUBIC_NAME), err;
 
 	g->cubic_as[0] = g->cubic_why[0] = '\0';
-	if (named && (err = gb_gbcubic_attach(g->nsfd, g->topo->nhosts, g->dilate, e)) < 0)
-		return err;
-	if (g->dilate <= 1.0)
-		return 0;
-	if (o && o->kernel_cubic)
+	if (g->dilate > 1.0 && o && o->kernel_cubic)
 		snprintf(g->cubic_why, sizeof(g->cubic_why), "--kernel-cubic");
-	else if (!named && gb_gbcubic_attach(g->nsfd, g->topo->nhosts, g->dilate, &why) < 0)
+	if (!named && (g->dilate <= 1.0 || g->cubic_why[0]))
+		return 0;       /* nothing here needs gbcubic */
+	err = gb_gbcubic_attach(g->nsfd, g->topo->nhosts, g->dilate, named ? e : &why);
+	if (err < 0) {
+		if (named)
+			return err;     /* the topology asked for it */
 		snprintf(g->cubic_why, sizeof(g->cubic_why), "%s", why.msg);
-	else
+		return 0;
+	}
+	if (g->dilate > 1.0 && !g->cubic_why[0])
 		snprintf(g->cubic_as, sizeof(g->cubic_as), "%s", GB_GBCUBIC_NAME);
 	return 0;
 }
