@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "gbcubic.h"
@@ -100,6 +101,27 @@ static int map_by_name(const char *name, enum bpf_map_type type)
 }
 
 /*
+ * The Kconfig text to open gbcubic with: NULL (libbpf reads the running
+ * kernel's config) when /boot/config-RELEASE or /proc/config.gz is there,
+ * where libbpf looks; else the tick rate gbcubic.bpf.c's choice f assumes.
+ * Without either, libbpf 1.1 refuses the object ("failed to open system
+ * Kconfig"), CONFIG_HZ being __weak or not: a kernel run from a folder of
+ * its own, as emulator/bench/other-kernel.sh boots one, has no /boot copy.
+ */
+static const char *kconfig_text(void)
+{
+	struct utsname u;
+	char path[sizeof(u.release) + 16];
+
+	if (uname(&u) == 0) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		if (access(path, R_OK) == 0)
+			return NULL;
+	}
+	return access("/proc/config.gz", R_OK) == 0 ? NULL : "CONFIG_HZ=250\n";
+}
+
+/*
  * Load gbcubic and register it.  Return: a descriptor of its map of
  * namespaces, -EEXIST when another process registered it meanwhile (@e
  * untouched), or -errno.
@@ -110,9 +132,15 @@ static int load_register(struct gb_err *e)
 	struct gbcubic_bpf *skel;
 	struct bpf_link *link;
 	int err = 0;
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .kconfig = kconfig_text());
 
 	first_warning[0] = '\0';
-	skel = gbcubic_bpf__open_and_load();
+	skel = gbcubic_bpf__open_opts(&opts);
+	if (skel && (err = gbcubic_bpf__load(skel)) < 0) {
+		gbcubic_bpf__destroy(skel);
+		skel = NULL;
+		errno = -err;
+	}
 	if (!skel) {
 		err = errno ? -errno : -EINVAL;
 		gb_err_set(e, "cannot load gbcubic (CUBIC on the topology's clock) into the "
