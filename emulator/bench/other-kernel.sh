@@ -26,8 +26,8 @@
 #                        [--cache DIR] [--timeout SECONDS] [--accel tcg|kvm]
 # Defaults: --test t/1017-emu-gbcubic.t, --mem 2048, --cache
 # /var/tmp/gridbed-kernels, --timeout 900, --accel tcg (qemu's emulator: on
-# the 2-core box of session 52 a KVM guest hung after the kernel's setup
-# code, its host's CPUID lacking what qemu asked for).  Needs root,
+# the 2-core box of session 52 a KVM guest hung right after the kernel's
+# setup code; emulated, the test began about 15 s after boot).  Needs root,
 # qemu-system-x86_64, busybox-static, cpio, depmod and dpkg-deb
 # (`cmake/bootstrap bench-deps` installs them).  Example
 # (docs/measurements.md, "Session 52: gbcubic on Debian 12's kernel"):
