@@ -77,7 +77,11 @@ mods=$kdir/lib/modules/$rel
 	{ echo "$me: depmod of $rel in '$kdir' failed" >&2; exit 1; }
 
 tmp=$(mktemp -d /tmp/gb-vm.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+qemu_pid=
+# the virtual machine goes with the script, also when it is interrupted
+trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null && wait "$qemu_pid"; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # MOD's path (relative to $mods) after those it needs, each once, for
 # every MOD that is a module (a built-in one has no line in modules.dep)
@@ -137,6 +141,8 @@ mount -t tmpfs tmpfs /tmp; mkdir -p $tmp
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out $tmp
 exec 2>> $tmp/stage2.err
 mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm
+# what udev would link (bash's <(...) opens /dev/fd/N)
+ln -s /proc/self/fd /dev/fd; ln -s fd/0 /dev/stdin; ln -s fd/1 /dev/stdout; ln -s fd/2 /dev/stderr
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t tmpfs tmpfs /run; mkdir -p /run/lock /run/netns
 # the kernel's modules where modprobe looks, also when the kernel asks
@@ -164,8 +170,10 @@ timeout "$limit" qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp 2 \
 	-append "console=ttyS0 rdinit=/init panic=-1 GB_STAGE2=$tmp/stage2" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$tmp,mount_tag=out,security_model=none,multidevs=remap" \
-	</dev/null >"$tmp/qemu.out" 2>&1
-st=$?
+	</dev/null >"$tmp/qemu.out" 2>&1 &
+qemu_pid=$!
+wait "$qemu_pid"; st=$?
+qemu_pid=
 if [ ! -f "$tmp/status" ]; then
 	echo "$me: the test did not finish in the guest (qemu exit $st)" >&2
 	tail -20 "$tmp/console" "$tmp/qemu.out" >&2
