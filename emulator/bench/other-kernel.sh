@@ -11,8 +11,9 @@
 # boots it under qemu (emulated, or --accel kvm) with:
 # - this machine's / as its root, read-only over 9p, so that it runs this
 #   build's gridemu, the host's ip, bpftool and bash; a tmpfs over /run,
-#   /tmp, /var/tmp and /lib/modules, where the kernel's own modules are
-#   bound (modprobe finds them there);
+#   /tmp and /var/tmp; the kernel's own modules bound into the share below
+#   and named to modprobe (-d) through kernel.modprobe, since the host may
+#   have no /lib/modules to mount on;
 # - an initramfs of busybox (busybox-static) and the 9p modules, made each
 #   run in a temporary folder;
 # - one more 9p share, read-write: that folder, where the test's TAP lines,
@@ -41,7 +42,7 @@ me=other-kernel.sh
 . "$src/util/bench/lib-bench.sh"
 kernel=; test=t/1017-emu-gbcubic.t; mem=2048; cache=/var/tmp/gridbed-kernels; limit=900
 accel=tcg
-bench_parse "35 strip" "kernel test mem cache timeout=limit accel" "$@"
+bench_parse "36 strip" "kernel test mem cache timeout=limit accel" "$@"
 [ -n "$kernel" ] || { echo "$me: --kernel DEB|DIR is required (see --help)" >&2; exit 2; }
 [ -e "$kernel" ] || { echo "$me: --kernel '$kernel': no such file or folder" >&2; exit 2; }
 case $test in /*) ;; *) test=$src/$test ;; esac
@@ -95,7 +96,7 @@ dep_order() {
 			[ -n "${seen[$d]:-}" ] || { seen[$d]=1; dep_order "$(basename "${d%%.ko*}")"; }
 		done
 		d=${line%%:*}
-		[ -n "${seen[$d]:-}" ] && [ "${seen[$d]}" = 2 ] && continue
+		[ "${seen[$d]:-}" = 2 ] && continue
 		seen[$d]=2; echo "$d"
 	done
 }
